@@ -1,0 +1,1 @@
+//! Headless command line: `run`, `triplets`, `sweep`, `score`, `bench`.

@@ -1,0 +1,139 @@
+//! Datasets: one [`Dataset`] type (X is m×n, columns are samples) and its loaders.
+//!
+//! Loaders: CSV ([`csv`]), image folders ([`image_folder`]), `.npy` ([`npy`]) and MATLAB v5
+//! `.mat` with `fea`/`gnd` ([`mat`]); bundled samples in [`samples`]. Every error names the
+//! file and the place (row/column or file name) and what was found ([`DataError`]).
+
+mod error;
+
+pub use error::DataError;
+
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Identity of a dataset's raw content: constraint files carry it and refuse to load onto
+/// a dataset with another fingerprint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Fingerprint {
+    /// Number of samples (columns of X).
+    pub n: usize,
+    /// Number of features (rows of X).
+    pub m: usize,
+    /// FNV-1a 64 of the raw (pre-preprocessing) values' bit patterns, column by column.
+    pub hash: u64,
+}
+
+/// Preprocessing applied after loading (columns = samples).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Preprocess {
+    /// Use X as loaded.
+    None,
+    /// Scale every sample (column) to unit L2 norm: the papers' default (MODELS.md §8).
+    #[default]
+    L2,
+    /// Divide by the global maximum.
+    Max,
+    /// Shift every feature (row) by its minimum so that it is nonnegative.
+    Shift,
+}
+
+/// Grayscale thumbnail of an image sample, row-major, `width × height` bytes, upright.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Thumbnail {
+    pub width: usize,
+    pub height: usize,
+    pub pixels: Vec<u8>,
+}
+
+/// A loaded dataset. X is m×n: **columns are samples** (MODELS.md §1).
+#[derive(Clone, Debug)]
+pub struct Dataset {
+    /// Data matrix, m features × n samples, nonnegative and finite after loading.
+    pub x: Array2<f64>,
+    /// Class index per sample in `0..class_names.len()`, when the source has labels.
+    pub labels: Option<Vec<usize>>,
+    /// Class names, in the order of the indices in `labels` (natural sort).
+    pub class_names: Vec<String>,
+    /// One name per sample (file name for images, `row N` for tables).
+    pub sample_names: Vec<String>,
+    /// `(width, height)` when the samples are images; pixel j of sample i is `x[[j, i]]`,
+    /// row-major (`j = row * width + col`).
+    pub image_shape: Option<(usize, usize)>,
+    /// Upright grayscale thumbnails for the GUI (image data only), one per sample.
+    pub thumbnails: Vec<Thumbnail>,
+    /// Where it was loaded from (file or folder), or `sample:NAME` for bundled samples.
+    pub source: String,
+    /// Identity of the raw content, computed before preprocessing.
+    pub fingerprint: Fingerprint,
+    /// Preprocessing that was applied.
+    pub preprocess: Preprocess,
+    /// Non-fatal notes from loading (skipped files, dropped zero columns, ...).
+    pub warnings: Vec<String>,
+}
+
+/// How to pick the label column of a CSV file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LabelColumn {
+    /// A column named `label` or `class` (case-insensitive), else none.
+    Auto,
+    /// The column with this header name.
+    Name(String),
+    /// The column at this 0-based index.
+    Index(usize),
+    /// No label column.
+    None,
+}
+
+/// Options for [`load`].
+#[derive(Clone, Debug)]
+pub struct LoadOptions {
+    pub preprocess: Preprocess,
+    pub label_column: LabelColumn,
+    /// Labels file for `.npy` data (one label per line, or a `.npy` vector).
+    pub labels_file: Option<PathBuf>,
+    /// Resize every image to `(width, height)`; needed when images differ in size.
+    pub resize: Option<(u32, u32)>,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        Self {
+            preprocess: Preprocess::L2,
+            label_column: LabelColumn::Auto,
+            labels_file: None,
+            resize: None,
+        }
+    }
+}
+
+impl Dataset {
+    /// Number of samples.
+    pub fn n(&self) -> usize {
+        self.x.ncols()
+    }
+
+    /// Number of features.
+    pub fn m(&self) -> usize {
+        self.x.nrows()
+    }
+
+    /// Number of classes (0 when unlabelled).
+    pub fn n_classes(&self) -> usize {
+        if self.labels.is_some() {
+            self.class_names.len()
+        } else {
+            0
+        }
+    }
+}
+
+/// Load a dataset from a path: a `.csv` file, a folder of images, a `.npy` matrix or a
+/// MATLAB v5 `.mat` file; then apply `opts.preprocess`.
+pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
+    let _ = (path, opts);
+    Err(DataError::Unsupported {
+        path: path.to_path_buf(),
+        why: "loaders not yet implemented".into(),
+    })
+}

@@ -1,0 +1,1 @@
+//! Evaluation: k-means on H, clustering and classification metrics, triplets kept.

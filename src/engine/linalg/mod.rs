@@ -1,0 +1,10 @@
+//! Dense and sparse linear-algebra kernels shared by the models (DESIGN.md §4).
+//!
+//! All dense products go through [`gemm`], which hands contiguous ndarray views to faer 0.24
+//! through its safe row-major slice constructors (no `unsafe` anywhere in this crate). Products
+//! run single-threaded by default: on a shared 2-vCPU box multi-threaded BLAS collapsed under
+//! load, so parallelism goes across runs instead; [`set_threads`] opts in.
+
+mod gemm;
+
+pub use gemm::{Op, gemm, gemm_into, par, set_threads, threads};

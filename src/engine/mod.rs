@@ -1,0 +1,12 @@
+//! The numerical engine: data, constraints, models, evaluation, projection and the worker.
+//!
+//! Nothing here depends on egui/eframe/rfd; `cargo check --no-default-features` proves it.
+
+pub mod constraints;
+pub mod data;
+pub mod eval;
+pub mod experiment;
+pub mod linalg;
+pub mod models;
+pub mod projection;
+pub mod worker;

@@ -1,0 +1,309 @@
+//! The background worker: fits a model on its own named thread and streams [`Event`]s.
+//!
+//! Front ends talk to a running job only through [`Command`] (pause, resume, cancel) and the
+//! events, each tagged with its [`JobId`] so late events of a replaced run can be ignored.
+//! Snapshots (H and its aligned PCA-2D, computed here, never on the UI thread) are throttled to
+//! at most 20 per second; progress is sent every iteration. Dropping a [`JobHandle`] cancels
+//! the job and joins its thread. Cancellation is checked between iterations.
+
+use crate::engine::data::Dataset;
+use crate::engine::experiment::{self, FitOptions, FitRecord, StopReason};
+use crate::engine::models::{self, ModelSpec, Objective, SideInfo};
+use crate::engine::projection::Projector;
+use ndarray::Array2;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Identifies one run; events of other runs are ignored by whoever tracks the current id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JobId(pub u64);
+
+/// A control message to a running job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    Pause,
+    Resume,
+    Cancel,
+}
+
+/// Everything a job needs; cheap to clone (data and side information are shared).
+#[derive(Clone, Debug)]
+pub struct Job {
+    pub id: JobId,
+    pub data: Arc<Dataset>,
+    pub spec: ModelSpec,
+    pub side: Arc<SideInfo>,
+    pub fit: FitOptions,
+    /// Minimum time between snapshots (default 50 ms: ≤ 20 per second).
+    pub snapshot_interval: Duration,
+}
+
+impl Job {
+    pub fn new(id: JobId, data: Arc<Dataset>, spec: ModelSpec, fit: FitOptions) -> Self {
+        Self {
+            id,
+            data,
+            spec,
+            side: Arc::new(SideInfo::default()),
+            fit,
+            snapshot_interval: Duration::from_millis(50),
+        }
+    }
+}
+
+/// H at some iteration and its 2-D projection (n×2, aligned to the previous snapshot).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub iteration: usize,
+    pub h: Array2<f64>,
+    pub projection: Array2<f64>,
+}
+
+/// The result of a finished (converged, capped or cancelled-with-result) run.
+#[derive(Clone, Debug)]
+pub struct RunResult {
+    pub spec: ModelSpec,
+    pub fit: FitOptions,
+    pub record: FitRecord,
+    pub stop: StopReason,
+    /// H after post-processing (k×n).
+    pub h: Array2<f64>,
+    /// W after post-processing (m×k), when the model has one.
+    pub w: Option<Array2<f64>>,
+    /// Final projection of H.
+    pub projection: Option<Array2<f64>>,
+}
+
+impl RunResult {
+    pub fn converged(&self) -> bool {
+        self.stop == StopReason::Converged
+    }
+}
+
+/// What a job reports. Every variant carries the job id.
+#[derive(Clone, Debug)]
+pub enum Event {
+    Started {
+        job: JobId,
+        max_iter: usize,
+    },
+    Progress {
+        job: JobId,
+        iteration: usize,
+        objective: Objective,
+        /// Seconds since the fit started (pauses excluded).
+        elapsed: f64,
+    },
+    Snapshot {
+        job: JobId,
+        snapshot: Arc<Snapshot>,
+    },
+    Finished {
+        job: JobId,
+        result: Box<RunResult>,
+    },
+    Failed {
+        job: JobId,
+        error: String,
+        /// Iterations completed before the failure.
+        iterations: usize,
+    },
+    Cancelled {
+        job: JobId,
+        iterations: usize,
+    },
+}
+
+impl Event {
+    /// The job this event belongs to.
+    pub fn job(&self) -> JobId {
+        match self {
+            Event::Started { job, .. }
+            | Event::Progress { job, .. }
+            | Event::Snapshot { job, .. }
+            | Event::Finished { job, .. }
+            | Event::Failed { job, .. }
+            | Event::Cancelled { job, .. } => *job,
+        }
+    }
+
+    /// Whether this is the last event of its job.
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            Event::Finished { .. } | Event::Failed { .. } | Event::Cancelled { .. }
+        )
+    }
+}
+
+/// Called after events are sent (the GUI passes `ctx.request_repaint`).
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
+/// A running job: send it commands; dropping it cancels and joins.
+pub struct JobHandle {
+    id: JobId,
+    commands: Sender<Command>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl JobHandle {
+    /// Start `job` on a new thread named `nmf-job-<id>`, sending its events to `events`.
+    pub fn spawn(job: Job, events: Sender<Event>, waker: Waker) -> std::io::Result<Self> {
+        let (tx, rx) = mpsc::channel();
+        let id = job.id;
+        let thread = std::thread::Builder::new()
+            .name(format!("nmf-job-{}", id.0))
+            .spawn(move || run_job(job, &rx, &events, &waker))?;
+        Ok(Self {
+            id,
+            commands: tx,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn id(&self) -> JobId {
+        self.id
+    }
+
+    /// Send a command; ignored if the job already ended.
+    pub fn send(&self, cmd: Command) {
+        let _ = self.commands.send(cmd);
+    }
+
+    /// Whether the thread has ended.
+    pub fn is_finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(|t| t.is_finished())
+    }
+}
+
+impl Drop for JobHandle {
+    fn drop(&mut self) {
+        let _ = self.commands.send(Command::Cancel);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The thread body: build, iterate with pause/cancel, stream progress and snapshots.
+fn run_job(job: Job, commands: &Receiver<Command>, events: &Sender<Event>, waker: &Waker) {
+    let id = job.id;
+    let send = |e: Event| {
+        let ok = events.send(e).is_ok();
+        waker();
+        ok
+    };
+    if !send(Event::Started {
+        job: id,
+        max_iter: job.fit.max_iter,
+    }) {
+        return;
+    }
+    let mut model = match models::build(&job.spec, Arc::clone(&job.data), &job.side) {
+        Ok(m) => m,
+        Err(e) => {
+            send(Event::Failed {
+                job: id,
+                error: e.to_string(),
+                iterations: 0,
+            });
+            return;
+        }
+    };
+    let mut projector = Projector::new();
+    let mut last_snapshot: Option<Instant> = None;
+    let mut paused_for = Duration::ZERO;
+    let started = Instant::now();
+    let mut receiver_gone = false;
+
+    let outcome = experiment::fit(model.as_mut(), &job.fit, |t, obj, m| {
+        // Commands: Pause blocks (no busy wait) until Resume or Cancel.
+        loop {
+            match commands.try_recv() {
+                Ok(Command::Cancel) | Err(TryRecvError::Disconnected) => {
+                    return ControlFlow::Break(());
+                }
+                Ok(Command::Resume) => {}
+                Ok(Command::Pause) => {
+                    let p0 = Instant::now();
+                    loop {
+                        match commands.recv() {
+                            Ok(Command::Resume) => break,
+                            Ok(Command::Pause) => {}
+                            Ok(Command::Cancel) | Err(_) => return ControlFlow::Break(()),
+                        }
+                    }
+                    paused_for += p0.elapsed();
+                }
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+        let elapsed = (started.elapsed() - paused_for).as_secs_f64();
+        if !send(Event::Progress {
+            job: id,
+            iteration: t,
+            objective: obj.clone(),
+            elapsed,
+        }) {
+            receiver_gone = true;
+            return ControlFlow::Break(());
+        }
+        let due = last_snapshot.is_none_or(|s| s.elapsed() >= job.snapshot_interval);
+        if due {
+            last_snapshot = Some(Instant::now());
+            let h = m.h().to_owned();
+            if let Ok(projection) = projector.project(h.view()) {
+                let snap = Snapshot {
+                    iteration: t,
+                    h,
+                    projection,
+                };
+                if !send(Event::Snapshot {
+                    job: id,
+                    snapshot: Arc::new(snap),
+                }) {
+                    receiver_gone = true;
+                    return ControlFlow::Break(());
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    });
+    if receiver_gone {
+        return;
+    }
+    match outcome {
+        Ok(out) if out.stop == StopReason::Cancelled => {
+            send(Event::Cancelled {
+                job: id,
+                iterations: out.record.iterations(),
+            });
+        }
+        Ok(out) => {
+            let h = model.h().to_owned();
+            let projection = projector.project(h.view()).ok();
+            send(Event::Finished {
+                job: id,
+                result: Box::new(RunResult {
+                    spec: job.spec.clone(),
+                    fit: job.fit,
+                    record: out.record,
+                    stop: out.stop,
+                    w: model.w().map(|w| w.to_owned()),
+                    h,
+                    projection,
+                }),
+            });
+        }
+        Err(e) => {
+            send(Event::Failed {
+                job: id,
+                error: e.error.to_string(),
+                iterations: e.record.iterations(),
+            });
+        }
+    }
+}
