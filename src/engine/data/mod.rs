@@ -5,6 +5,7 @@
 //! file and the place (row/column or file name) and what was found ([`DataError`]).
 
 mod error;
+pub mod samples;
 
 pub use error::DataError;
 
@@ -108,6 +109,30 @@ impl Default for LoadOptions {
 }
 
 impl Dataset {
+    /// A dataset from a raw matrix (m×n, columns = samples) and optional labels, with sample
+    /// names `#0, #1, ...`, no images, fingerprint of `x`, and no preprocessing applied.
+    pub fn from_parts(
+        x: Array2<f64>,
+        labels: Option<Vec<usize>>,
+        class_names: Vec<String>,
+        source: impl Into<String>,
+    ) -> Self {
+        let n = x.ncols();
+        let fingerprint = fingerprint_of(&x);
+        Self {
+            x,
+            labels,
+            class_names,
+            sample_names: (0..n).map(|i| format!("#{i}")).collect(),
+            image_shape: None,
+            thumbnails: Vec::new(),
+            source: source.into(),
+            fingerprint,
+            preprocess: Preprocess::None,
+            warnings: Vec::new(),
+        }
+    }
+
     /// Number of samples.
     pub fn n(&self) -> usize {
         self.x.ncols()
@@ -136,4 +161,27 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
         path: path.to_path_buf(),
         why: "loaders not yet implemented".into(),
     })
+}
+
+/// FNV-1a 64 over the bit patterns of `x`, column by column (sample by sample), with the
+/// shape: stable across platforms and Rust versions (unlike `DefaultHasher`).
+pub fn fingerprint_of(x: &Array2<f64>) -> Fingerprint {
+    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut h = OFFSET;
+    let mut eat = |v: u64| {
+        for b in v.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(PRIME);
+        }
+    };
+    let (m, n) = x.dim();
+    eat(m as u64);
+    eat(n as u64);
+    for col in x.columns() {
+        for v in col {
+            eat(v.to_bits());
+        }
+    }
+    Fingerprint { n, m, hash: h }
 }
