@@ -2,9 +2,11 @@
 //! they land. Results go to stdout or `--out`, progress to stderr. Exit codes: 0 ok, 2 bad
 //! input or arguments (the message names the file and the place), 1 anything else.
 
+mod bench;
 mod output;
 mod run;
 
+pub use bench::BenchArgs;
 pub use run::RunArgs;
 
 use clap::{Parser, Subcommand};
@@ -25,6 +27,8 @@ pub struct Cli {
 pub enum Command {
     /// Fit one model headlessly and print or write the results.
     Run(RunArgs),
+    /// Time the hot paths (NMF iteration vs its GEMMs, PCA-2D); `--quick` for a smoke run.
+    Bench(BenchArgs),
 }
 
 /// An error at the command line's edge, classified for the exit code.
@@ -51,6 +55,7 @@ impl CliError {
 pub fn dispatch(command: &Command) -> Result<(), CliError> {
     match command {
         Command::Run(args) => run::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

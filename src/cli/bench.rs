@@ -1,0 +1,258 @@
+//! `nmf-playground bench`: timings of the hot paths, in one process, medians and spread.
+//!
+//! Each case runs a warm-up, then `reps` timed repetitions; we report the per-unit median,
+//! min and max, and GFLOP/s where a flop count applies. The NMF iteration is timed next to its
+//! two big GEMMs alone (WᵀX and XHᵀ) on the same matrices, so the report states the
+//! iteration's overhead over pure GEMM time.
+
+use super::CliError;
+use super::output::{matrix_npy, write_atomic};
+use crate::engine::data::Dataset;
+use crate::engine::linalg::{Op, gemm_into};
+use crate::engine::models::nmf::Nmf;
+use crate::engine::models::{Model, ModelKind, ModelSpec};
+use crate::engine::projection::Projector;
+use anyhow::anyhow;
+use ndarray::Array2;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Arguments of `bench`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    /// Smaller problems and fewer repetitions (a smoke run, ~seconds).
+    #[arg(long)]
+    pub quick: bool,
+    /// Print the results as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the benchmark problems (X and the initial W, H) as .npy into this folder,
+    /// for the peer script `benches/peers/sklearn_nmf.py`.
+    #[arg(long)]
+    pub export: Option<PathBuf>,
+}
+
+/// One timed case.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseResult {
+    pub name: String,
+    /// What one unit is (one iteration, one call).
+    pub unit: String,
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub reps: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gflops: Option<f64>,
+}
+
+fn time_case(
+    name: &str,
+    unit: &str,
+    reps: usize,
+    per_rep_units: usize,
+    flops_per_unit: Option<f64>,
+    mut f: impl FnMut(),
+) -> CaseResult {
+    f(); // warm-up
+    let mut times: Vec<f64> = (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3 / per_rep_units as f64
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    CaseResult {
+        name: name.to_owned(),
+        unit: unit.to_owned(),
+        median_ms: median,
+        min_ms: times[0],
+        max_ms: times[times.len() - 1],
+        reps,
+        gflops: flops_per_unit.map(|fl| fl / (median * 1e-3) / 1e9),
+    }
+}
+
+/// A seeded uniform random nonnegative m×n matrix.
+pub fn random_matrix(m: usize, n: usize, seed: u64) -> Array2<f64> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    Array2::from_shape_simple_fn((m, n), || rng.r#gen::<f64>())
+}
+
+/// The digits problem: `../shared/data/digits_sklearn` (64×1797) when present, else a seeded
+/// random matrix of the same shape.
+fn digits_matrix() -> (Array2<f64>, &'static str) {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/digits_sklearn/digits_sklearn.csv");
+    if let Ok(text) = std::fs::read_to_string(&p) {
+        let rows: Vec<Vec<f64>> = text
+            .lines()
+            .skip(1)
+            .filter_map(|l| {
+                let v: Result<Vec<f64>, _> = l.split(',').map(str::parse::<f64>).collect();
+                v.ok().map(|mut v| {
+                    v.pop(); // label column
+                    v
+                })
+            })
+            .collect();
+        if let Some(m) = rows.first().map(Vec::len) {
+            let n = rows.len();
+            let x = Array2::from_shape_fn((m, n), |(f, i)| rows[i][f]);
+            return (x, "digits_sklearn 64×1797");
+        }
+    }
+    (
+        random_matrix(64, 1797, 11),
+        "random 64×1797 (digits absent)",
+    )
+}
+
+fn bench_nmf(
+    out: &mut Vec<CaseResult>,
+    label: &str,
+    x: Array2<f64>,
+    k: usize,
+    reps: usize,
+    iters: usize,
+    export: Option<&Path>,
+) -> anyhow::Result<()> {
+    let (m, n) = x.dim();
+    let data = Arc::new(Dataset::from_parts(x, None, vec![], label));
+    let spec = ModelSpec::new(ModelKind::Nmf, k, 0);
+    let mut model = Nmf::new(Arc::clone(&data), &spec).map_err(|e| anyhow!(e))?;
+    if let Some(dir) = export {
+        std::fs::create_dir_all(dir)?;
+        let tag = if m == 64 { "digits" } else { "random" };
+        write_atomic(&dir.join(format!("{tag}_X.npy")), &matrix_npy(&data.x)?)?;
+        if let Some(w) = model.w() {
+            write_atomic(
+                &dir.join(format!("{tag}_W0.npy")),
+                &matrix_npy(&w.to_owned())?,
+            )?;
+        }
+        write_atomic(
+            &dir.join(format!("{tag}_H0.npy")),
+            &matrix_npy(&model.h().to_owned())?,
+        )?;
+    }
+    let gemm_flops = 2.0 * 2.0 * (m * n * k) as f64;
+    out.push(time_case(
+        &format!("nmf_iteration [{label}, k={k}]"),
+        "iteration",
+        reps,
+        iters,
+        Some(gemm_flops),
+        || {
+            for _ in 0..iters {
+                let _ = model.step();
+            }
+        },
+    ));
+    // The two big GEMMs alone, on the same shapes.
+    let w = model
+        .w()
+        .map(|w| w.to_owned())
+        .unwrap_or_else(|| Array2::zeros((m, k)));
+    let h = model.h().to_owned();
+    let mut wtx = Array2::<f64>::zeros((k, n));
+    let mut xht = Array2::<f64>::zeros((m, k));
+    out.push(time_case(
+        &format!("gemm WtX+XHt [{label}, k={k}]"),
+        "pair",
+        reps,
+        iters,
+        Some(gemm_flops),
+        || {
+            for _ in 0..iters {
+                gemm_into(
+                    &mut wtx.view_mut(),
+                    1.0,
+                    w.view(),
+                    Op::T,
+                    data.x.view(),
+                    Op::N,
+                    false,
+                );
+                gemm_into(
+                    &mut xht.view_mut(),
+                    1.0,
+                    data.x.view(),
+                    Op::N,
+                    h.view(),
+                    Op::T,
+                    false,
+                );
+            }
+        },
+    ));
+    Ok(())
+}
+
+/// Run the benchmark cases.
+pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    let mut res = Vec::new();
+    let (reps, it_small, it_big) = if args.quick { (3, 20, 2) } else { (7, 200, 10) };
+    let export = args.export.as_deref();
+    let (digits, label) = digits_matrix();
+    bench_nmf(&mut res, label, digits, 10, reps, it_small, export).map_err(CliError::Failed)?;
+    let (bm, bn) = if args.quick {
+        (1024, 2500)
+    } else {
+        (4096, 10000)
+    };
+    let big = random_matrix(bm, bn, 12);
+    let big_label = format!("random {bm}×{bn}");
+    bench_nmf(&mut res, &big_label, big, 20, reps, it_big, export).map_err(CliError::Failed)?;
+
+    // PCA-2D of H, n = 10,000, k = 20.
+    let h = random_matrix(20, 10_000, 13);
+    let mut proj = Projector::new();
+    res.push(time_case(
+        "pca2d [n=10000, k=20]",
+        "call",
+        reps,
+        1,
+        None,
+        || {
+            let _ = proj.project(h.view());
+        },
+    ));
+
+    if args.json {
+        let text = serde_json::to_string_pretty(&res).map_err(|e| CliError::Failed(e.into()))?;
+        println!("{text}");
+    } else {
+        println!(
+            "{:<44} {:>12} {:>12} {:>12} {:>9}",
+            "case", "median ms", "min ms", "max ms", "GFLOP/s"
+        );
+        for r in &res {
+            println!(
+                "{:<44} {:>12.4} {:>12.4} {:>12.4} {:>9}",
+                format!("{} (per {})", r.name, r.unit),
+                r.median_ms,
+                r.min_ms,
+                r.max_ms,
+                r.gflops.map(|g| format!("{g:.1}")).unwrap_or_default()
+            );
+        }
+        // Iteration overhead over pure GEMM, per problem.
+        for pair in res.chunks(2).take(2) {
+            if let [it, g] = pair {
+                println!(
+                    "{}: iteration / its two GEMMs = {:.3}",
+                    it.name,
+                    it.median_ms / g.median_ms
+                );
+            }
+        }
+    }
+    Ok(())
+}
