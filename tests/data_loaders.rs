@@ -9,6 +9,46 @@ use nmf_playground::engine::data::{
 use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
+/// `unwrap` without the `unwrap_used` lint (which this crate denies, and which a project
+/// `clippy.toml` may or may not relax for tests): a test fails loudly with the error.
+trait Must<T> {
+    fn must(self) -> T;
+}
+
+impl<T, E: std::fmt::Debug> Must<T> for Result<T, E> {
+    #[track_caller]
+    fn must(self) -> T {
+        match self {
+            Ok(v) => v,
+            Err(e) => panic!("unexpected error: {e:?}"),
+        }
+    }
+}
+
+impl<T> Must<T> for Option<T> {
+    #[track_caller]
+    fn must(self) -> T {
+        match self {
+            Some(v) => v,
+            None => panic!("unexpected None"),
+        }
+    }
+}
+
+trait MustErr<E> {
+    fn must_err(self) -> E;
+}
+
+impl<T, E> MustErr<E> for Result<T, E> {
+    #[track_caller]
+    fn must_err(self) -> E {
+        match self {
+            Ok(_) => panic!("expected an error, got Ok"),
+            Err(e) => e,
+        }
+    }
+}
+
 fn shared(rel: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/data")
@@ -33,7 +73,7 @@ fn raw() -> LoadOptions {
 
 fn write(dir: &TempDir, name: &str, text: &str) -> PathBuf {
     let p = dir.path().join(name);
-    std::fs::write(&p, text).unwrap();
+    std::fs::write(&p, text).must();
     p
 }
 
@@ -44,7 +84,7 @@ fn err_msg(path: &Path, opts: &LoadOptions) -> String {
         .unwrap_or_else(|| panic!("{} loaded but should have failed", path.display()));
     let msg = e.to_string();
     eprintln!("message: {msg}");
-    let fname = path.file_name().unwrap().to_string_lossy().to_string();
+    let fname = path.file_name().must().to_string_lossy().to_string();
     assert!(
         msg.contains(&fname),
         "message does not name the file {fname}: {msg}"
@@ -65,10 +105,10 @@ fn iris_loads_150_by_4_with_3_classes() {
     let Some(p) = shared("iris/iris.csv") else {
         return;
     };
-    let d = load(&p, &raw()).unwrap();
+    let d = load(&p, &raw()).must();
     assert_eq!((d.m(), d.n(), d.n_classes()), (4, 150, 3));
     assert_eq!(d.class_names, ["0", "1", "2"]);
-    let labels = d.labels.as_ref().unwrap();
+    let labels = d.labels.as_ref().must();
     assert_eq!(labels.iter().filter(|&&l| l == 2).count(), 50);
     // First data line is line 2 of the file: 5.1,3.5,1.4,0.2,0
     assert_eq!(d.sample_names[0], "row 2");
@@ -76,7 +116,7 @@ fn iris_loads_150_by_4_with_3_classes() {
     assert_eq!(d.source, p.display().to_string());
     assert_eq!(d.preprocess, Preprocess::None);
     // L2 by default; fingerprint is of the raw data, so it does not change.
-    let l2 = load(&p, &LoadOptions::default()).unwrap();
+    let l2 = load(&p, &LoadOptions::default()).must();
     assert_eq!(l2.fingerprint, d.fingerprint);
     assert!((l2.x.column(7).dot(&l2.x.column(7)) - 1.0).abs() < 1e-12);
 }
@@ -91,13 +131,13 @@ fn dermatology_with_nan_names_row_and_column() {
     let Some(ok) = shared("dermatology/dermatology.csv") else {
         return;
     };
-    let d = load(&ok, &raw()).unwrap();
+    let d = load(&ok, &raw()).must();
     assert_eq!((d.m(), d.n(), d.n_classes()), (34, 358, 6));
 }
 
 #[test]
 fn csv_string_labels_natural_order_and_delimiters() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     // Semicolons, decimal commas, string labels, label column in the middle, no label/class name.
     let p = write(
         &dir,
@@ -108,9 +148,9 @@ fn csv_string_labels_natural_order_and_delimiters() {
         label_column: LabelColumn::Name("kind".into()),
         ..raw()
     };
-    let d = load(&p, &opts).unwrap();
+    let d = load(&p, &opts).must();
     assert_eq!(d.class_names, ["s1", "s2", "s10"]);
-    assert_eq!(d.labels.unwrap(), [2, 1, 0, 1]);
+    assert_eq!(d.labels.must(), [2, 1, 0, 1]);
     assert_eq!(d.x.row(0).to_vec(), [1.5, 3.0, 5.0, 7.0]);
     assert_eq!(d.sample_names, ["row 2", "row 3", "row 4", "row 5"]);
 
@@ -120,27 +160,27 @@ fn csv_string_labels_natural_order_and_delimiters() {
         label_column: LabelColumn::Index(1),
         ..raw()
     };
-    let d = load(&p, &opts).unwrap();
+    let d = load(&p, &opts).must();
     assert_eq!(d.class_names, ["2", "9", "10"]);
-    assert_eq!(d.labels.unwrap(), [2, 1, 2, 0]);
+    assert_eq!(d.labels.must(), [2, 1, 2, 0]);
     assert_eq!(d.sample_names[0], "row 1");
 
     // Auto picks `Class` case-insensitively; LabelColumn::None keeps it as a feature? No:
     // a non-numeric label column with None is a NotANumber error, numeric is a feature.
     let p = write(&dir, "c.csv", "x,y,Class\n1,2,0\n3,4,1\n");
-    let d = load(&p, &raw()).unwrap();
+    let d = load(&p, &raw()).must();
     assert_eq!((d.m(), d.n(), d.n_classes()), (2, 2, 2));
     let opts = LoadOptions {
         label_column: LabelColumn::None,
         ..raw()
     };
-    let d = load(&p, &opts).unwrap();
+    let d = load(&p, &opts).must();
     assert_eq!((d.m(), d.n(), d.n_classes()), (3, 2, 0));
 }
 
 #[test]
 fn csv_shift_allows_negatives() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = write(&dir, "neg.csv", "a,b\n-1,2\n3,4\n");
     let d = load(
         &p,
@@ -149,7 +189,7 @@ fn csv_shift_allows_negatives() {
             ..raw()
         },
     )
-    .unwrap();
+    .must();
     assert_eq!(d.x, ndarray::array![[0.0, 4.0], [2.0, 4.0]]);
     assert!(d.warnings.iter().any(|w| w.contains("shift")));
     // and the fingerprint is still of the raw data
@@ -163,7 +203,7 @@ fn csv_shift_allows_negatives() {
 
 #[test]
 fn csv_non_numeric_cell() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = write(&dir, "bad.csv", "a,b,label\n1,2,x\n3,oops,y\n");
     let msg = err_msg(&p, &raw());
     assert_has(&msg, &["line 3", "column 2 (\"b\")", "\"oops\""]);
@@ -181,7 +221,7 @@ fn csv_non_numeric_cell() {
 
 #[test]
 fn csv_ragged_row() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = write(&dir, "ragged.csv", "a,b,c\n1,2,3\n4,5\n");
     let msg = err_msg(&p, &raw());
     assert_has(&msg, &["line 3", "expected 3 fields", "found 2"]);
@@ -189,7 +229,7 @@ fn csv_ragged_row() {
 
 #[test]
 fn csv_empty_and_header_only() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = write(&dir, "empty.csv", "");
     assert_has(&err_msg(&p, &raw()), &["empty"]);
     let p = write(&dir, "blank.csv", "\n  \n");
@@ -200,7 +240,7 @@ fn csv_empty_and_header_only() {
 
 #[test]
 fn csv_nan_and_inf() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = write(&dir, "nan.csv", "a,b\n1,2\n3,NaN\n");
     assert_has(&err_msg(&p, &raw()), &["line 3", "column 2 (\"b\")", "NaN"]);
     let p = write(&dir, "inf.csv", "a,b\n1,inf\n");
@@ -215,7 +255,7 @@ fn csv_nan_and_inf() {
 
 #[test]
 fn csv_negative_value_suggests_shift() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = write(&dir, "neg.csv", "a,b,label\n1,2,0\n3,-0.5,1\n");
     let msg = err_msg(&p, &raw());
     assert_has(
@@ -232,7 +272,7 @@ fn csv_negative_value_suggests_shift() {
 
 #[test]
 fn csv_unknown_label_column() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = write(&dir, "lab.csv", "a,b,label\n1,2,0\n");
     let opts = LoadOptions {
         label_column: LabelColumn::Name("species".into()),
@@ -251,7 +291,7 @@ fn csv_unknown_label_column() {
 
 #[test]
 fn csv_empty_label_and_label_only() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = write(&dir, "el.csv", "a,label\n1,x\n2,\n");
     assert_has(
         &err_msg(&p, &raw()),
@@ -265,7 +305,7 @@ fn csv_empty_label_and_label_only() {
 
 #[test]
 fn missing_path_and_unknown_kind() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = dir.path().join("nope.csv");
     assert_has(&err_msg(&p, &raw()), &["no such file"]);
     let p = write(&dir, "data.xlsx", "x");
@@ -275,16 +315,16 @@ fn missing_path_and_unknown_kind() {
 // ---------------------------------------------------------------- image folders
 
 fn save_gray(path: &Path, w: u32, h: u32, f: impl Fn(u32, u32) -> u8) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::create_dir_all(path.parent().must()).must();
     let img = image::GrayImage::from_fn(w, h, |x, y| image::Luma([f(x, y)]));
     if path.extension().is_some_and(|e| e == "gif") {
         // The GIF encoder takes colour images only.
         image::DynamicImage::ImageLuma8(img)
             .to_rgba8()
             .save(path)
-            .unwrap();
+            .must();
     } else {
-        img.save(path).unwrap();
+        img.save(path).must();
     }
 }
 
@@ -292,7 +332,7 @@ fn save_gray(path: &Path, w: u32, h: u32, f: impl Fn(u32, u32) -> u8) {
 fn orl_faces_folder_400_by_10304_natural_order() {
     let Some(p) = shared("orl_faces") else { return };
     let t = std::time::Instant::now();
-    let d = load(&p, &raw()).unwrap();
+    let d = load(&p, &raw()).must();
     eprintln!(
         "TIMING: orl_faces (400 PGM 92×112) loaded in {:.3} s",
         t.elapsed().as_secs_f64()
@@ -304,20 +344,20 @@ fn orl_faces_folder_400_by_10304_natural_order() {
     assert_eq!(&d.sample_names[..3], ["s1/1.pgm", "s1/2.pgm", "s1/3.pgm"]);
     assert_eq!(d.sample_names[9], "s1/10.pgm");
     assert_eq!(d.sample_names[10], "s2/1.pgm");
-    let labels = d.labels.as_ref().unwrap();
+    let labels = d.labels.as_ref().must();
     assert!(labels.windows(2).all(|w| w[0] <= w[1]));
     assert_eq!(d.thumbnails.len(), 400);
     assert_eq!((d.thumbnails[0].width, d.thumbnails[0].height), (53, 64));
     assert!(d.x.iter().all(|&v| (0.0..=1.0).contains(&v)));
     // Row-major pixel order: pixel (row 1, col 0) is j = 92.
-    let img = image::open(p.join("s1/1.pgm")).unwrap().to_luma8();
+    let img = image::open(p.join("s1/1.pgm")).must().to_luma8();
     assert_eq!(d.x[[92, 0]], f64::from(img.get_pixel(0, 1)[0]) / 255.0);
 }
 
 #[test]
 fn orl_32x32_folder() {
     let Some(p) = shared("orl_32x32") else { return };
-    let d = load(&p, &raw()).unwrap();
+    let d = load(&p, &raw()).must();
     assert_eq!((d.m(), d.n(), d.n_classes()), (1024, 400, 40));
     assert_eq!(d.image_shape, Some((32, 32)));
     assert_eq!(d.sample_names[0], "s1/s1_001.png");
@@ -343,14 +383,14 @@ fn mat_equals_folder() {
     let (Some(folder), Some(mat)) = (shared("orl_32x32"), shared("mat/ORL_32x32.mat")) else {
         return;
     };
-    let f = load(&folder, &raw()).unwrap();
-    let m = load(&mat, &raw()).unwrap();
+    let f = load(&folder, &raw()).must();
+    let m = load(&mat, &raw()).must();
     assert_eq!((m.m(), m.n(), m.n_classes()), (1024, 400, 40));
     assert_eq!(m.image_shape, Some((32, 32)));
     assert_eq!(&m.class_names[..3], ["1", "2", "3"]);
     assert!(same_partition(
-        f.labels.as_ref().unwrap(),
-        m.labels.as_ref().unwrap()
+        f.labels.as_ref().must(),
+        m.labels.as_ref().must()
     ));
     let maxdiff = (&f.x - &m.x).iter().fold(0.0f64, |a, v| a.max(v.abs()));
     eprintln!("mat vs folder: max |Δx| = {maxdiff:e}");
@@ -362,7 +402,7 @@ fn mat_equals_folder() {
 
 #[test]
 fn flat_folder_is_unlabelled_and_skips_non_images() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     for k in [10, 2, 1] {
         save_gray(&dir.path().join(format!("img{k}.png")), 3, 2, |x, y| {
             (k * 10 + x + 3 * y) as u8
@@ -370,7 +410,7 @@ fn flat_folder_is_unlabelled_and_skips_non_images() {
     }
     write(&dir, "notes.txt", "hello");
     write(&dir, "README", "hello");
-    let d = load(dir.path(), &raw()).unwrap();
+    let d = load(dir.path(), &raw()).must();
     assert_eq!(d.n(), 3);
     assert_eq!(d.m(), 6);
     assert!(d.labels.is_none());
@@ -388,7 +428,7 @@ fn flat_folder_is_unlabelled_and_skips_non_images() {
 
 #[test]
 fn class_folders_natural_order_and_formats() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let ext = ["png", "pgm", "bmp", "gif", "jpg"];
     for (ci, class) in ["s10", "s2", "s1"].iter().enumerate() {
         for (k, e) in ext.iter().enumerate() {
@@ -396,13 +436,13 @@ fn class_folders_natural_order_and_formats() {
             save_gray(&p, 4, 4, |_, _| (40 * ci + 10 * k) as u8);
         }
     }
-    let d = load(dir.path(), &raw()).unwrap();
+    let d = load(dir.path(), &raw()).must();
     assert_eq!(d.class_names, ["s1", "s2", "s10"]);
     assert_eq!(d.n(), 15);
     assert_eq!(d.sample_names[0], "s1/1.png");
     assert_eq!(d.sample_names[5], "s2/1.png");
     assert_eq!(
-        &d.labels.as_ref().unwrap()[..],
+        &d.labels.as_ref().must()[..],
         &[0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]
     );
     // Lossless formats are exact; s1 is class index 2 in creation order → 80 + 10k.
@@ -412,7 +452,7 @@ fn class_folders_natural_order_and_formats() {
 
 #[test]
 fn image_size_mismatch_names_both_files() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     save_gray(&dir.path().join("a.png"), 4, 4, |_, _| 1);
     save_gray(&dir.path().join("b.png"), 5, 3, |_, _| 1);
     let msg = err_msg(dir.path(), &raw());
@@ -421,14 +461,14 @@ fn image_size_mismatch_names_both_files() {
 
 #[test]
 fn resize_makes_sizes_agree() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     save_gray(&dir.path().join("a.png"), 8, 8, |x, _| (x * 30) as u8);
     save_gray(&dir.path().join("b.png"), 16, 12, |_, _| 200);
     let opts = LoadOptions {
         resize: Some((4, 6)),
         ..raw()
     };
-    let d = load(dir.path(), &opts).unwrap();
+    let d = load(dir.path(), &opts).must();
     assert_eq!((d.m(), d.n()), (24, 2));
     assert_eq!(d.image_shape, Some((4, 6)));
     assert_eq!((d.thumbnails[1].width, d.thumbnails[1].height), (4, 6));
@@ -444,30 +484,30 @@ fn resize_makes_sizes_agree() {
 
 #[test]
 fn corrupt_image_names_the_file() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     save_gray(&dir.path().join("good.png"), 4, 4, |_, _| 1);
-    let mut bytes = std::fs::read(dir.path().join("good.png")).unwrap();
+    let mut bytes = std::fs::read(dir.path().join("good.png")).must();
     bytes.truncate(bytes.len() / 2);
-    std::fs::write(dir.path().join("z_broken.png"), &bytes).unwrap();
-    let e = load(dir.path(), &raw()).unwrap_err();
+    std::fs::write(dir.path().join("z_broken.png"), &bytes).must();
+    let e = load(dir.path(), &raw()).must_err();
     let msg = e.to_string();
     eprintln!("message: {msg}");
     assert!(matches!(e, DataError::BadImage { .. }), "{e:?}");
     assert_has(&msg, &["z_broken.png", "cannot decode"]);
     // Garbage with an image extension.
-    let dir2 = TempDir::new().unwrap();
+    let dir2 = TempDir::new().must();
     write(&dir2, "x.jpg", "this is not a jpeg");
-    let msg = load(dir2.path(), &raw()).unwrap_err().to_string();
+    let msg = load(dir2.path(), &raw()).must_err().to_string();
     eprintln!("message: {msg}");
     assert_has(&msg, &["x.jpg"]);
 }
 
 #[test]
 fn huge_image_refused_before_decoding() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     // A PGM header claiming 5000×5000 and no pixel data: only the header is read.
-    std::fs::write(dir.path().join("bomb.pgm"), b"P5\n5000 5000\n255\n").unwrap();
-    let e = load(dir.path(), &raw()).unwrap_err();
+    std::fs::write(dir.path().join("bomb.pgm"), b"P5\n5000 5000\n255\n").must();
+    let e = load(dir.path(), &raw()).must_err();
     let msg = e.to_string();
     eprintln!("message: {msg}");
     assert_has(&msg, &["bomb.pgm", "5000×5000", "4096"]);
@@ -475,12 +515,12 @@ fn huge_image_refused_before_decoding() {
 
 #[test]
 fn empty_folder_is_an_error() {
-    let dir = TempDir::new().unwrap();
-    let msg = load(dir.path(), &raw()).unwrap_err().to_string();
+    let dir = TempDir::new().must();
+    let msg = load(dir.path(), &raw()).must_err().to_string();
     eprintln!("message: {msg}");
     assert_has(&msg, &[&dir.path().display().to_string(), "no image files"]);
     write(&dir, "a.txt", "x");
-    let msg = load(dir.path(), &raw()).unwrap_err().to_string();
+    let msg = load(dir.path(), &raw()).must_err().to_string();
     assert_has(&msg, &["1 other file(s) skipped"]);
 }
 
@@ -489,27 +529,27 @@ fn empty_folder_is_an_error() {
 #[test]
 fn npy_round_trip_with_labels() {
     use ndarray_npy::write_npy;
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     // rows = samples: 3 samples × 2 features
     let a = ndarray::array![[1.0f32, 2.0], [3.0, 4.0], [5.0, 6.0]];
     let p = dir.path().join("x.npy");
-    write_npy(&p, &a).unwrap();
-    write_npy(dir.path().join("labels.npy"), &ndarray::array![7i64, 3, 7]).unwrap();
-    let d = load(&p, &raw()).unwrap();
+    write_npy(&p, &a).must();
+    write_npy(dir.path().join("labels.npy"), &ndarray::array![7i64, 3, 7]).must();
+    let d = load(&p, &raw()).must();
     assert_eq!(d.x, ndarray::array![[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]]);
     assert_eq!(d.class_names, ["3", "7"]);
-    assert_eq!(d.labels.unwrap(), [1, 0, 1]);
+    assert_eq!(d.labels.must(), [1, 0, 1]);
 
     // Integer data, text labels file given explicitly.
     let b = ndarray::array![[1u8, 2], [3, 4]];
     let p2 = dir.path().join("y.npy");
-    write_npy(&p2, &b).unwrap();
+    write_npy(&p2, &b).must();
     let lp = write(&dir, "y_labels.txt", "cat\ndog\n\n");
     let opts = LoadOptions {
         labels_file: Some(lp),
         ..raw()
     };
-    let d = load(&p2, &opts).unwrap();
+    let d = load(&p2, &opts).must();
     assert_eq!(d.x, ndarray::array![[1.0, 3.0], [2.0, 4.0]]);
     assert_eq!(d.class_names, ["cat", "dog"]);
 }
@@ -517,9 +557,9 @@ fn npy_round_trip_with_labels() {
 #[test]
 fn npy_label_count_mismatch_names_both_files() {
     use ndarray_npy::write_npy;
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = dir.path().join("x.npy");
-    write_npy(&p, &ndarray::array![[1.0, 2.0], [3.0, 4.0]]).unwrap();
+    write_npy(&p, &ndarray::array![[1.0, 2.0], [3.0, 4.0]]).must();
     let lp = write(&dir, "lab.txt", "a\nb\nc\n");
     let opts = LoadOptions {
         labels_file: Some(lp),
@@ -532,18 +572,18 @@ fn npy_label_count_mismatch_names_both_files() {
 #[test]
 fn npy_bad_values_and_shapes() {
     use ndarray_npy::write_npy;
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = dir.path().join("neg.npy");
-    write_npy(&p, &ndarray::array![[1.0, 2.0], [3.0, -4.0]]).unwrap();
+    write_npy(&p, &ndarray::array![[1.0, 2.0], [3.0, -4.0]]).must();
     assert_has(
         &err_msg(&p, &raw()),
         &["row 2", "column 2", "-4", "--preprocess shift"],
     );
     let p = dir.path().join("nan.npy");
-    write_npy(&p, &ndarray::array![[f64::NAN, 2.0]]).unwrap();
+    write_npy(&p, &ndarray::array![[f64::NAN, 2.0]]).must();
     assert_has(&err_msg(&p, &raw()), &["row 1", "column 1", "NaN"]);
     let p = dir.path().join("v.npy");
-    write_npy(&p, &ndarray::array![1.0, 2.0]).unwrap();
+    write_npy(&p, &ndarray::array![1.0, 2.0]).must();
     assert_has(&err_msg(&p, &raw()), &["2-D", "1-D"]);
     let p = write(&dir, "junk.npy", "not numpy");
     assert_has(&err_msg(&p, &raw()), &["not a readable .npy"]);
@@ -553,13 +593,13 @@ fn npy_bad_values_and_shapes() {
 
 #[test]
 fn mat_bad_files() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     let p = write(&dir, "junk.mat", "hello");
     assert_has(&err_msg(&p, &raw()), &["not a MATLAB v5"]);
     let mut h =
         b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: x HDF5 schema 1.00 .".to_vec();
     h.resize(600, b' ');
-    std::fs::write(dir.path().join("v73.mat"), &h).unwrap();
+    std::fs::write(dir.path().join("v73.mat"), &h).must();
     assert_has(
         &err_msg(&dir.path().join("v73.mat"), &raw()),
         &["v7.3", "HDF5", "-v7"],
@@ -570,7 +610,7 @@ fn mat_bad_files() {
 
 #[test]
 fn preprocessing_on_hand_computed_example() {
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     // Samples (columns of X): (3,4), (0,0), (1,2): rows of the file.
     let p = write(&dir, "pp.csv", "a,b\n3,4\n0,0\n1,2\n");
     let d = load(
@@ -580,7 +620,7 @@ fn preprocessing_on_hand_computed_example() {
             ..raw()
         },
     )
-    .unwrap();
+    .must();
     let s5 = 5f64.sqrt();
     let want = ndarray::array![[0.6, 0.0, 1.0 / s5], [0.8, 0.0, 2.0 / s5]];
     assert!((&d.x - &want).iter().all(|v| v.abs() < 1e-15), "{}", d.x);
@@ -597,7 +637,7 @@ fn preprocessing_on_hand_computed_example() {
             ..raw()
         },
     )
-    .unwrap();
+    .must();
     assert_eq!(d.x, ndarray::array![[0.75, 0.0, 0.25], [1.0, 0.0, 0.5]]);
 }
 
@@ -628,7 +668,7 @@ fn regenerate_assets() {
     let dir = assets();
     let _ = std::fs::remove_dir_all(dir.join("glyphs"));
     for &s in Sample::ALL {
-        samples::write_files(s, &dir).unwrap();
+        samples::write_files(s, &dir).must();
     }
 }
 
@@ -639,8 +679,8 @@ fn asset_files_equal_generators() {
         (Sample::Glyphs, dir.join("glyphs")),
         (Sample::Blobs, dir.join("blobs.csv")),
     ] {
-        let from_file = load(&path, &raw()).unwrap();
-        let generated = samples::load_sample(s, &raw()).unwrap();
+        let from_file = load(&path, &raw()).must();
+        let generated = samples::load_sample(s, &raw()).must();
         same_data(&from_file, &generated);
         assert!(from_file.warnings.is_empty(), "{:?}", from_file.warnings);
     }
@@ -649,11 +689,11 @@ fn asset_files_equal_generators() {
 #[test]
 fn written_sample_files_round_trip() {
     // Independent of the checked-in assets: write to a temp dir and load back.
-    let dir = TempDir::new().unwrap();
+    let dir = TempDir::new().must();
     for &s in Sample::ALL {
-        let p = samples::write_files(s, dir.path()).unwrap();
-        let a = load(&p, &LoadOptions::default()).unwrap();
-        let b = samples::load_sample(s, &LoadOptions::default()).unwrap();
+        let p = samples::write_files(s, dir.path()).must();
+        let a = load(&p, &LoadOptions::default()).must();
+        let b = samples::load_sample(s, &LoadOptions::default()).must();
         same_data(&a, &b);
     }
 }

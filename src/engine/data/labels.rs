@@ -59,10 +59,8 @@ fn split_chunk(s: &str) -> (&str, &str) {
 /// Order class names: numerically when every name is a number (`-1 < 2 < 10 < 10.5`),
 /// naturally otherwise.
 pub fn class_order(a: &str, b: &str, all_numeric: bool) -> Ordering {
-    if all_numeric {
-        if let (Ok(x), Ok(y)) = (a.parse::<f64>(), b.parse::<f64>()) {
-            return x.total_cmp(&y).then_with(|| natural_cmp(a, b));
-        }
+    if all_numeric && let (Ok(x), Ok(y)) = (a.parse::<f64>(), b.parse::<f64>()) {
+        return x.total_cmp(&y).then_with(|| natural_cmp(a, b));
     }
     natural_cmp(a, b)
 }
