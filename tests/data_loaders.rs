@@ -298,7 +298,10 @@ fn csv_empty_label_and_label_only() {
         &["line 3", "column 2 (\"label\")", "empty label"],
     );
     let p = write(&dir, "only.csv", "label\nx\n");
-    assert_has(&err_msg(&p, &raw()), &["no feature columns"]);
+    assert_has(
+        &err_msg(&p, &raw()),
+        &["no feature columns", "column 1 (\"label\")"],
+    );
 }
 
 // ---------------------------------------------------------------- dispatch errors
@@ -604,6 +607,129 @@ fn mat_bad_files() {
         &err_msg(&dir.path().join("v73.mat"), &raw()),
         &["v7.3", "HDF5", "-v7"],
     );
+}
+
+/// A minimal uncompressed MATLAB v5 file: each variable is (name, class, rows, cols,
+/// column-major values); class 6 = double (stored as miDOUBLE), 9 = uint8 (miUINT8).
+fn mat_v5(vars: &[(&str, u8, usize, usize, Vec<f64>)]) -> Vec<u8> {
+    fn pad8(v: &mut Vec<u8>) {
+        while v.len() % 8 != 0 {
+            v.push(0);
+        }
+    }
+    fn element(ty: u32, data: &[u8]) -> Vec<u8> {
+        let mut e = Vec::new();
+        e.extend(ty.to_le_bytes());
+        e.extend((data.len() as u32).to_le_bytes());
+        e.extend(data);
+        pad8(&mut e);
+        e
+    }
+    let mut out = b"MATLAB 5.0 MAT-file, written by the nmf-playground tests".to_vec();
+    out.resize(116, b' ');
+    out.extend([0u8; 8]);
+    out.extend(0x0100u16.to_le_bytes());
+    out.extend(b"IM");
+    for (name, class, r, c, vals) in vars {
+        let mut body = Vec::new();
+        body.extend(element(
+            6,
+            &[&u32::from(*class).to_le_bytes()[..], &[0u8; 4]].concat(),
+        ));
+        body.extend(element(
+            5,
+            &[(*r as i32).to_le_bytes(), (*c as i32).to_le_bytes()].concat(),
+        ));
+        body.extend(element(1, name.as_bytes()));
+        let data: Vec<u8> = if *class == 9 {
+            vals.iter().map(|&v| v as u8).collect()
+        } else {
+            vals.iter().flat_map(|v| v.to_le_bytes()).collect()
+        };
+        body.extend(element(if *class == 9 { 2 } else { 9 }, &data));
+        out.extend(element(14, &body));
+    }
+    out
+}
+
+#[test]
+fn mat_small_files_layout_and_scaling() {
+    let dir = TempDir::new().unwrap();
+    // 2 samples of 8×8 images; fea(i, p) with p = col*8 + row (MATLAB column-major images).
+    let (n, s) = (2usize, 8usize);
+    let pix = |i: usize, row: usize, col: usize| (i * 100 + row * 10 + col) as f64;
+    let mut fea = vec![0.0; n * s * s];
+    for i in 0..n {
+        for row in 0..s {
+            for col in 0..s {
+                let p = col * s + row;
+                fea[i + p * n] = pix(i, row, col);
+            }
+        }
+    }
+    for class in [6u8, 9] {
+        let p = dir.path().join(format!("img{class}.mat"));
+        std::fs::write(
+            &p,
+            mat_v5(&[
+                ("fea", class, n, s * s, fea.clone()),
+                ("gnd", 6, n, 1, vec![2.0, 1.0]),
+            ]),
+        )
+        .unwrap();
+        let d = load(&p, &raw()).unwrap();
+        assert_eq!(d.image_shape, Some((8, 8)));
+        assert_eq!(d.class_names, ["1", "2"]);
+        assert_eq!(d.labels.as_deref().unwrap(), [1, 0]);
+        for i in 0..n {
+            for row in 0..s {
+                for col in 0..s {
+                    assert_eq!(d.x[[row * s + col, i]], pix(i, row, col) / 255.0);
+                }
+            }
+        }
+        assert_eq!(d.thumbnails.len(), 2);
+        assert_eq!(d.thumbnails[1].pixels[s + 2], pix(1, 1, 2) as u8);
+    }
+    // Not image-shaped: values kept as they are; fea is 3×2, column-major.
+    let p = dir.path().join("table.mat");
+    std::fs::write(
+        &p,
+        mat_v5(&[("fea", 6, 3, 2, vec![0.5, 1.5, 2.5, 10.0, 20.0, 30.0])]),
+    )
+    .unwrap();
+    let d = load(&p, &raw()).unwrap();
+    assert_eq!(d.x, ndarray::array![[0.5, 1.5, 2.5], [10.0, 20.0, 30.0]]);
+    assert!(d.labels.is_none() && d.image_shape.is_none());
+    assert!(
+        d.warnings.iter().any(|w| w.contains("no `gnd`")),
+        "{:?}",
+        d.warnings
+    );
+
+    // Errors: negative value (row/column of fea), label count, missing fea.
+    let p = dir.path().join("neg.mat");
+    std::fs::write(&p, mat_v5(&[("fea", 6, 2, 2, vec![1.0, 2.0, 3.0, -4.0])])).unwrap();
+    assert_has(
+        &err_msg(&p, &raw()),
+        &["`fea` row 2, column 2", "-4", "--preprocess shift"],
+    );
+    let p = dir.path().join("count.mat");
+    std::fs::write(
+        &p,
+        mat_v5(&[
+            ("fea", 6, 2, 3, vec![1.0; 6]),
+            ("gnd", 6, 5, 1, vec![1.0; 5]),
+        ]),
+    )
+    .unwrap();
+    assert_has(
+        &err_msg(&p, &raw()),
+        &["`gnd` has 5 labels", "`fea` is 2×3"],
+    );
+    let p = dir.path().join("nofea.mat");
+    std::fs::write(&p, mat_v5(&[("X", 6, 1, 1, vec![1.0])])).unwrap();
+    assert_has(&err_msg(&p, &raw()), &["no numeric variable `fea`", "X"]);
 }
 
 // ---------------------------------------------------------------- preprocessing via load

@@ -30,7 +30,7 @@ impl fmt::Display for Column {
 /// (`.npy`/`.mat`, where rows are samples), plus the column.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Place {
-    /// `"line"` for text files, `"row"` for arrays.
+    /// `"line"` for text files, `"row"` for `.npy` arrays, ``"`fea` row"`` for `.mat`.
     pub unit: &'static str,
     /// 1-based line or row number.
     pub number: usize,
@@ -143,7 +143,10 @@ pub enum DataError {
     EmptyLabel { path: PathBuf, at: String },
 
     /// A table with only a label column (no features).
-    #[error("{path}: no feature columns besides the label column {column}", path = .path.display())]
+    #[error(
+        "{path}: no feature columns: the only column, {column}, is the label column",
+        path = .path.display()
+    )]
     NoFeatures { path: PathBuf, column: Column },
 
     /// Images of different sizes without `--resize`.

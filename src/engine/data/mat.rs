@@ -129,12 +129,11 @@ pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
             false
         }
         Some(g) => {
-            return Err(DataError::LabelCountMismatch {
-                data: path.join("fea"),
-                n: r,
-                labels: path.join("gnd"),
-                count: g.len(),
-            });
+            return Err(bad(format!(
+                "`gnd` has {} labels but `fea` is {r}×{c}; expected one label per sample \
+                 (row of `fea`)",
+                g.len()
+            )));
         }
         None => true,
     };
@@ -158,11 +157,11 @@ pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
                 || {
                     let (row, col) = if samples_in_rows { (i, p) } else { (p, i) };
                     Place {
-                        unit: "row",
+                        unit: "`fea` row",
                         number: row + 1,
                         column: Column {
                             index: col + 1,
-                            name: Some("fea".into()),
+                            name: None,
                         },
                     }
                 },
