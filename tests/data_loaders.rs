@@ -486,6 +486,26 @@ fn resize_makes_sizes_agree() {
 }
 
 #[test]
+fn too_much_data_is_refused_before_decoding() {
+    let dir = TempDir::new().unwrap();
+    for k in 0..17 {
+        save_gray(&dir.path().join(format!("{k}.png")), 2, 2, |_, _| 1);
+    }
+    let opts = LoadOptions {
+        resize: Some((4096, 4096)),
+        ..raw()
+    };
+    let msg = load(dir.path(), &opts).must_err().to_string();
+    eprintln!("message: {msg}");
+    assert_has(&msg, &["17 images of 4096×4096", "GiB", "--resize"]);
+    let opts = LoadOptions {
+        resize: Some((0, 5)),
+        ..raw()
+    };
+    assert_has(&load(dir.path(), &opts).must_err().to_string(), &["0×5"]);
+}
+
+#[test]
 fn corrupt_image_names_the_file() {
     let dir = TempDir::new().must();
     save_gray(&dir.path().join("good.png"), 4, 4, |_, _| 1);
@@ -610,7 +630,8 @@ fn mat_bad_files() {
 }
 
 /// A minimal uncompressed MATLAB v5 file: each variable is (name, class, rows, cols,
-/// column-major values); class 6 = double (stored as miDOUBLE), 9 = uint8 (miUINT8).
+/// column-major values); class 6 = double (stored as miDOUBLE), 9 = uint8 (miUINT8),
+/// 12 = int32 (miINT32).
 fn mat_v5(vars: &[(&str, u8, usize, usize, Vec<f64>)]) -> Vec<u8> {
     fn pad8(v: &mut Vec<u8>) {
         while v.len() % 8 != 0 {
@@ -641,12 +662,17 @@ fn mat_v5(vars: &[(&str, u8, usize, usize, Vec<f64>)]) -> Vec<u8> {
             &[(*r as i32).to_le_bytes(), (*c as i32).to_le_bytes()].concat(),
         ));
         body.extend(element(1, name.as_bytes()));
-        let data: Vec<u8> = if *class == 9 {
-            vals.iter().map(|&v| v as u8).collect()
-        } else {
-            vals.iter().flat_map(|v| v.to_le_bytes()).collect()
+        let (ty, data): (u32, Vec<u8>) = match class {
+            9 => (2, vals.iter().map(|&v| v as u8).collect()),
+            12 => (
+                5,
+                vals.iter()
+                    .flat_map(|&v| (v as i32).to_le_bytes())
+                    .collect(),
+            ),
+            _ => (9, vals.iter().flat_map(|v| v.to_le_bytes()).collect()),
         };
-        body.extend(element(if *class == 9 { 2 } else { 9 }, &data));
+        body.extend(element(ty, &data));
         out.extend(element(14, &body));
     }
     out
@@ -727,6 +753,25 @@ fn mat_small_files_layout_and_scaling() {
         &err_msg(&p, &raw()),
         &["`gnd` has 5 labels", "`fea` is 2×3"],
     );
+    // int32 class: matfile 0.5 maps the int32 class to the uint32 data type, so it refuses
+    // int32 arrays; we pass its refusal on as an error naming the file.
+    let p = dir.path().join("int32.mat");
+    std::fs::write(&p, mat_v5(&[("fea", 12, 1, 2, vec![1.0, 2.0])])).unwrap();
+    match load(&p, &raw()) {
+        Ok(d) => assert_eq!(d.x, ndarray::array![[1.0], [2.0]]),
+        Err(e) => {
+            eprintln!("int32 .mat: {e}");
+            assert_has(&e.to_string(), &["int32.mat"]);
+        }
+    }
+    // Crafted dimensions whose product overflows i32: an error, not a crash.
+    let mut bomb = mat_v5(&[("fea", 6, 1, 1, vec![1.0])]);
+    let dims_at = 128 + 8 + 16 + 8; // header, matrix tag, flags element, dims tag
+    bomb[dims_at..dims_at + 4].copy_from_slice(&70000i32.to_le_bytes());
+    bomb[dims_at + 4..dims_at + 8].copy_from_slice(&70000i32.to_le_bytes());
+    let p = dir.path().join("bomb.mat");
+    std::fs::write(&p, &bomb).unwrap();
+    assert_has(&err_msg(&p, &raw()), &["bomb.mat"]);
     let p = dir.path().join("nofea.mat");
     std::fs::write(&p, mat_v5(&[("X", 6, 1, 1, vec![1.0])])).unwrap();
     assert_has(&err_msg(&p, &raw()), &["no numeric variable `fea`", "X"]);

@@ -15,6 +15,9 @@ use std::path::{Path, PathBuf};
 
 /// Largest accepted image side, in pixels (decompression-bomb guard).
 pub const MAX_SIDE: u32 = 4096;
+/// Largest accepted X (features × samples), 2 GiB of f64: a folder of many large images
+/// gets an error suggesting `--resize` instead of exhausting memory.
+pub const MAX_VALUES: usize = 1 << 28;
 /// Thumbnails are downscaled so that their larger side is at most this many pixels.
 pub const THUMB_MAX: usize = 64;
 /// File extensions read as images (lower case).
@@ -260,6 +263,16 @@ pub fn load_folder(dir: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
     let (wu, hu) = (w as usize, h as usize);
     let m = wu * hu;
     let n = items.len();
+    if m.saturating_mul(n) > MAX_VALUES {
+        return Err(DataError::Unsupported {
+            path: dir.to_path_buf(),
+            why: format!(
+                "{n} images of {w}×{h} pixels would need {:.1} GiB as f64; use `--resize WxH` \
+                 to make them smaller (at most {MAX_VALUES} values in all)",
+                (m as f64) * (n as f64) * 8.0 / f64::from(1u32 << 30)
+            ),
+        });
+    }
 
     // Pass 2: decode, convert, resize, write column i of X.
     let mut x = Array2::<f64>::zeros((m, n));

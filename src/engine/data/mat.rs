@@ -75,8 +75,11 @@ pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
                 .into(),
         });
     }
-    let mf = MatFile::parse(&bytes[..])
-        .map_err(|e| bad(format!("cannot parse the MATLAB v5 file: {e}")))?;
+    // `matfile` can panic on crafted input (e.g. an i32 overflow in the product of the
+    // dimensions); user files must give an error, never a crash.
+    let parsed = std::panic::catch_unwind(|| MatFile::parse(&bytes[..]))
+        .map_err(|_| bad("malformed MATLAB v5 file (the .mat parser gave up)".into()))?;
+    let mf = parsed.map_err(|e| bad(format!("cannot parse the MATLAB v5 file: {e}")))?;
     let names = || {
         let v: Vec<String> = mf.arrays().iter().map(|a| a.name().to_string()).collect();
         if v.is_empty() {
