@@ -1,8 +1,11 @@
 //! Datasets: one [`Dataset`] type (X is m×n, columns are samples) and its loaders.
 //!
-//! Loaders: CSV ([`csv`]), image folders ([`image_folder`]), `.npy` ([`npy`]) and MATLAB v5
-//! `.mat` with `fea`/`gnd` ([`mat`]); bundled samples in [`samples`]. Every error names the
-//! file and the place (row/column or file name) and what was found ([`DataError`]).
+//! [`load`] dispatches on the path: CSV/TSV/TXT tables ([`csv`]), image folders
+//! ([`image_folder`]), `.npy` ([`npy`]) and MATLAB v5 `.mat` with `fea`/`gnd` ([`mat`]); then
+//! it fingerprints the raw matrix, adds data-quality warnings and applies [`Preprocess`]
+//! ([`preprocess`]). Bundled, generated samples are in [`samples`]; natural ordering of class
+//! and file names in [`labels`]. Every error names the file and the place (line/row and
+//! column, or file name) and what was found ([`DataError`]); nothing here panics on user input.
 
 pub mod csv;
 mod error;
