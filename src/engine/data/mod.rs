@@ -1,13 +1,23 @@
 //! Datasets: one [`Dataset`] type (X is m×n, columns are samples) and its loaders.
 //!
-//! Loaders: CSV ([`csv`]), image folders ([`image_folder`]), `.npy` ([`npy`]) and MATLAB v5
-//! `.mat` with `fea`/`gnd` ([`mat`]); bundled samples in [`samples`]. Every error names the
-//! file and the place (row/column or file name) and what was found ([`DataError`]).
+//! [`load`] dispatches on the path: CSV/TSV/TXT tables ([`csv`]), image folders
+//! ([`image_folder`]), `.npy` ([`npy`]) and MATLAB v5 `.mat` with `fea`/`gnd` ([`mat`]); then
+//! it fingerprints the raw matrix, adds data-quality warnings and applies [`Preprocess`]
+//! ([`preprocess`]). Bundled, generated samples are in [`samples`]; natural ordering of class
+//! and file names in [`labels`]. Every error names the file and the place (line/row and
+//! column, or file name) and what was found ([`DataError`]); nothing here panics on user input.
 
+pub mod csv;
 mod error;
+pub mod image_folder;
+pub mod labels;
+pub mod mat;
+pub mod npy;
+pub mod preprocess;
 pub mod samples;
 
-pub use error::DataError;
+pub use error::{Column, DataError, Place};
+pub use labels::natural_cmp;
 
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
@@ -133,6 +143,24 @@ impl Dataset {
         }
     }
 
+    /// A raw dataset from a loader: no labels, `#i` names, no images, fingerprint not yet
+    /// computed ([`finish`] computes it).
+    pub(crate) fn raw(x: Array2<f64>, source: impl Into<String>) -> Self {
+        let (m, n) = x.dim();
+        Self {
+            x,
+            labels: None,
+            class_names: Vec::new(),
+            sample_names: (0..n).map(|i| format!("#{i}")).collect(),
+            image_shape: None,
+            thumbnails: Vec::new(),
+            source: source.into(),
+            fingerprint: Fingerprint { n, m, hash: 0 },
+            preprocess: Preprocess::None,
+            warnings: Vec::new(),
+        }
+    }
+
     /// Number of samples.
     pub fn n(&self) -> usize {
         self.x.ncols()
@@ -153,14 +181,83 @@ impl Dataset {
     }
 }
 
-/// Load a dataset from a path: a `.csv` file, a folder of images, a `.npy` matrix or a
-/// MATLAB v5 `.mat` file; then apply `opts.preprocess`.
+/// Load a dataset from a path: a `.csv`/`.tsv`/`.txt` table, a folder of images, a `.npy`
+/// matrix or a MATLAB v5 `.mat` file; then apply `opts.preprocess`.
+///
+/// The fingerprint is taken from the raw matrix, before preprocessing, so that constraint
+/// files stay valid when the user only changes the preprocessing. `source` is `path` as given.
 pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
-    let _ = (path, opts);
-    Err(DataError::Unsupported {
-        path: path.to_path_buf(),
-        why: "loaders not yet implemented".into(),
-    })
+    let meta = std::fs::metadata(path).map_err(|e| DataError::io(path, e))?;
+    let raw = if meta.is_dir() {
+        image_folder::load_folder(path, opts)?
+    } else {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        match ext.as_str() {
+            "csv" | "tsv" | "txt" | "tab" => csv::load_table(path, opts)?,
+            "npy" => npy::load_npy(path, opts)?,
+            "mat" => mat::load_mat(path, opts)?,
+            "" => {
+                return Err(DataError::Unsupported {
+                    path: path.to_path_buf(),
+                    why: "file has no extension; expected .csv, .tsv, .txt, .npy, .mat or a \
+                          folder of images"
+                        .into(),
+                });
+            }
+            other => {
+                return Err(DataError::Unsupported {
+                    path: path.to_path_buf(),
+                    why: format!(
+                        "unknown data file kind \".{other}\"; expected .csv, .tsv, .txt, .npy, \
+                         .mat or a folder of images"
+                    ),
+                });
+            }
+        }
+    };
+    Ok(finish(raw, opts))
+}
+
+/// Common tail of every loader: fingerprint of the raw matrix, data-quality warnings
+/// (MODELS.md §10.2), then preprocessing.
+pub(crate) fn finish(mut ds: Dataset, opts: &LoadOptions) -> Dataset {
+    ds.fingerprint = fingerprint_of(&ds.x);
+    let quality = preprocess::quality_warnings(&ds.x, &ds.sample_names);
+    ds.warnings.extend(quality);
+    let notes = preprocess::apply(&mut ds.x, opts.preprocess);
+    ds.warnings.extend(notes);
+    ds.preprocess = opts.preprocess;
+    ds
+}
+
+/// Reject NaN/Inf always, and negative values unless the preprocessing shifts them away.
+/// `text` and `place` are only evaluated on failure.
+pub(crate) fn check_value(
+    v: f64,
+    path: &Path,
+    preprocess: Preprocess,
+    text: impl FnOnce() -> String,
+    place: impl FnOnce() -> Place,
+) -> Result<(), DataError> {
+    if !v.is_finite() {
+        return Err(DataError::NotFinite {
+            path: path.to_path_buf(),
+            at: place(),
+            value: text(),
+        });
+    }
+    if v < 0.0 && preprocess != Preprocess::Shift {
+        return Err(DataError::Negative {
+            path: path.to_path_buf(),
+            at: place(),
+            value: v,
+        });
+    }
+    Ok(())
 }
 
 /// FNV-1a 64 over the bit patterns of `x`, column by column (sample by sample), with the

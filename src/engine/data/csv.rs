@@ -1,0 +1,286 @@
+//! Delimited text tables (`.csv`, `.tsv`, `.txt`): one sample per line.
+//!
+//! The delimiter is sniffed among `,` `;` and tab; a header is detected when the first row
+//! has a non-numeric cell outside the label column; the label column is chosen by
+//! [`LabelColumn`]. Every error names the file, the 1-based line and the column (index and
+//! header name), because that is what a user needs to open the file and fix it.
+
+use super::labels::index_labels;
+use super::{Column, DataError, Dataset, LabelColumn, LoadOptions, Place, check_value};
+use ndarray::Array2;
+use std::path::Path;
+
+/// Candidate delimiters, in order of preference on ties.
+const DELIMITERS: [u8; 3] = [b',', b'\t', b';'];
+
+/// Count `delim` outside double quotes in one line.
+fn count_outside_quotes(line: &str, delim: u8) -> usize {
+    let mut quoted = false;
+    let mut n = 0;
+    for b in line.bytes() {
+        if b == b'"' {
+            quoted = !quoted;
+        } else if b == delim && !quoted {
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Pick the delimiter that occurs (outside quotes) the same nonzero number of times on the
+/// first few lines, preferring the one with more fields; `,` when nothing fits (one column).
+pub fn sniff_delimiter(text: &str) -> u8 {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(10)
+        .collect();
+    let Some(first) = lines.first() else {
+        return b',';
+    };
+    let mut best: Option<(bool, usize, u8)> = None;
+    for d in DELIMITERS {
+        let c0 = count_outside_quotes(first, d);
+        if c0 == 0 {
+            continue;
+        }
+        let consistent = lines.iter().all(|l| count_outside_quotes(l, d) == c0);
+        let key = (consistent, c0, d);
+        if best.is_none_or(|b| (key.0, key.1) > (b.0, b.1)) {
+            best = Some(key);
+        }
+    }
+    best.map_or(b',', |b| b.2)
+}
+
+/// Parse a cell as a number. With `;` as delimiter a decimal comma (`1,5`) is accepted too,
+/// as spreadsheets in many locales write it.
+fn parse_number(cell: &str, decimal_comma: bool) -> Option<f64> {
+    match cell.parse::<f64>() {
+        Ok(v) => Some(v),
+        Err(_) if decimal_comma && cell.matches(',').count() == 1 && !cell.contains('.') => {
+            cell.replace(',', ".").parse::<f64>().ok()
+        }
+        Err(_) => None,
+    }
+}
+
+/// Load a delimited table. See the module docs for the rules.
+pub fn load_table(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
+    let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    if text.trim().is_empty() {
+        return Err(DataError::Empty {
+            path: path.to_path_buf(),
+            why: "the file is empty".into(),
+        });
+    }
+    let is_tsv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("tsv") || e.eq_ignore_ascii_case("tab"));
+    let delimiter = if is_tsv { b'\t' } else { sniff_delimiter(text) };
+
+    let decimal_comma = delimiter == b';';
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .trim(::csv::Trim::All)
+        .from_reader(text.as_bytes());
+
+    let bad = |line: usize, why: String| DataError::Unsupported {
+        path: path.to_path_buf(),
+        why: format!("line {line}: {why}"),
+    };
+
+    let mut records = reader.records();
+    // First non-blank record: header or first data row.
+    let (first, first_line) = loop {
+        match records.next() {
+            None => {
+                return Err(DataError::Empty {
+                    path: path.to_path_buf(),
+                    why: "the file has no rows".into(),
+                });
+            }
+            Some(Err(e)) => {
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                return Err(bad(line, format!("cannot parse as a table: {e}")));
+            }
+            Some(Ok(r)) => {
+                let line = r.position().map_or(1, |p| p.line() as usize);
+                if r.iter().all(str::is_empty) {
+                    continue;
+                }
+                break (r, line);
+            }
+        }
+    };
+    let ncols = first.len();
+
+    // Label column known by index before we know whether there is a header.
+    let label_index = match &opts.label_column {
+        LabelColumn::Index(i) => {
+            if *i >= ncols {
+                return Err(DataError::LabelColumnOutOfRange {
+                    path: path.to_path_buf(),
+                    line: first_line,
+                    index: i + 1,
+                    columns: ncols,
+                });
+            }
+            Some(*i)
+        }
+        _ => None,
+    };
+    let has_header = first
+        .iter()
+        .enumerate()
+        .any(|(j, cell)| Some(j) != label_index && parse_number(cell, decimal_comma).is_none());
+    let header: Option<Vec<String>> = has_header.then(|| first.iter().map(String::from).collect());
+
+    let available = || match &header {
+        Some(h) => format!(
+            "columns {}",
+            h.iter()
+                .map(|s| format!("{s:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        None => "no header row (use a column index instead)".to_string(),
+    };
+    let label_col: Option<usize> = match &opts.label_column {
+        LabelColumn::None => None,
+        LabelColumn::Index(_) => label_index,
+        LabelColumn::Auto => header.as_ref().and_then(|h| {
+            h.iter()
+                .position(|s| s.eq_ignore_ascii_case("label"))
+                .or_else(|| h.iter().position(|s| s.eq_ignore_ascii_case("class")))
+        }),
+        LabelColumn::Name(name) => {
+            let found = header.as_ref().and_then(|h| {
+                h.iter()
+                    .position(|s| s == name)
+                    .or_else(|| h.iter().position(|s| s.eq_ignore_ascii_case(name)))
+            });
+            match found {
+                Some(j) => Some(j),
+                None => {
+                    return Err(DataError::UnknownLabelColumn {
+                        path: path.to_path_buf(),
+                        line: first_line,
+                        wanted: name.clone(),
+                        available: available(),
+                    });
+                }
+            }
+        }
+    };
+    let column = |j: usize| Column {
+        index: j + 1,
+        name: header.as_ref().and_then(|h| h.get(j).cloned()),
+    };
+    let m = ncols - usize::from(label_col.is_some());
+    if m == 0 {
+        return Err(DataError::NoFeatures {
+            path: path.to_path_buf(),
+            column: column(label_col.unwrap_or(0)),
+        });
+    }
+
+    let mut values: Vec<f64> = Vec::new();
+    let mut raw_labels: Vec<String> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut handle = |rec: &::csv::StringRecord, line: usize| -> Result<(), DataError> {
+        if rec.len() != ncols {
+            return Err(DataError::Ragged {
+                path: path.to_path_buf(),
+                line,
+                first_line,
+                expected: ncols,
+                found: rec.len(),
+            });
+        }
+        for (j, cell) in rec.iter().enumerate() {
+            let place = || Place {
+                unit: "line",
+                number: line,
+                column: column(j),
+            };
+            if Some(j) == label_col {
+                if cell.is_empty() {
+                    return Err(DataError::EmptyLabel {
+                        path: path.to_path_buf(),
+                        at: place().to_string(),
+                    });
+                }
+                raw_labels.push(cell.to_string());
+                continue;
+            }
+            let Some(v) = parse_number(cell, decimal_comma) else {
+                return Err(DataError::NotANumber {
+                    path: path.to_path_buf(),
+                    at: place(),
+                    cell: cell.to_string(),
+                });
+            };
+            check_value(v, path, opts.preprocess, || cell.to_string(), place)?;
+            values.push(v);
+        }
+        names.push(format!("row {line}"));
+        Ok(())
+    };
+    if !has_header {
+        handle(&first, first_line)?;
+    }
+    for rec in records {
+        let rec = match rec {
+            Ok(r) => r,
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                return Err(bad(line, format!("cannot parse as a table: {e}")));
+            }
+        };
+        let line = rec.position().map_or(0, |p| p.line() as usize);
+        if rec.len() == 1 && rec.iter().all(str::is_empty) {
+            continue; // a blank (whitespace-only) line
+        }
+        handle(&rec, line)?;
+    }
+    let n = names.len();
+    if n == 0 {
+        return Err(DataError::Empty {
+            path: path.to_path_buf(),
+            why: format!("line {first_line} is a header but there are no data rows"),
+        });
+    }
+    // values is n×m row-major (rows = samples); X is m×n.
+    let xt = Array2::from_shape_vec((n, m), values).map_err(|e| DataError::BadArray {
+        path: path.to_path_buf(),
+        why: format!("internal shape error: {e}"),
+    })?;
+    let x = xt.t().as_standard_layout().into_owned();
+    let mut ds = Dataset::raw(x, path.display().to_string());
+    ds.sample_names = names;
+    if label_col.is_some() {
+        let (labels, class_names) = index_labels(&raw_labels);
+        ds.labels = Some(labels);
+        ds.class_names = class_names;
+    }
+    Ok(ds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniffs_delimiters() {
+        assert_eq!(sniff_delimiter("a,b,c\n1,2,3\n"), b',');
+        assert_eq!(sniff_delimiter("a;b;c\n1,5;2,5;3\n"), b';');
+        assert_eq!(sniff_delimiter("a\tb\n1\t2\n"), b'\t');
+        assert_eq!(sniff_delimiter("\"x,y\";b\n1;2\n"), b';');
+        assert_eq!(sniff_delimiter("single\n1\n"), b',');
+    }
+}

@@ -1,0 +1,180 @@
+//! Preprocessing of X (m×n, columns = samples) and data-quality warnings.
+//!
+//! Nothing is dropped silently: all-zero samples and constant features are kept (dropping
+//! would renumber samples and break constraint files) but reported, because they upset some
+//! models (MODELS.md §10.2).
+
+use super::Preprocess;
+use ndarray::Array2;
+
+/// How many names to list in a warning before "…".
+const LIST: usize = 5;
+
+fn list_some(names: impl Iterator<Item = String>, total: usize) -> String {
+    let mut s: Vec<String> = names.take(LIST).collect();
+    if total > LIST {
+        s.push("…".into());
+    }
+    s.join(", ")
+}
+
+/// Apply `p` to `x` in place; returns notes for [`super::Dataset::warnings`].
+///
+/// * `L2`: every column scaled to unit Euclidean norm; an all-zero column stays zero.
+/// * `Max`: divided by the global maximum (nothing to do when it is 0).
+/// * `Shift`: every row with a negative minimum has that minimum subtracted, so X ≥ 0.
+pub fn apply(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
+    let mut notes = Vec::new();
+    match p {
+        Preprocess::None => {}
+        Preprocess::L2 => {
+            let mut zero = 0usize;
+            for mut col in x.columns_mut() {
+                let norm = col.iter().map(|v| v * v).sum::<f64>().sqrt();
+                if norm > 0.0 {
+                    col.mapv_inplace(|v| v / norm);
+                } else {
+                    zero += 1;
+                }
+            }
+            if zero > 0 {
+                notes.push(format!(
+                    "L2 normalisation: {zero} all-zero sample(s) left at zero (they have no direction)"
+                ));
+            }
+        }
+        Preprocess::Max => {
+            let max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            if max > 0.0 && max.is_finite() {
+                x.mapv_inplace(|v| v / max);
+            } else if !x.is_empty() {
+                notes.push("max scaling: the data are all zero; left unchanged".into());
+            }
+        }
+        Preprocess::Shift => {
+            let mut shifted = 0usize;
+            for mut row in x.rows_mut() {
+                let min = row.iter().copied().fold(f64::INFINITY, f64::min);
+                if min < 0.0 {
+                    row.mapv_inplace(|v| v - min);
+                    shifted += 1;
+                }
+            }
+            if shifted > 0 {
+                notes.push(format!(
+                    "shift: {shifted} feature(s) with negative values shifted by their minimum"
+                ));
+            }
+        }
+    }
+    notes
+}
+
+/// Warnings about all-zero samples and constant features of the raw matrix.
+pub fn quality_warnings(x: &Array2<f64>, sample_names: &[String]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let zero: Vec<usize> = x
+        .columns()
+        .into_iter()
+        .enumerate()
+        .filter(|(_, c)| c.iter().all(|&v| v == 0.0))
+        .map(|(i, _)| i)
+        .collect();
+    if !zero.is_empty() {
+        let names = zero.iter().map(|&i| {
+            sample_names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("#{i}"))
+        });
+        notes.push(format!(
+            "{} sample(s) are all zero ({}); they carry no information and some models \
+             (RNMF, graph models) treat them specially",
+            zero.len(),
+            list_some(names, zero.len())
+        ));
+    }
+    if x.ncols() > 1 {
+        let constant: Vec<usize> = x
+            .rows()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                let first = r.first().copied().unwrap_or(0.0);
+                r.iter().all(|&v| v == first)
+            })
+            .map(|(j, _)| j)
+            .collect();
+        if !constant.is_empty() {
+            let names = constant.iter().map(|&j| format!("feature {}", j + 1));
+            notes.push(format!(
+                "{} feature(s) are constant over all samples ({}); they carry no information \
+                 (FNMF and PSMF are sensitive to them)",
+                constant.len(),
+                list_some(names, constant.len())
+            ));
+        }
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    /// 2×3 example, columns are samples: (3,4), (0,0), (1,2).
+    fn x() -> Array2<f64> {
+        array![[3.0, 0.0, 1.0], [4.0, 0.0, 2.0]]
+    }
+
+    #[test]
+    fn l2_hand_computed() {
+        let mut a = x();
+        let notes = apply(&mut a, Preprocess::L2);
+        let s5 = 5f64.sqrt();
+        let want = array![[0.6, 0.0, 1.0 / s5], [0.8, 0.0, 2.0 / s5]];
+        for (g, w) in a.iter().zip(want.iter()) {
+            assert!((g - w).abs() < 1e-15, "{a}");
+        }
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].contains("1 all-zero sample"), "{notes:?}");
+    }
+
+    #[test]
+    fn max_hand_computed() {
+        let mut a = x();
+        assert!(apply(&mut a, Preprocess::Max).is_empty());
+        assert_eq!(a, array![[0.75, 0.0, 0.25], [1.0, 0.0, 0.5]]);
+    }
+
+    #[test]
+    fn shift_hand_computed() {
+        let mut a = array![[-1.0, 2.0, 0.0], [1.0, 2.0, 3.0]];
+        let notes = apply(&mut a, Preprocess::Shift);
+        assert_eq!(a, array![[0.0, 3.0, 1.0], [1.0, 2.0, 3.0]]);
+        assert_eq!(notes.len(), 1);
+        let mut b = x();
+        assert!(apply(&mut b, Preprocess::Shift).is_empty());
+        assert_eq!(b, x());
+    }
+
+    #[test]
+    fn none_is_identity() {
+        let mut a = x();
+        assert!(apply(&mut a, Preprocess::None).is_empty());
+        assert_eq!(a, x());
+    }
+
+    #[test]
+    fn quality_names_zero_samples_and_constant_features() {
+        let a = array![[3.0, 0.0, 1.0], [2.0, 0.0, 2.0], [0.0, 0.0, 0.0]];
+        let names: Vec<String> = ["row 2", "row 3", "row 4"].map(String::from).to_vec();
+        let w = quality_warnings(&a, &names);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("1 sample(s) are all zero (row 3)"), "{w:?}");
+        assert!(w[1].contains("1 feature(s) are constant"), "{w:?}");
+        assert!(w[1].contains("feature 3"), "{w:?}");
+        assert!(quality_warnings(&x(), &names)[0].contains("row 3"));
+    }
+}
