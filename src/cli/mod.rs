@@ -1,1 +1,3 @@
 //! Headless command line: `run`, `triplets`, `sweep`, `score`, `bench`.
+
+pub mod score;
