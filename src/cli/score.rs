@@ -134,13 +134,14 @@ pub fn read_labels(path: &Path, column: Option<&str>) -> Result<Vec<String>, Sco
     let (col, skip_header) = if first.len() > 1 {
         let header: Vec<&str> = first.iter().collect();
         let col = match column {
-            Some(name) => header.iter().position(|h| is_name(h, name)).ok_or_else(|| {
-                ScoreError::ColumnNotFound {
+            Some(name) => header
+                .iter()
+                .position(|h| is_name(h, name))
+                .ok_or_else(|| ScoreError::ColumnNotFound {
                     path: path.to_owned(),
                     column: name.to_owned(),
                     available: header.join(", "),
-                }
-            })?,
+                })?,
             None => DEFAULT_COLUMNS
                 .iter()
                 .find_map(|d| header.iter().position(|h| is_name(h, d)))
@@ -158,7 +159,11 @@ pub fn read_labels(path: &Path, column: Option<&str>) -> Result<Vec<String>, Sco
         let field = record.get(col).ok_or_else(|| ScoreError::Parse {
             path: path.to_owned(),
             line: *line,
-            message: format!("expected at least {} fields, found {}", col + 1, record.len()),
+            message: format!(
+                "expected at least {} fields, found {}",
+                col + 1,
+                record.len()
+            ),
         })?;
         if field.is_empty() {
             return Err(ScoreError::Parse {
@@ -255,7 +260,11 @@ mod tests {
     fn perfect_match_with_strings_and_csv() {
         let dir = tempfile::tempdir().unwrap();
         let t = file(&dir, "t.txt", "cat\ndog\n\ncat\nbird\n");
-        let p = file(&dir, "p.csv", "id,cluster,score\n0,2,0.1\n1,0,0.3\n2,2,0.5\n3,1,0.2\n");
+        let p = file(
+            &dir,
+            "p.csv",
+            "id,cluster,score\n0,2,0.1\n1,0,0.3\n2,2,0.5\n3,1,0.2\n",
+        );
         let mut out = Vec::new();
         run(&args(t, p, true), &mut out).unwrap();
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
@@ -293,7 +302,10 @@ mod tests {
         let err = run(&args(t, p, false), &mut Vec::new()).unwrap_err();
         assert!(err.is_bad_input());
         let msg = err.to_string();
-        assert!(msg.contains("truth.txt") && msg.contains("pred.txt"), "{msg}");
+        assert!(
+            msg.contains("truth.txt") && msg.contains("pred.txt"),
+            "{msg}"
+        );
         assert!(msg.contains('3') && msg.contains('2'), "{msg}");
     }
 

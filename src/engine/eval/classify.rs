@@ -394,7 +394,10 @@ mod tests {
 
     #[test]
     fn separates_two_classes() {
-        let x = array![[0.0, 1.0, 0.5, 4.0, 5.0, 4.5], [0.0, 0.5, 1.0, 4.0, 4.5, 5.0]];
+        let x = array![
+            [0.0, 1.0, 0.5, 4.0, 5.0, 4.5],
+            [0.0, 0.5, 1.0, 4.0, 4.5, 5.0]
+        ];
         let y = [2, 2, 2, 9, 9, 9];
         let m = LinearSvm::fit(x.view(), &y, &LinearSvmParams::default()).unwrap();
         assert_eq!(m.weights.len(), 1);
@@ -413,7 +416,9 @@ mod tests {
                 y.push(c);
             }
         }
-        let x = Array2::from_shape_vec((12, 2), cols).unwrap().reversed_axes();
+        let x = Array2::from_shape_vec((12, 2), cols)
+            .unwrap()
+            .reversed_axes();
         for shrinking in [true, false] {
             let p = LinearSvmParams {
                 shrinking,

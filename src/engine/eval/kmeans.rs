@@ -213,7 +213,12 @@ fn inertia(pts: &Points, labels: &[usize], centroids: &[f64]) -> f64 {
 
 /// Lloyd's iterations. Centroids are stored row-major (c×d). Returns
 /// (labels, centroids, assignment passes, converged).
-fn lloyd(pts: &Points, c: usize, max_iter: usize, seed: u64) -> (Vec<usize>, Vec<f64>, usize, bool) {
+fn lloyd(
+    pts: &Points,
+    c: usize,
+    max_iter: usize,
+    seed: u64,
+) -> (Vec<usize>, Vec<f64>, usize, bool) {
     let (d, n) = (pts.d, pts.n);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut centroids = vec![0.0; c * d];

@@ -53,8 +53,12 @@ impl Contingency {
         })
     }
 
-    /// Mutual information in nats, clipped at 0 (as scikit-learn does).
+    /// Mutual information in nats. As scikit-learn does: exactly 0 when either labeling is a
+    /// single cluster, terms below machine epsilon in magnitude dropped, clipped at 0.
     fn mutual_info(&self) -> f64 {
+        if self.row_sums.len() == 1 || self.col_sums.len() == 1 {
+            return 0.0;
+        }
         let n = self.n as f64;
         let mut mi = 0.0;
         for (a, row) in self.counts.iter().enumerate() {
@@ -62,7 +66,10 @@ impl Contingency {
                 if nab > 0 {
                     let nab = nab as f64;
                     let outer = self.row_sums[a] as f64 * self.col_sums[b] as f64;
-                    mi += nab / n * ((nab * n).ln() - outer.ln());
+                    let term = nab / n * ((nab * n).ln() - outer.ln());
+                    if term.abs() >= f64::EPSILON {
+                        mi += term;
+                    }
                 }
             }
         }
@@ -86,7 +93,9 @@ fn entropy_of_counts(counts: &[usize], n: usize) -> f64 {
 /// Entropy (nats) of a labeling.
 pub fn entropy(labels: &[usize]) -> f64 {
     let mut counts: BTreeMap<usize, usize> = BTreeMap::new();
-    labels.iter().for_each(|&l| *counts.entry(l).or_default() += 1);
+    labels
+        .iter()
+        .for_each(|&l| *counts.entry(l).or_default() += 1);
     let c: Vec<usize> = counts.into_values().collect();
     entropy_of_counts(&c, labels.len())
 }
@@ -312,11 +321,19 @@ pub struct ClassificationReport {
 }
 
 fn ratio(num: usize, den: usize) -> f64 {
-    if den == 0 { 0.0 } else { num as f64 / den as f64 }
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
 }
 
 fn f1(p: f64, r: f64) -> f64 {
-    if p + r > 0.0 { 2.0 * p * r / (p + r) } else { 0.0 }
+    if p + r > 0.0 {
+        2.0 * p * r / (p + r)
+    } else {
+        0.0
+    }
 }
 
 /// Accuracy, per-class precision/recall/F1, macro-F1, `macro_f1_of_means` and the confusion
@@ -428,19 +445,31 @@ mod tests {
     fn unequal_classes_and_clusters() {
         let truth = [5, 5, 6, 6, 7, 7];
         let pred = [1, 1, 1, 1, 2, 2];
-        assert!(close(clustering_accuracy(&truth, &pred).unwrap(), 4.0 / 6.0));
+        assert!(close(
+            clustering_accuracy(&truth, &pred).unwrap(),
+            4.0 / 6.0
+        ));
         // And the other way round (more clusters than classes): symmetric here.
-        assert!(close(clustering_accuracy(&pred, &truth).unwrap(), 4.0 / 6.0));
+        assert!(close(
+            clustering_accuracy(&pred, &truth).unwrap(),
+            4.0 / 6.0
+        ));
         // H(Y) = ln 3, H(C) = H(2/3, 1/3); C is a function of Y, so I = H(C).
         let hc = -(2.0 / 3.0 * (2f64 / 3.0).ln() + 1.0 / 3.0 * (1f64 / 3.0).ln());
-        assert!(close(nmi(&truth, &pred, NmiNorm::Max).unwrap(), hc / 3f64.ln()));
+        assert!(close(
+            nmi(&truth, &pred, NmiNorm::Max).unwrap(),
+            hc / 3f64.ln()
+        ));
     }
 
     #[test]
     fn single_cluster_edge_cases() {
         // Both single: NMI = 1 (scikit-learn's convention); ACC = 1.
         let s = clustering_scores(&[4, 4, 4], &[9, 9, 9]).unwrap();
-        assert_eq!((s.acc, s.nmi_max, s.nmi_sqrt, s.nmi_arith), (1.0, 1.0, 1.0, 1.0));
+        assert_eq!(
+            (s.acc, s.nmi_max, s.nmi_sqrt, s.nmi_arith),
+            (1.0, 1.0, 1.0, 1.0)
+        );
         // One single cluster against two classes: NMI = 0; ACC = majority share.
         let s = clustering_scores(&[0, 0, 0, 1], &[3, 3, 3, 3]).unwrap();
         assert_eq!(s.acc, 0.75);
@@ -479,7 +508,10 @@ mod tests {
         assert!(close(r.per_class[2].f1, 2.0 / 3.0));
         assert!(close(r.macro_f1, 59.0 / 90.0));
         assert!(close(r.macro_f1_of_means, 52.0 / 75.0));
-        assert_eq!(r.confusion.counts, vec![vec![1, 1, 0], vec![0, 2, 0], vec![1, 0, 1]]);
+        assert_eq!(
+            r.confusion.counts,
+            vec![vec![1, 1, 0], vec![0, 2, 0], vec![1, 0, 1]]
+        );
         // A predicted label absent from the truth enters with F1 = 0.
         let r = classification_report(&[0, 0, 1], &[0, 0, 5]).unwrap();
         assert_eq!(r.confusion.labels, vec![0, 1, 5]);
