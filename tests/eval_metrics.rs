@@ -1,5 +1,7 @@
 //! The evaluation stack (MODELS.md §8) against scikit-learn, and smoke tests on Iris (§9.3).
 
+#![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+
 use ndarray::Array2;
 use nmf_playground::engine::eval::{
     KMeansParams, LinearSvmParams, accuracy, classification_report, classify_split,

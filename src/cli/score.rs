@@ -237,6 +237,7 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), ScoreError> {
 }
 
 #[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 mod tests {
     use super::*;
 

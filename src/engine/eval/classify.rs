@@ -367,6 +367,7 @@ pub fn classify_split(
 }
 
 #[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 mod tests {
     use super::*;
     use ndarray::array;
