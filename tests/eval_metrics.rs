@@ -4,8 +4,9 @@
 
 use ndarray::Array2;
 use nmf_playground::engine::eval::{
-    KMeansParams, LinearSvmParams, accuracy, classification_report, classify_split,
-    clustering_scores, repeated_kmeans, summarize_repeated_kmeans,
+    KMeansParams, LinearSvmParams, accuracy, classification_report, classify_repeated,
+    classify_split, cluster_and_score, clustering_scores, repeated_kmeans,
+    summarize_repeated_kmeans,
 };
 
 /// Expected values of one labeling pair.
@@ -224,6 +225,36 @@ fn svm_on_iris() {
     for c in 0..3 {
         assert_eq!(out.split.test.iter().filter(|&&i| y[i] == c).count(), 10);
     }
+    // §8.3 step 4: 10 repetitions; identical on a 1-thread pool.
+    let svm = LinearSvmParams::default();
+    let rep = classify_repeated(x.view(), &y, 0.8, 7, 10, &svm).unwrap();
+    eprintln!(
+        "Iris linear SVM, 10 splits: accuracy {:.4} ± {:.4}, macro-F1 {:.4} ± {:.4}",
+        rep.accuracy.mean, rep.accuracy.std, rep.macro_f1.mean, rep.macro_f1.std
+    );
+    assert!(rep.accuracy.mean >= 0.85);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let one = pool.install(|| classify_repeated(x.view(), &y, 0.8, 7, 10, &svm).unwrap());
+    assert_eq!(rep, one);
+}
+
+#[test]
+fn cluster_and_score_on_iris_is_thread_count_independent() {
+    let Some((x, y)) = iris() else { return };
+    let params = KMeansParams::new(3);
+    let (rep, summary) = cluster_and_score(x.view(), &y, &params).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let (rep1, summary1) = pool.install(|| cluster_and_score(x.view(), &y, &params).unwrap());
+    assert_eq!(rep, rep1);
+    assert_eq!(summary, summary1);
+    assert_eq!(summary.restarts, 50);
+    assert!(cluster_and_score(x.view(), &y[..10], &params).is_err());
 }
 
 /// At a tight tolerance the dual solver reaches the unique optimum, so its weights must equal

@@ -7,7 +7,7 @@
 //! No well-maintained Rust crate implements exactly this solver (linfa-svm is a kernel SMO
 //! solver without LIBLINEAR's stopping rule), so it is written here.
 
-use super::metrics::{ClassificationReport, classification_report};
+use super::metrics::{ClassificationReport, MeanStd, classification_report};
 use super::{EvalError, check_same_len, derive_seed};
 use ndarray::{Array2, ArrayView2};
 use rand::seq::SliceRandom;
@@ -363,6 +363,56 @@ pub fn classify_split(
         split,
         predictions,
         report,
+    })
+}
+
+/// Classification metrics over repeated splits (MODELS.md §8.3 step 4: 10 repetitions).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassificationSummary {
+    pub accuracy: MeanStd,
+    pub macro_f1: MeanStd,
+    pub macro_f1_of_means: MeanStd,
+    /// Every repetition, in order; repetition r uses split seed [`derive_seed`]`(seed, r)`.
+    pub runs: Vec<ClassificationOutcome>,
+}
+
+/// [`classify_split`] repeated `repetitions` times with split seeds [`derive_seed`]`(seed, r)`
+/// (run in parallel with rayon; the result does not depend on the thread count).
+pub fn classify_repeated(
+    points: ArrayView2<'_, f64>,
+    labels: &[usize],
+    train_fraction: f64,
+    seed: u64,
+    repetitions: usize,
+    svm: &LinearSvmParams,
+) -> Result<ClassificationSummary, EvalError> {
+    use rayon::prelude::*;
+    if repetitions == 0 {
+        return Err(EvalError::InvalidParam {
+            name: "repetitions",
+            why: "must be at least 1".into(),
+        });
+    }
+    let runs = (0..repetitions)
+        .into_par_iter()
+        .map(|r| {
+            classify_split(
+                points,
+                labels,
+                train_fraction,
+                derive_seed(seed, r as u64),
+                svm,
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let col = |f: fn(&ClassificationReport) -> f64| {
+        MeanStd::of(&runs.iter().map(|o| f(&o.report)).collect::<Vec<_>>())
+    };
+    Ok(ClassificationSummary {
+        accuracy: col(|r| r.accuracy),
+        macro_f1: col(|r| r.macro_f1),
+        macro_f1_of_means: col(|r| r.macro_f1_of_means),
+        runs,
     })
 }
 

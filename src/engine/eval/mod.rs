@@ -16,7 +16,8 @@ pub mod metrics;
 pub mod triplets;
 
 pub use classify::{
-    ClassificationOutcome, LinearSvm, LinearSvmParams, Split, classify_split, stratified_split,
+    ClassificationOutcome, ClassificationSummary, LinearSvm, LinearSvmParams, Split,
+    classify_repeated, classify_split, stratified_split,
 };
 pub use kmeans::{KMeansParams, KMeansResult, KMeansRun, RepeatedKMeans, kmeans, repeated_kmeans};
 pub use metrics::{
@@ -25,6 +26,19 @@ pub use metrics::{
     macro_f1, nmi, summarize_repeated_kmeans,
 };
 pub use triplets::{triplets_kept, triplets_satisfied};
+
+/// MODELS.md §8.2 in one call: repeated k-means on the columns of `points` (d×n) and the
+/// mean ± std of ACC and NMI over the restarts against `truth`.
+pub fn cluster_and_score(
+    points: ndarray::ArrayView2<'_, f64>,
+    truth: &[usize],
+    params: &KMeansParams,
+) -> Result<(RepeatedKMeans, ClusteringSummary), EvalError> {
+    check_same_len("truth", truth.len(), "samples", points.ncols())?;
+    let rep = repeated_kmeans(points, params)?;
+    let summary = summarize_repeated_kmeans(truth, &rep)?;
+    Ok((rep, summary))
+}
 
 /// Errors of the evaluation stack. All of them are caused by the inputs (sizes, labels,
 /// parameters); none is an internal failure.
