@@ -5,6 +5,7 @@
 mod bench;
 mod output;
 mod run;
+pub mod score;
 
 pub use bench::BenchArgs;
 pub use run::RunArgs;
@@ -29,6 +30,8 @@ pub enum Command {
     Run(RunArgs),
     /// Time the hot paths (NMF iteration vs its GEMMs, PCA-2D); `--quick` for a smoke run.
     Bench(BenchArgs),
+    /// Compare two labellings: ACC (Hungarian), NMI (max, sqrt, arithmetic), macro-F1.
+    Score(score::ScoreArgs),
 }
 
 /// An error at the command line's edge, classified for the exit code.
@@ -56,6 +59,13 @@ pub fn dispatch(command: &Command) -> Result<(), CliError> {
     match command {
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Score(args) => score::run(args, &mut std::io::stdout().lock()).map_err(|e| {
+            if e.is_bad_input() {
+                CliError::BadInput(e.into())
+            } else {
+                CliError::Failed(e.into())
+            }
+        }),
     }
 }
 

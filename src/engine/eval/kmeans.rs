@@ -1,0 +1,442 @@
+//! Lloyd's k-means on the columns of a matrix (MODELS.md §2.6), single and repeated (§8.2).
+//!
+//! Points are the **columns** of a d×n view (d = k latent dimensions, n samples), as H is stored.
+//! Distances use `‖x‖² + ‖c‖² − 2xᵀc`; the points are low-dimensional and c ≤ ~100, so the
+//! n×c×d assignment loop is the whole cost and is run on a row-major copy of the points.
+
+use super::{EvalError, derive_seed};
+use ndarray::{Array2, ArrayView2};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Parameters of (repeated) k-means.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KMeansParams {
+    /// Number of clusters c.
+    pub n_clusters: usize,
+    /// Maximum number of assignment passes per run (MODELS.md §2.6: 100).
+    pub max_iter: usize,
+    /// Number of random starts R (MODELS.md §8.2: 50 in the RPNMF protocol).
+    pub restarts: usize,
+    /// Seed; restart r uses [`derive_seed`]`(seed, r)`.
+    pub seed: u64,
+}
+
+impl KMeansParams {
+    /// Defaults of the RPNMF protocol: 100 iterations, 50 restarts, seed 0.
+    pub fn new(n_clusters: usize) -> Self {
+        Self {
+            n_clusters,
+            max_iter: 100,
+            restarts: 50,
+            seed: 0,
+        }
+    }
+
+    fn check(&self, n: usize) -> Result<(), EvalError> {
+        if self.n_clusters == 0 || self.n_clusters > n {
+            return Err(EvalError::InvalidClusterCount {
+                clusters: self.n_clusters,
+                samples: n,
+            });
+        }
+        if self.max_iter == 0 {
+            return Err(EvalError::InvalidParam {
+                name: "max_iter",
+                why: "must be at least 1".into(),
+            });
+        }
+        if self.restarts == 0 {
+            return Err(EvalError::InvalidParam {
+                name: "restarts",
+                why: "must be at least 1".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The outcome of one k-means run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KMeansResult {
+    /// Cluster of each sample, in `0..c`.
+    pub labels: Vec<usize>,
+    /// Centroids as columns (d×c).
+    pub centroids: Array2<f64>,
+    /// Sum of squared distances of the samples to their centroids.
+    pub inertia: f64,
+    /// Assignment passes made (the last one changed nothing when `converged`).
+    pub iterations: usize,
+    /// Whether the assignments stopped changing within `max_iter` passes.
+    pub converged: bool,
+}
+
+/// One restart of repeated k-means (centroids dropped to keep R runs cheap to hold).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KMeansRun {
+    pub labels: Vec<usize>,
+    pub inertia: f64,
+    pub iterations: usize,
+    pub converged: bool,
+}
+
+/// All restarts of repeated k-means, in restart order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RepeatedKMeans {
+    pub runs: Vec<KMeansRun>,
+    /// Index of the run with the lowest inertia (the first one on ties).
+    pub best: usize,
+}
+
+impl RepeatedKMeans {
+    /// The run with the lowest inertia.
+    pub fn best_run(&self) -> Option<&KMeansRun> {
+        self.runs.get(self.best)
+    }
+}
+
+/// Points copied row-major (one sample per row) with their squared norms.
+struct Points {
+    data: Vec<f64>,
+    norms: Vec<f64>,
+    d: usize,
+    n: usize,
+}
+
+impl Points {
+    fn new(points: ArrayView2<'_, f64>) -> Result<Self, EvalError> {
+        let (d, n) = points.dim();
+        let mut data = Vec::with_capacity(d * n);
+        let mut norms = Vec::with_capacity(n);
+        for (sample, col) in points.columns().into_iter().enumerate() {
+            let mut s = 0.0;
+            for (coordinate, &v) in col.iter().enumerate() {
+                if !v.is_finite() {
+                    return Err(EvalError::NonFinite { sample, coordinate });
+                }
+                data.push(v);
+                s += v * v;
+            }
+            norms.push(s);
+        }
+        Ok(Self { data, norms, d, n })
+    }
+
+    fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.d..(i + 1) * self.d]
+    }
+}
+
+fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
+}
+
+/// One k-means run on the columns of `points` (d×n) with c clusters (MODELS.md §2.6):
+/// 'sample' start (c distinct samples drawn uniformly), Lloyd iterations until the assignments
+/// stop changing or `max_iter` assignment passes were made; an empty cluster is re-seeded with
+/// the sample farthest from its current centroid. Ties in the assignment go to the lowest cluster.
+pub fn kmeans(
+    points: ArrayView2<'_, f64>,
+    n_clusters: usize,
+    max_iter: usize,
+    seed: u64,
+) -> Result<KMeansResult, EvalError> {
+    let params = KMeansParams {
+        n_clusters,
+        max_iter,
+        restarts: 1,
+        seed,
+    };
+    params.check(points.ncols())?;
+    let pts = Points::new(points)?;
+    let (labels, centroids, iterations, converged) = lloyd(&pts, n_clusters, max_iter, seed);
+    let inertia = inertia(&pts, &labels, &centroids);
+    let mut c_mat = Array2::zeros((pts.d, n_clusters));
+    for (k, mut col) in c_mat.columns_mut().into_iter().enumerate() {
+        for (a, v) in col.iter_mut().enumerate() {
+            *v = centroids[k * pts.d + a];
+        }
+    }
+    Ok(KMeansResult {
+        labels,
+        centroids: c_mat,
+        inertia,
+        iterations,
+        converged,
+    })
+}
+
+/// Repeated k-means (MODELS.md §8.2): `params.restarts` independent runs, run r seeded with
+/// [`derive_seed`]`(params.seed, r)`. Runs execute in parallel on the rayon pool; each run is
+/// sequential and depends only on its seed, so the result does not depend on the thread count.
+pub fn repeated_kmeans(
+    points: ArrayView2<'_, f64>,
+    params: &KMeansParams,
+) -> Result<RepeatedKMeans, EvalError> {
+    params.check(points.ncols())?;
+    let pts = Points::new(points)?;
+    let runs: Vec<KMeansRun> = (0..params.restarts)
+        .into_par_iter()
+        .map(|r| {
+            let seed = derive_seed(params.seed, r as u64);
+            let (labels, centroids, iterations, converged) =
+                lloyd(&pts, params.n_clusters, params.max_iter, seed);
+            let inertia = inertia(&pts, &labels, &centroids);
+            KMeansRun {
+                labels,
+                inertia,
+                iterations,
+                converged,
+            }
+        })
+        .collect();
+    let mut best = 0;
+    for (r, run) in runs.iter().enumerate() {
+        if run.inertia < runs[best].inertia {
+            best = r;
+        }
+    }
+    Ok(RepeatedKMeans { runs, best })
+}
+
+/// Exact inertia Σ‖x_i − c_{l_i}‖² (not the expanded form, which cancels near zero).
+fn inertia(pts: &Points, labels: &[usize], centroids: &[f64]) -> f64 {
+    let d = pts.d;
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| sq_dist(pts.row(i), &centroids[l * d..(l + 1) * d]))
+        .sum()
+}
+
+/// Lloyd's iterations. Centroids are stored row-major (c×d). Returns
+/// (labels, centroids, assignment passes, converged).
+fn lloyd(
+    pts: &Points,
+    c: usize,
+    max_iter: usize,
+    seed: u64,
+) -> (Vec<usize>, Vec<f64>, usize, bool) {
+    let (d, n) = (pts.d, pts.n);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut centroids = vec![0.0; c * d];
+    for (k, i) in rand::seq::index::sample(&mut rng, n, c)
+        .into_iter()
+        .enumerate()
+    {
+        centroids[k * d..(k + 1) * d].copy_from_slice(pts.row(i));
+    }
+    let mut labels = vec![usize::MAX; n];
+    let mut cnorms = vec![0.0; c];
+    let mut counts = vec![0usize; c];
+    let mut iterations = 0;
+    let mut converged = false;
+    loop {
+        // Assignment: argmin_k ‖c_k‖² − 2 xᵀc_k (‖x‖² is common to all k).
+        for (k, cn) in cnorms.iter_mut().enumerate() {
+            *cn = centroids[k * d..(k + 1) * d].iter().map(|v| v * v).sum();
+        }
+        iterations += 1;
+        let mut changed = false;
+        for (i, label) in labels.iter_mut().enumerate() {
+            let x = pts.row(i);
+            let mut best = 0;
+            let mut best_val = f64::INFINITY;
+            for (k, &cn) in cnorms.iter().enumerate() {
+                let ck = &centroids[k * d..(k + 1) * d];
+                let dot: f64 = x.iter().zip(ck).map(|(a, b)| a * b).sum();
+                let val = cn - 2.0 * dot;
+                if val < best_val {
+                    best_val = val;
+                    best = k;
+                }
+            }
+            if *label != best {
+                *label = best;
+                changed = true;
+            }
+        }
+        if !changed {
+            converged = true;
+            break;
+        }
+        if iterations >= max_iter {
+            break;
+        }
+        // Update: centroids = means of their samples.
+        update_means(pts, &labels, &mut centroids, &mut counts);
+        // Empty clusters: re-seed each with the sample farthest from its current centroid
+        // (MODELS.md §2.6 [C]); that sample moves to the empty cluster.
+        if counts.contains(&0) {
+            let mut far: Vec<(f64, usize)> = (0..n)
+                .map(|i| {
+                    let l = labels[i];
+                    (
+                        pts.norms[i] + cnorm(&centroids, l, d)
+                            - 2.0 * dot(pts.row(i), &centroids[l * d..(l + 1) * d]),
+                        i,
+                    )
+                })
+                .collect();
+            // Farthest first; ties by lower index, so the order is fully determined.
+            far.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut next = far.iter();
+            for k in 0..c {
+                if counts[k] != 0 {
+                    continue;
+                }
+                // Skip samples whose cluster would be emptied by the move.
+                for &(dist, i) in next.by_ref() {
+                    if dist <= 0.0 {
+                        break;
+                    }
+                    let from = labels[i];
+                    if counts[from] > 1 {
+                        counts[from] -= 1;
+                        counts[k] = 1;
+                        labels[i] = k;
+                        break;
+                    }
+                }
+            }
+            update_means(pts, &labels, &mut centroids, &mut counts);
+        }
+    }
+    (labels, centroids, iterations, converged)
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+fn cnorm(centroids: &[f64], k: usize, d: usize) -> f64 {
+    centroids[k * d..(k + 1) * d].iter().map(|v| v * v).sum()
+}
+
+/// Recompute the means of non-empty clusters; an empty cluster keeps its old centroid.
+fn update_means(pts: &Points, labels: &[usize], centroids: &mut [f64], counts: &mut [usize]) {
+    let d = pts.d;
+    let c = counts.len();
+    let mut sums = vec![0.0; c * d];
+    counts.iter_mut().for_each(|v| *v = 0);
+    for (i, &l) in labels.iter().enumerate() {
+        counts[l] += 1;
+        for (s, &x) in sums[l * d..(l + 1) * d].iter_mut().zip(pts.row(i)) {
+            *s += x;
+        }
+    }
+    for k in 0..c {
+        if counts[k] > 0 {
+            let inv = 1.0 / counts[k] as f64;
+            for a in 0..d {
+                centroids[k * d + a] = sums[k * d + a] * inv;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
+mod tests {
+    use super::*;
+    use crate::engine::eval::metrics::clustering_accuracy;
+    use ndarray::Array2;
+
+    /// Three well-separated blobs in 2-D, 20 points each, as columns (2×60).
+    fn blobs() -> (Array2<f64>, Vec<usize>) {
+        let centres = [(0.0, 0.0), (10.0, 0.0), (0.0, 10.0)];
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        let mut pts = Array2::zeros((2, 60));
+        let mut truth = Vec::new();
+        for i in 0..60 {
+            let (cx, cy) = centres[i % 3];
+            pts[[0, i]] = cx + rand::Rng::gen_range(&mut rng, -1.0..1.0);
+            pts[[1, i]] = cy + rand::Rng::gen_range(&mut rng, -1.0..1.0);
+            truth.push(i % 3);
+        }
+        (pts, truth)
+    }
+
+    #[test]
+    fn recovers_three_blobs() {
+        let (pts, truth) = blobs();
+        let mut params = KMeansParams::new(3);
+        params.restarts = 10;
+        params.seed = 42;
+        let rep = repeated_kmeans(pts.view(), &params).unwrap();
+        let best = rep.best_run().unwrap();
+        assert!(best.converged);
+        assert_eq!(clustering_accuracy(&truth, &best.labels).unwrap(), 1.0);
+        let single = kmeans(pts.view(), 3, 100, 42).unwrap();
+        assert_eq!(single.centroids.dim(), (2, 3));
+        // The inertia is the sum of squared distances to the returned centroids.
+        let mut direct = 0.0;
+        for i in 0..60 {
+            let l = single.labels[i];
+            direct += (pts[[0, i]] - single.centroids[[0, l]]).powi(2)
+                + (pts[[1, i]] - single.centroids[[1, l]]).powi(2);
+        }
+        assert!((direct - single.inertia).abs() < 1e-9);
+    }
+
+    #[test]
+    fn deterministic_by_seed_and_thread_count() {
+        let (pts, _) = blobs();
+        let mut params = KMeansParams::new(4); // 4 clusters on 3 blobs: starts matter
+        params.restarts = 16;
+        params.seed = 3;
+        let a = repeated_kmeans(pts.view(), &params).unwrap();
+        let b = repeated_kmeans(pts.view(), &params).unwrap();
+        assert_eq!(a, b);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let c = pool.install(|| repeated_kmeans(pts.view(), &params).unwrap());
+        assert_eq!(a, c);
+        params.seed = 4;
+        let d = repeated_kmeans(pts.view(), &params).unwrap();
+        assert_ne!(a, d);
+    }
+
+    #[test]
+    fn empty_cluster_is_reseeded() {
+        // Two identical far points and duplicates: with c = 3 on points {0,0,0,10,10,20},
+        // every run ends with 3 non-empty clusters.
+        let pts = Array2::from_shape_vec((1, 6), vec![0.0, 0.0, 0.0, 10.0, 10.0, 20.0]).unwrap();
+        for seed in 0..20 {
+            let r = kmeans(pts.view(), 3, 100, seed).unwrap();
+            let mut seen = [false; 3];
+            r.labels.iter().for_each(|&l| seen[l] = true);
+            assert!(seen.iter().all(|&s| s), "seed {seed}: {:?}", r.labels);
+        }
+    }
+
+    #[test]
+    fn rejects_bad_parameters() {
+        let pts = Array2::<f64>::zeros((2, 3));
+        assert!(matches!(
+            kmeans(pts.view(), 4, 100, 0),
+            Err(EvalError::InvalidClusterCount { .. })
+        ));
+        assert!(matches!(
+            kmeans(pts.view(), 0, 100, 0),
+            Err(EvalError::InvalidClusterCount { .. })
+        ));
+        assert!(matches!(
+            kmeans(pts.view(), 2, 0, 0),
+            Err(EvalError::InvalidParam { .. })
+        ));
+        let mut bad = pts.clone();
+        bad[[1, 2]] = f64::NAN;
+        assert!(matches!(
+            kmeans(bad.view(), 2, 10, 0),
+            Err(EvalError::NonFinite {
+                sample: 2,
+                coordinate: 1
+            })
+        ));
+    }
+}
