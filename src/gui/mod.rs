@@ -366,8 +366,15 @@ impl App {
     /// Apply worker events until the channel is empty or the budget is spent.
     fn drain_events(&mut self, deadline: Instant) {
         self.wake_pending.store(false, Ordering::Release);
+        // Read before draining: a thread that ended has sent all its events by now.
+        let thread_ended = self
+            .session
+            .job
+            .as_ref()
+            .is_some_and(JobHandle::is_finished);
         let mut snapshot_dirty = false;
         let mut count = 0u32;
+        let mut drained = false;
         loop {
             // Check the clock every 64 events: cheap enough, and it bounds the frame.
             if count % 64 == 63 && Instant::now() >= deadline {
@@ -375,6 +382,7 @@ impl App {
                 break;
             }
             let Ok(event) = self.events_rx.try_recv() else {
+                drained = true;
                 break;
             };
             count += 1;
@@ -383,6 +391,15 @@ impl App {
                 continue;
             }
             snapshot_dirty |= self.apply_event(event);
+        }
+        if drained && thread_ended && self.session.worker.is_active() {
+            // The job thread ended without a final event: it panicked.
+            self.session.worker = WorkerState::Failed;
+            self.session.set_error(format!(
+                "The worker thread stopped unexpectedly after {} iterations (a bug: please report it)",
+                self.session.progress.iteration
+            ));
+            self.session.retire_job();
         }
         if snapshot_dirty
             && let (Some(data), Some(snap)) = (&self.session.dataset, &self.session.snapshot)
@@ -422,10 +439,10 @@ impl App {
                 false
             }
             Event::Snapshot { snapshot, .. } => {
-                let fits = s
-                    .dataset
-                    .as_ref()
-                    .is_some_and(|d| d.n() == snapshot.projection.nrows());
+                let fits = snapshot.projection.ncols() >= 2
+                    && s.dataset
+                        .as_ref()
+                        .is_some_and(|d| d.n() == snapshot.projection.nrows());
                 if fits {
                     s.snapshot = Some(snapshot);
                 }
@@ -437,6 +454,7 @@ impl App {
                 s.progress.elapsed = result.record.seconds;
                 let mut changed = false;
                 if let Some(projection) = &result.projection
+                    && projection.ncols() >= 2
                     && s.dataset
                         .as_ref()
                         .is_some_and(|d| d.n() == projection.nrows())

@@ -230,6 +230,9 @@ impl ScatterCache {
     /// Group the snapshot's projection by label.
     pub fn build(data: &Dataset, snapshot: &Snapshot) -> Self {
         let proj = &snapshot.projection;
+        if proj.ncols() < 2 {
+            return Self::default();
+        }
         let n = proj.nrows().min(data.n());
         let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
         let group = |name: &str, color: Color32| ScatterGroup {

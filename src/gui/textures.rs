@@ -40,8 +40,4 @@ impl ThumbnailCache {
     pub fn len(&self) -> usize {
         self.textures.len()
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.textures.is_empty()
-    }
 }

@@ -59,7 +59,7 @@ pub fn show(
         {
             cmds.push(UiCommand::OpenFolderDialog);
         }
-        ui.menu_button("Open sample ▾", |ui| sample_items(ui, cmds))
+        ui.menu_button("Open sample", |ui| sample_items(ui, cmds))
             .response
             .on_hover_text("Small bundled datasets");
     });
@@ -154,6 +154,6 @@ pub fn show(
     }
     ui.label(format!("preprocessing: {}", preprocess_label(d.preprocess)));
     for w in &d.warnings {
-        ui.label(RichText::new(format!("⚠ {w}")).color(Color32::from_rgb(220, 170, 40)));
+        ui.label(RichText::new(format!("warning: {w}")).color(Color32::from_rgb(220, 170, 40)));
     }
 }

@@ -85,7 +85,7 @@ pub fn status_line(ui: &mut egui::Ui, session: &Session) {
                 WorkerState::Failed => ERROR_RED,
                 _ => ui.visuals().weak_text_color(),
             };
-            ui.label(RichText::new(format!("● {}", state.label())).color(color))
+            ui.label(RichText::new(format!("worker: {}", state.label())).color(color))
                 .on_hover_text("Worker state");
             ui.separator();
             let text = RichText::new(&session.status.text);
@@ -105,6 +105,27 @@ pub fn status_line(ui: &mut egui::Ui, session: &Session) {
     });
 }
 
+/// `text` with every character the loaded fonts cannot draw replaced by a close ASCII
+/// stand-in (engine texts are written for Markdown, with math symbols such as ‖).
+pub fn displayable(ctx: &egui::Context, text: &str) -> String {
+    let font = egui::FontId::proportional(14.0);
+    ctx.fonts_mut(|f| {
+        text.chars()
+            .map(|c| {
+                if c.is_control() || f.has_glyph(&font, c) {
+                    c.to_string()
+                } else {
+                    match c {
+                        '‖' => "||".to_owned(),
+                        '→' => "->".to_owned(),
+                        _ => "?".to_owned(),
+                    }
+                }
+            })
+            .collect()
+    })
+}
+
 /// Floating windows: model explanation and about.
 pub fn windows(ctx: &egui::Context, settings: &Settings, flags: &mut UiFlags) {
     if let Some(kind) = settings.model_kind() {
@@ -113,7 +134,7 @@ pub fn windows(ctx: &egui::Context, settings: &Settings, flags: &mut UiFlags) {
             .default_width(380.0)
             .collapsible(false)
             .show(ctx, |ui| {
-                ui.label(kind.description());
+                ui.label(displayable(ui.ctx(), kind.description()));
                 ui.add_space(6.0);
                 ui.label(RichText::new(format!("Math: {}", kind.section())).weak());
             });

@@ -117,7 +117,8 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
         .spacing([8.0, 4.0])
         .show(ui, |ui| {
             for hp in hps {
-                let tip = format!("{}\n\n{}", hp.help, kind.section());
+                let tip =
+                    super::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, kind.section()));
                 let l = ui.label(hp.name).on_hover_text(&tip);
                 let v = values.entry(hp.name.to_owned()).or_insert(hp.default);
                 ui.horizontal(|ui| {
@@ -136,7 +137,7 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
                     };
                     resp.labelled_by(l.id).on_hover_text(&tip);
                     if !hp.grid.is_empty() {
-                        ui.menu_button("▾", |ui| {
+                        ui.menu_button("presets", |ui| {
                             ui.label(RichText::new("the paper's grid").weak());
                             for &g in hp.grid {
                                 if ui.button(format!("{g}")).clicked() {
