@@ -1,1 +1,90 @@
-//! Headless command line: `run`, `triplets`, `sweep`, `score`, `bench`.
+//! Headless command line (DESIGN.md §6): `run` now; `triplets`, `sweep`, `score`, `bench` as
+//! they land. Results go to stdout or `--out`, progress to stderr. Exit codes: 0 ok, 2 bad
+//! input or arguments (the message names the file and the place), 1 anything else.
+
+mod output;
+mod run;
+
+pub use run::RunArgs;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Nonnegative matrix factorization with side information: GUI and headless jobs.
+#[derive(Debug, Parser)]
+#[command(name = "nmf-playground", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Dataset (CSV, image folder, .npy, .mat) to open in the GUI; default: a bundled sample.
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Fit one model headlessly and print or write the results.
+    Run(RunArgs),
+}
+
+/// An error at the command line's edge, classified for the exit code.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad input data or arguments: exit code 2.
+    #[error("{0:#}")]
+    BadInput(anyhow::Error),
+    /// Anything else (divergence, I/O on output, ...): exit code 1.
+    #[error("{0:#}")]
+    Failed(anyhow::Error),
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::BadInput(_) => ExitCode::from(2),
+            CliError::Failed(_) => ExitCode::from(1),
+        }
+    }
+}
+
+/// Run a subcommand.
+pub fn dispatch(command: &Command) -> Result<(), CliError> {
+    match command {
+        Command::Run(args) => run::run(args),
+    }
+}
+
+/// The binary's entry point: parse, dispatch (or open the GUI), map errors to exit codes.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match &cli.command {
+        Some(cmd) => match dispatch(cmd) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                e.exit_code()
+            }
+        },
+        None => open_gui(cli.path.clone()),
+    }
+}
+
+#[cfg(feature = "gui")]
+fn open_gui(path: Option<PathBuf>) -> ExitCode {
+    match crate::gui::run(path) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(not(feature = "gui"))]
+fn open_gui(_path: Option<PathBuf>) -> ExitCode {
+    eprintln!(
+        "error: this build has no GUI (built without the `gui` feature).\n\
+         Use the headless commands instead, e.g. `nmf-playground run --help`."
+    );
+    ExitCode::from(2)
+}

@@ -5,9 +5,7 @@
 //! the 2-D orthogonal Procrustes solution (closed form, no SVD needed), which keeps the points
 //! moving smoothly. With k = 1 there is nothing to project: the frame is (sample index, h).
 
-use linfa::DatasetBase;
-use linfa::traits::{Fit, Predict};
-use linfa_reduction::Pca;
+use crate::engine::linalg::{Op, gemm};
 use ndarray::{Array2, ArrayView2, Axis};
 
 /// Errors from projecting H.
@@ -64,22 +62,46 @@ impl Projector {
     }
 }
 
-/// PCA of the columns of H (samples as rows of Hᵀ) onto the top two components.
+/// PCA of the columns of H onto the top two principal axes: the exact eigendecomposition of
+/// the k×k covariance (faer's symmetric eigensolver), O(nk² + k³).
+///
+/// linfa-reduction 0.8's `Pca` was tried first: without BLAS it uses a seeded LOBPCG truncated
+/// SVD, whose components for a 0.1 % rescaled H differed by O(1) (see the test
+/// `consecutive_frames_do_not_flip`), which makes a live animation jump. H has few rows
+/// (k ≤ a few hundred), so the exact route is also the cheap one.
 fn pca2(h: ArrayView2<'_, f64>) -> Result<Array2<f64>, ProjectionError> {
-    let ht = h.t().as_standard_layout().into_owned();
-    if ht.nrows() < 2 {
+    let (k, n) = h.dim();
+    if n < 2 {
         // One sample: put it at the origin.
-        return Ok(Array2::zeros((ht.nrows(), 2)));
+        return Ok(Array2::zeros((n, 2)));
     }
-    let ds = DatasetBase::from(ht);
-    let pca = Pca::params(2)
-        .fit(&ds)
-        .map_err(|e| ProjectionError::Pca(e.to_string()))?;
-    let out: Array2<f64> = pca.predict(&ds.records);
-    if out.iter().any(|v| !v.is_finite()) {
-        return Err(ProjectionError::Pca("non-finite coordinates".into()));
+    let mean = h.mean_axis(Axis(1)).ok_or(ProjectionError::Empty)?;
+    let hc = &h - &mean.insert_axis(Axis(1));
+    let cov = gemm(hc.view(), Op::N, hc.view(), Op::T);
+    if cov.iter().any(|v| !v.is_finite()) {
+        return Err(ProjectionError::Pca("H has non-finite entries".into()));
     }
-    Ok(out)
+    let c = faer::Mat::from_fn(k, k, |i, j| cov[[i, j]]);
+    let evd = c
+        .self_adjoint_eigen(faer::Side::Lower)
+        .map_err(|e| ProjectionError::Pca(format!("{e:?}")))?;
+    let u = evd.U();
+    // Eigenvalues come in nondecreasing order: the last two columns are the top axes. Each
+    // axis gets a deterministic sign (largest-magnitude entry positive).
+    let mut axes = Array2::<f64>::zeros((k, 2));
+    for (slot, col) in [(0, k - 1), (1, k.saturating_sub(2))] {
+        let mut best = 0.0f64;
+        for i in 0..k {
+            if u[(i, col)].abs() > best.abs() {
+                best = u[(i, col)];
+            }
+        }
+        let sign = if best < 0.0 { -1.0 } else { 1.0 };
+        for i in 0..k {
+            axes[[i, slot]] = sign * u[(i, col)];
+        }
+    }
+    Ok(gemm(hc.view(), Op::T, axes.view(), Op::N))
 }
 
 /// The orthogonal 2×2 R (rotation or reflection) maximising tr(Rᵀ PᵀQ), i.e. minimising
@@ -140,7 +162,28 @@ mod tests {
         let h2 = &h1 * 1.001;
         let b = proj.project(h2.view()).expect("pca");
         let diff = (&a - &b).mapv(f64::abs).sum();
-        assert!(diff < 0.05, "frames jumped by {diff}");
+        assert!(diff < 0.05, "frames jumped by {diff}: {a} vs {b}");
+    }
+
+    #[test]
+    fn pca_of_two_dimensional_codes_is_a_rigid_motion() {
+        // With k = 2 the top-2 PCA is a rotation/reflection of the centred points, so all
+        // pairwise distances must be preserved exactly.
+        let h = array![
+            [0.1, 2.0, 3.5, 0.7, 1.9, 4.2],
+            [1.0, 0.3, 2.2, 3.1, 0.4, 1.7]
+        ];
+        let p = pca2(h.view()).expect("pca");
+        for a in 0..6 {
+            for b in 0..6 {
+                let dh = (h[[0, a]] - h[[0, b]]).hypot(h[[1, a]] - h[[1, b]]);
+                let dp = (p[[a, 0]] - p[[b, 0]]).hypot(p[[a, 1]] - p[[b, 1]]);
+                assert!((dh - dp).abs() < 1e-12, "{dh} vs {dp}");
+            }
+        }
+        // And the first axis carries at least as much variance as the second.
+        let var = |c: usize| p.column(c).iter().map(|v| v * v).sum::<f64>();
+        assert!(var(0) >= var(1));
     }
 
     #[test]

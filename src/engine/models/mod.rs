@@ -68,6 +68,8 @@ pub enum ModelError {
     },
     #[error("k = {k} is invalid for {n} samples and {m} features: need 1 ≤ k ≤ min(m, n)")]
     InvalidRank { k: usize, m: usize, n: usize },
+    #[error("unusable data: {why}")]
+    BadData { why: String },
     #[error("{model} needs {what}")]
     MissingSideInfo { model: &'static str, what: String },
     #[error("diverged at iteration {iteration}: {what} (try a smaller step or other parameters)")]

@@ -1,0 +1,318 @@
+//! `nmf-playground run`: fit one model headlessly (DESIGN.md §6).
+
+use super::CliError;
+use super::output::{matrix_csv, matrix_npy, write_atomic};
+use crate::engine::data::{self, Dataset, LabelColumn, LoadOptions, Preprocess};
+use crate::engine::experiment::{self, FitOptions, StopReason};
+use crate::engine::linalg;
+use crate::engine::models::{self, ModelKind, ModelSpec, SideInfo};
+use anyhow::{Context, anyhow};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Arguments of `run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// Dataset: a .csv file, an image folder, a .npy or .mat file, or `sample:NAME`
+    /// (bundled: sample:glyphs, sample:blobs).
+    #[arg(long)]
+    pub data: String,
+    /// Model name (nmf).
+    #[arg(long, default_value = "nmf")]
+    pub model: String,
+    /// Rank k; default: the number of classes when the data is labelled.
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// Seed of every random choice (initialisation, triplets, k-means).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Iteration cap.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_iter: u64,
+    /// Relative objective change below which the fit stops (0 = never).
+    #[arg(long, default_value_t = 1e-5)]
+    pub tol: f64,
+    /// A hyperparameter, NAME=VALUE (repeatable).
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+    /// Preprocessing: none, l2 (unit-norm samples, the papers' default), max, shift.
+    #[arg(long, default_value = "l2", value_parser = parse_preprocess)]
+    pub preprocess: Preprocess,
+    /// Labels file for .npy data (one label per line, or a .npy vector).
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// CSV label column, by name or 0-based index ("none" for no labels).
+    #[arg(long)]
+    pub label_col: Option<String>,
+    /// Resize every image to WxH (needed when images differ in size).
+    #[arg(long, value_parser = parse_resize)]
+    pub resize: Option<(u32, u32)>,
+    /// Write H.csv, W.csv, convergence.csv, run.json (and .npy twins) into this folder.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print one JSON object with the results on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Threads one matrix product may use (default 1: parallelism goes across runs).
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+}
+
+fn parse_preprocess(s: &str) -> Result<Preprocess, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "none" => Ok(Preprocess::None),
+        "l2" => Ok(Preprocess::L2),
+        "max" => Ok(Preprocess::Max),
+        "shift" => Ok(Preprocess::Shift),
+        _ => Err(format!(
+            "unknown preprocessing `{s}` (none, l2, max, shift)"
+        )),
+    }
+}
+
+fn parse_resize(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s
+        .split_once(['x', 'X'])
+        .ok_or_else(|| format!("`{s}` is not WxH (e.g. 32x32)"))?;
+    let w: u32 = w
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}`: width is not a number"))?;
+    let h: u32 = h
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}`: height is not a number"))?;
+    if w == 0 || h == 0 || w > 4096 || h > 4096 {
+        return Err(format!("`{s}`: sizes must be between 1 and 4096"));
+    }
+    Ok((w, h))
+}
+
+/// Parse `NAME=VALUE` pairs.
+pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>, String> {
+    let mut out = BTreeMap::new();
+    for it in items {
+        let (k, v) = it
+            .split_once('=')
+            .ok_or_else(|| format!("--param `{it}` is not NAME=VALUE"))?;
+        let v: f64 = v
+            .trim()
+            .parse()
+            .map_err(|_| format!("--param `{it}`: `{v}` is not a number"))?;
+        out.insert(k.trim().to_owned(), v);
+    }
+    Ok(out)
+}
+
+/// Load `--data` with the run's options (bundled samples by `sample:NAME`).
+pub fn load_data(args: &RunArgs) -> Result<Dataset, CliError> {
+    let label_column = match args.label_col.as_deref() {
+        None => LabelColumn::Auto,
+        Some(s) if s.eq_ignore_ascii_case("none") => LabelColumn::None,
+        Some(s) => match s.parse::<usize>() {
+            Ok(i) => LabelColumn::Index(i),
+            Err(_) => LabelColumn::Name(s.to_owned()),
+        },
+    };
+    let opts = LoadOptions {
+        preprocess: args.preprocess,
+        label_column,
+        labels_file: args.labels.clone(),
+        resize: args.resize,
+    };
+    if let Some(name) = args.data.strip_prefix("sample:") {
+        let sample = data::samples::Sample::from_name(name).ok_or_else(|| {
+            let known: Vec<_> = data::samples::Sample::ALL
+                .iter()
+                .map(|s| s.name())
+                .collect();
+            CliError::BadInput(anyhow!(
+                "unknown bundled sample `{name}` (known: {})",
+                known.join(", ")
+            ))
+        })?;
+        return data::samples::load_sample(sample, &opts).map_err(|e| CliError::BadInput(e.into()));
+    }
+    data::load(Path::new(&args.data), &opts).map_err(|e| CliError::BadInput(e.into()))
+}
+
+/// Build the spec from the arguments and the data (k defaults to the number of classes).
+pub fn model_spec(args: &RunArgs, data: &Dataset) -> Result<ModelSpec, CliError> {
+    let kind = ModelKind::from_name(&args.model).ok_or_else(|| {
+        let known: Vec<_> = ModelKind::ALL.iter().map(|k| k.name()).collect();
+        CliError::BadInput(anyhow!(
+            "unknown model `{}` (available: {})",
+            args.model,
+            known.join(", ")
+        ))
+    })?;
+    let k = match args.k {
+        Some(k) => k,
+        None if data.n_classes() > 0 => data.n_classes(),
+        None => {
+            return Err(CliError::BadInput(anyhow!(
+                "{}: the data has no labels, so --k is required",
+                data.source
+            )));
+        }
+    };
+    let params = parse_params(&args.params).map_err(|e| CliError::BadInput(anyhow!(e)))?;
+    let spec = ModelSpec {
+        kind,
+        k,
+        seed: args.seed,
+        params,
+    };
+    spec.validate(data.m(), data.n())
+        .map_err(|e| CliError::BadInput(e.into()))?;
+    Ok(spec)
+}
+
+/// `run`: load, fit with progress on stderr, print/write the results.
+pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    if !args.tol.is_finite() || args.tol < 0.0 {
+        return Err(CliError::BadInput(anyhow!(
+            "--tol must be ≥ 0, got {}",
+            args.tol
+        )));
+    }
+    if args.threads == 0 {
+        return Err(CliError::BadInput(anyhow!("--threads must be ≥ 1")));
+    }
+    linalg::set_threads(args.threads);
+    let data = Arc::new(load_data(args)?);
+    for w in &data.warnings {
+        eprintln!("warning: {w}");
+    }
+    let spec = model_spec(args, &data)?;
+    let side = SideInfo::default();
+    let mut model =
+        models::build(&spec, Arc::clone(&data), &side).map_err(|e| CliError::BadInput(e.into()))?;
+    let fit = FitOptions {
+        max_iter: usize::try_from(args.max_iter).unwrap_or(usize::MAX),
+        tol: args.tol,
+    };
+
+    let tty = std::io::stderr().is_terminal();
+    let mut last = Instant::now();
+    let every = if tty {
+        Duration::from_millis(200)
+    } else {
+        Duration::from_secs(2)
+    };
+    let outcome = experiment::fit(model.as_mut(), &fit, |t, obj, _| {
+        if last.elapsed() >= every {
+            last = Instant::now();
+            let line = format!("iteration {t}/{} objective {:.6e}", fit.max_iter, obj.total);
+            if tty {
+                eprint!("\r{line}   ");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+        ControlFlow::Continue(())
+    })
+    .map_err(|e| CliError::Failed(anyhow!("{}: {}", spec.kind.label(), e.error)))?;
+    if tty {
+        eprint!("\r");
+    }
+    let rec = &outcome.record;
+    eprintln!(
+        "{} on {}: {} iterations in {:.3} s ({}), objective {:.6e}",
+        spec.kind.label(),
+        data.source,
+        rec.iterations(),
+        rec.seconds,
+        match outcome.stop {
+            StopReason::Converged => "converged",
+            StopReason::MaxIter => "iteration cap",
+            StopReason::Cancelled => "cancelled",
+        },
+        rec.objective
+            .last()
+            .copied()
+            .unwrap_or(rec.initial_objective),
+    );
+
+    let h = model.h().to_owned();
+    let w = model.w().map(|w| w.to_owned());
+    let metrics = serde_json::Map::new();
+    let report = json!({
+        "model": spec.kind.name(),
+        "params": spec.resolved_params(),
+        "seed": spec.seed,
+        "dataset": {
+            "path": data.source,
+            "n": data.n(),
+            "m": data.m(),
+            "classes": data.n_classes(),
+            "preprocess": format!("{:?}", data.preprocess).to_lowercase(),
+        },
+        "k": spec.k,
+        "max_iter": fit.max_iter,
+        "tol": fit.tol,
+        "iterations": rec.iterations(),
+        "converged": outcome.stop == StopReason::Converged,
+        "stop": outcome.stop,
+        "seconds": rec.seconds,
+        "initial_objective": rec.initial_objective,
+        "objective": rec.objective,
+        "terms": rec.terms,
+        "metrics": Value::Object(metrics),
+    });
+
+    if let Some(dir) = &args.out {
+        write_outputs(dir, &report, &h, w.as_ref(), rec).map_err(CliError::Failed)?;
+        eprintln!("wrote results to {}", dir.display());
+    }
+    if args.json {
+        let text = serde_json::to_string(&report).map_err(|e| CliError::Failed(e.into()))?;
+        println!("{text}");
+    }
+    Ok(())
+}
+
+fn write_outputs(
+    dir: &Path,
+    report: &Value,
+    h: &ndarray::Array2<f64>,
+    w: Option<&ndarray::Array2<f64>>,
+    rec: &experiment::FitRecord,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_atomic(&dir.join("H.csv"), matrix_csv(h).as_bytes())?;
+    write_atomic(&dir.join("H.npy"), &matrix_npy(h)?)?;
+    if let Some(w) = w {
+        write_atomic(&dir.join("W.csv"), matrix_csv(w).as_bytes())?;
+        write_atomic(&dir.join("W.npy"), &matrix_npy(w)?)?;
+    }
+    let names: Vec<&String> = rec.terms.keys().collect();
+    let mut conv = String::from("iteration,objective");
+    for n in &names {
+        conv.push(',');
+        conv.push_str(n);
+    }
+    conv.push('\n');
+    for (t, obj) in rec.objective.iter().enumerate() {
+        conv.push_str(&format!("{},{obj:?}", t + 1));
+        for n in &names {
+            let v = rec
+                .terms
+                .get(*n)
+                .and_then(|v| v.get(t))
+                .copied()
+                .unwrap_or(f64::NAN);
+            conv.push_str(&format!(",{v:?}"));
+        }
+        conv.push('\n');
+    }
+    write_atomic(&dir.join("convergence.csv"), conv.as_bytes())?;
+    let text = serde_json::to_string_pretty(report)?;
+    write_atomic(&dir.join("run.json"), text.as_bytes())?;
+    Ok(())
+}

@@ -1,0 +1,231 @@
+//! The command line as a user runs it (`CARGO_BIN_EXE_nmf-playground`).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_nmf-playground"))
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("run binary")
+}
+
+/// `../shared/data/<rel>` beside the project, or None (with a message) when absent.
+fn shared(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(rel);
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!(
+            "skipping: {} is absent (shared datasets not available)",
+            p.display()
+        );
+        None
+    }
+}
+
+fn json_of(out: &Output) -> Value {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stdout is one JSON object")
+}
+
+fn assert_non_increasing(v: &Value) {
+    let obj: Vec<f64> = v["objective"]
+        .as_array()
+        .expect("objective array")
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .collect();
+    assert!(!obj.is_empty());
+    for w in obj.windows(2) {
+        assert!(
+            w[1] <= w[0] * (1.0 + 1e-9),
+            "objective rose: {} -> {}",
+            w[0],
+            w[1]
+        );
+    }
+}
+
+#[test]
+fn run_json_has_the_design_fields() {
+    let v = json_of(&run(&[
+        "run",
+        "--data",
+        "sample:blobs",
+        "--seed",
+        "3",
+        "--json",
+    ]));
+    for key in [
+        "model",
+        "params",
+        "seed",
+        "dataset",
+        "k",
+        "iterations",
+        "converged",
+        "seconds",
+        "objective",
+        "terms",
+        "metrics",
+    ] {
+        assert!(v.get(key).is_some(), "missing `{key}` in {v}");
+    }
+    for key in ["path", "n", "m", "classes"] {
+        assert!(v["dataset"].get(key).is_some(), "missing dataset.{key}");
+    }
+    assert_eq!(v["model"], "nmf");
+    assert_eq!(v["seed"], 3);
+    let iters = v["iterations"].as_u64().expect("iterations");
+    assert_eq!(
+        v["objective"].as_array().map(Vec::len),
+        Some(iters as usize)
+    );
+    assert_eq!(
+        v["terms"]["reconstruction"].as_array().map(Vec::len),
+        Some(iters as usize)
+    );
+    assert_non_increasing(&v);
+}
+
+#[test]
+fn same_seed_same_result_different_seed_different_result() {
+    let a = json_of(&run(&[
+        "run",
+        "--data",
+        "sample:blobs",
+        "--seed",
+        "1",
+        "--json",
+    ]));
+    let b = json_of(&run(&[
+        "run",
+        "--data",
+        "sample:blobs",
+        "--seed",
+        "1",
+        "--json",
+    ]));
+    let c = json_of(&run(&[
+        "run",
+        "--data",
+        "sample:blobs",
+        "--seed",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(a["objective"], b["objective"]);
+    assert_ne!(a["objective"], c["objective"]);
+}
+
+#[test]
+fn out_dir_gets_every_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = run(&[
+        "run",
+        "--data",
+        "sample:blobs",
+        "--max-iter",
+        "20",
+        "--out",
+        dir.path().to_str().expect("utf8"),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in [
+        "H.csv",
+        "W.csv",
+        "H.npy",
+        "W.npy",
+        "convergence.csv",
+        "run.json",
+    ] {
+        assert!(dir.path().join(f).is_file(), "{f} missing");
+    }
+    let conv = std::fs::read_to_string(dir.path().join("convergence.csv")).expect("read");
+    let mut lines = conv.lines();
+    assert_eq!(lines.next(), Some("iteration,objective,reconstruction"));
+    assert_eq!(lines.count(), 20);
+    let h = std::fs::read_to_string(dir.path().join("H.csv")).expect("read");
+    assert_eq!(h.lines().count(), 3, "H is k×n with k = 3 classes");
+}
+
+#[test]
+fn bad_arguments_exit_2_with_a_message() {
+    let out = run(&["run", "--data", "sample:blobs", "--model", "nope"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown model `nope`"));
+
+    let out = run(&["run", "--data", "sample:blobs", "--param", "alpha"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NAME=VALUE"));
+
+    let out = run(&["run", "--data", "sample:blobs", "--k", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("k = 0"));
+
+    let out = run(&["run", "--data", "/no/such/file.csv"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/file.csv"));
+}
+
+#[test]
+fn a_bad_csv_exits_2_naming_row_and_column() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("bad.csv");
+    std::fs::write(&p, "a,b,label\n1,2,x\n3,oops,y\n").expect("write");
+    let out = run(&["run", "--data", p.to_str().expect("utf8"), "--k", "1"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.csv"), "{err}");
+    assert!(err.contains("oops"), "{err}");
+    assert!(
+        err.contains('3') && err.contains('b'),
+        "row 3 / column b: {err}"
+    );
+}
+
+#[test]
+fn iris_orl_folder_and_mat_give_non_increasing_objectives() {
+    for rel in ["iris/iris.csv", "orl_32x32", "mat/ORL_32x32.mat"] {
+        let Some(p) = shared(rel) else { continue };
+        let k = if rel.starts_with("iris") { "3" } else { "40" };
+        let v = json_of(&run(&[
+            "run",
+            "--data",
+            p.to_str().expect("utf8"),
+            "--model",
+            "nmf",
+            "--k",
+            k,
+            "--seed",
+            "1",
+            "--max-iter",
+            "100",
+            "--json",
+        ]));
+        assert_non_increasing(&v);
+        if !rel.starts_with("iris") {
+            assert_eq!(v["dataset"]["n"], 400);
+            assert_eq!(v["dataset"]["classes"], 40);
+        }
+    }
+}

@@ -1,0 +1,241 @@
+//! Worker protocol: events, pause/resume, cancel latency, drop = cancel + join, job ids.
+
+use ndarray::Array2;
+use nmf_playground::engine::data::Dataset;
+use nmf_playground::engine::experiment::FitOptions;
+use nmf_playground::engine::models::{ModelKind, ModelSpec};
+use nmf_playground::engine::worker::{Command, Event, Job, JobHandle, JobId, Waker};
+use rand::{Rng, SeedableRng};
+use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+fn data(m: usize, n: usize) -> Arc<Dataset> {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let x = Array2::from_shape_simple_fn((m, n), || rng.r#gen::<f64>());
+    Arc::new(Dataset::from_parts(x, None, vec![], "random"))
+}
+
+fn no_waker() -> Waker {
+    Arc::new(|| {})
+}
+
+/// A job that would run for a long time (tolerance off, huge cap).
+fn long_job(id: u64) -> Job {
+    Job::new(
+        JobId(id),
+        data(200, 400),
+        ModelSpec::new(ModelKind::Nmf, 10, 1),
+        FitOptions {
+            max_iter: 10_000_000,
+            tol: 0.0,
+        },
+    )
+}
+
+fn wait_for(
+    rx: &Receiver<Event>,
+    timeout: Duration,
+    pred: impl Fn(&Event) -> bool,
+) -> Option<Event> {
+    let end = Instant::now() + timeout;
+    while let Some(left) = end.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(e) if pred(&e) => return Some(e),
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    None
+}
+
+#[test]
+fn a_job_streams_started_progress_snapshot_and_finished() {
+    let (tx, rx) = mpsc::channel();
+    let job = Job::new(
+        JobId(7),
+        data(20, 30),
+        ModelSpec::new(ModelKind::Nmf, 3, 2),
+        FitOptions {
+            max_iter: 50,
+            tol: 0.0,
+        },
+    );
+    let _h = JobHandle::spawn(job, tx, no_waker()).expect("spawn");
+    let mut events = Vec::new();
+    while let Ok(e) = rx.recv_timeout(Duration::from_secs(10)) {
+        let done = e.is_terminal();
+        events.push(e);
+        if done {
+            break;
+        }
+    }
+    assert!(events.iter().all(|e| e.job() == JobId(7)));
+    assert!(matches!(
+        events.first(),
+        Some(Event::Started { max_iter: 50, .. })
+    ));
+    let progress: Vec<usize> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Progress { iteration, .. } => Some(*iteration),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(progress, (1..=50).collect::<Vec<_>>());
+    let snap = events.iter().find_map(|e| match e {
+        Event::Snapshot { snapshot, .. } => Some(snapshot.clone()),
+        _ => None,
+    });
+    let snap = snap.expect("at least one snapshot");
+    assert_eq!(snap.projection.dim(), (30, 2));
+    assert_eq!(snap.h.dim(), (3, 30));
+    match events.last() {
+        Some(Event::Finished { result, .. }) => {
+            assert_eq!(result.record.iterations(), 50);
+            assert_eq!(result.h.dim(), (3, 30));
+            assert!(result.projection.is_some());
+        }
+        other => panic!("expected Finished, got {other:?}"),
+    }
+}
+
+#[test]
+fn snapshots_are_throttled_to_twenty_per_second() {
+    let (tx, rx) = mpsc::channel();
+    let h = JobHandle::spawn(long_job(1), tx, no_waker()).expect("spawn");
+    std::thread::sleep(Duration::from_millis(600));
+    h.send(Command::Cancel);
+    let mut snaps = 0;
+    let mut progress = 0;
+    while let Ok(e) = rx.recv_timeout(Duration::from_secs(5)) {
+        match e {
+            Event::Snapshot { .. } => snaps += 1,
+            Event::Progress { .. } => progress += 1,
+            e if e.is_terminal() => break,
+            _ => {}
+        }
+    }
+    assert!(progress > snaps, "progress {progress}, snapshots {snaps}");
+    // 600 ms at ≤ 20/s is ≤ 12 (+1 for the first one and scheduling slack).
+    assert!(snaps <= 14, "{snaps} snapshots in 0.6 s");
+    assert!(snaps >= 2, "{snaps} snapshots in 0.6 s");
+}
+
+#[test]
+fn pause_stops_progress_and_resume_continues() {
+    let (tx, rx) = mpsc::channel();
+    let h = JobHandle::spawn(long_job(2), tx, no_waker()).expect("spawn");
+    wait_for(&rx, Duration::from_secs(10), |e| {
+        matches!(e, Event::Progress { .. })
+    })
+    .expect("runs");
+    h.send(Command::Pause);
+    std::thread::sleep(Duration::from_millis(150));
+    // Drain what was in flight before the pause took effect.
+    while rx.try_recv().is_ok() {}
+    let during_pause = wait_for(&rx, Duration::from_millis(300), |_| true);
+    assert!(
+        during_pause.is_none(),
+        "event while paused: {during_pause:?}"
+    );
+    h.send(Command::Resume);
+    let after = wait_for(&rx, Duration::from_secs(5), |e| {
+        matches!(e, Event::Progress { .. })
+    });
+    assert!(after.is_some(), "no progress after resume");
+}
+
+#[test]
+fn cancel_takes_effect_within_100_ms() {
+    let (tx, rx) = mpsc::channel();
+    let h = JobHandle::spawn(long_job(3), tx, no_waker()).expect("spawn");
+    wait_for(&rx, Duration::from_secs(10), |e| {
+        matches!(e, Event::Progress { iteration: 5, .. })
+    })
+    .expect("runs");
+    let t0 = Instant::now();
+    h.send(Command::Cancel);
+    let ev = wait_for(&rx, Duration::from_secs(5), Event::is_terminal).expect("terminal");
+    let dt = t0.elapsed();
+    assert!(matches!(ev, Event::Cancelled { .. }), "{ev:?}");
+    assert!(dt < Duration::from_millis(100), "cancel took {dt:?}");
+}
+
+#[test]
+fn cancel_while_paused_ends_the_job() {
+    let (tx, rx) = mpsc::channel();
+    let h = JobHandle::spawn(long_job(4), tx, no_waker()).expect("spawn");
+    wait_for(&rx, Duration::from_secs(10), |e| {
+        matches!(e, Event::Progress { .. })
+    })
+    .expect("runs");
+    h.send(Command::Pause);
+    std::thread::sleep(Duration::from_millis(50));
+    h.send(Command::Cancel);
+    let ev = wait_for(&rx, Duration::from_secs(2), Event::is_terminal).expect("terminal");
+    assert!(matches!(ev, Event::Cancelled { .. }));
+}
+
+#[test]
+fn dropping_the_handle_cancels_and_joins_and_ids_keep_jobs_apart() {
+    let (tx, rx) = mpsc::channel();
+    let first = JobHandle::spawn(long_job(10), tx.clone(), no_waker()).expect("spawn");
+    wait_for(&rx, Duration::from_secs(10), |e| {
+        matches!(e, Event::Progress { .. })
+    })
+    .expect("runs");
+    let t0 = Instant::now();
+    drop(first); // replaced by a new run
+    assert!(
+        t0.elapsed() < Duration::from_millis(500),
+        "drop took {:?}",
+        t0.elapsed()
+    );
+    let second = Job::new(
+        JobId(11),
+        data(10, 12),
+        ModelSpec::new(ModelKind::Nmf, 2, 1),
+        FitOptions {
+            max_iter: 5,
+            tol: 0.0,
+        },
+    );
+    let _h2 = JobHandle::spawn(second, tx, no_waker()).expect("spawn");
+    // The consumer tracks the current id: everything else is stale and must be skippable.
+    let mut stale = 0;
+    let mut current_done = false;
+    while let Ok(e) = rx.recv_timeout(Duration::from_secs(5)) {
+        if e.job() != JobId(11) {
+            assert_eq!(e.job(), JobId(10));
+            stale += 1;
+            continue;
+        }
+        if e.is_terminal() {
+            assert!(matches!(e, Event::Finished { .. }));
+            current_done = true;
+            break;
+        }
+    }
+    assert!(current_done);
+    // The first job's thread was joined on drop: nothing of it can arrive any more.
+    assert!(rx.try_recv().is_err());
+    let _ = stale;
+}
+
+#[test]
+fn a_bad_spec_fails_with_a_message() {
+    let (tx, rx) = mpsc::channel();
+    let job = Job::new(
+        JobId(5),
+        data(4, 5),
+        ModelSpec::new(ModelKind::Nmf, 9, 1),
+        FitOptions::default(),
+    );
+    let _h = JobHandle::spawn(job, tx, no_waker()).expect("spawn");
+    let ev = wait_for(&rx, Duration::from_secs(5), Event::is_terminal).expect("terminal");
+    match ev {
+        Event::Failed { error, .. } => assert!(error.contains("k = 9"), "{error}"),
+        other => panic!("{other:?}"),
+    }
+}
