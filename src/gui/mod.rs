@@ -86,7 +86,7 @@ enum Background {
     Loaded {
         ticket: u64,
         source: DataSource,
-        result: Result<Dataset, String>,
+        result: Result<Box<Dataset>, String>,
         seconds: f64,
     },
     Picked(Option<PathBuf>),
@@ -242,7 +242,8 @@ impl App {
                     DataSource::Sample(s) => samples::load_sample(*s, &opts)
                         .map_err(|e| format!("sample {}: {e}", s.name())),
                     DataSource::Path(p) => load_path(p, &opts),
-                };
+                }
+                .map(Box::new);
                 let _ = tx.send(Background::Loaded {
                     ticket,
                     source: job_source,
@@ -339,7 +340,7 @@ impl App {
                     self.session.loading = None;
                     match result {
                         Ok(data) => {
-                            self.install_dataset(data, Some(source));
+                            self.install_dataset(*data, Some(source));
                             let s = format!("{} in {seconds:.2} s", self.session.status.text);
                             self.session.set_status(s);
                         }
