@@ -474,11 +474,13 @@ impl App {
                     crate::engine::experiment::StopReason::Cancelled => "stopped",
                 };
                 let msg = format!(
-                    "Finished: {} k = {} {how} after {iterations} iterations in {:.2} s, objective {:.6e}",
+                    "Finished: {} k = {} {how} after {iterations} iterations in {:.2} s, objective {}",
                     result.spec.kind.label(),
                     result.spec.k,
                     result.record.seconds,
-                    result.record.objective.last().copied().unwrap_or(f64::NAN),
+                    panels::model::format_value(
+                        result.record.objective.last().copied().unwrap_or(f64::NAN)
+                    ),
                 );
                 s.result = Some(result);
                 s.set_status(msg);
@@ -719,7 +721,8 @@ impl eframe::App for App {
         egui::CentralPanel::no_frame().show(ui, |ui| {
             egui::Panel::bottom("convergence_panel")
                 .resizable(true)
-                .default_size(200.0)
+                .default_size(220.0)
+                .min_size(120.0)
                 .show(ui, |ui| {
                     panels::convergence::show(ui, &mut self.settings, &self.session);
                 });

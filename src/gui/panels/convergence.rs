@@ -42,6 +42,8 @@ pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
         ui.label(
             RichText::new("The objective per iteration appears here while a model runs.").weak(),
         );
+        // Keep the panel's size while empty.
+        ui.allocate_space(ui.available_size());
         return;
     }
     let log = settings.log_y;

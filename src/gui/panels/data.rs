@@ -71,20 +71,25 @@ pub fn show(
 
     ui.add_space(4.0);
     let path_label = ui.label("Path");
-    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-        // Button first (right to left) so the field takes exactly the width that is left.
-        let load = ui
-            .button("Load")
-            .on_hover_text("Load the typed path (Enter)");
-        let edit = egui::TextEdit::singleline(&mut flags.path_input)
-            .hint_text("file or folder")
-            .desired_width(ui.available_width());
-        let resp = ui.add(edit).labelled_by(path_label.id);
-        let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-        if load.clicked() || enter {
-            cmds.push(UiCommand::LoadPath(PathBuf::from(flags.path_input.trim())));
-        }
-    });
+    let row = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
+    ui.allocate_ui_with_layout(
+        row,
+        egui::Layout::right_to_left(egui::Align::Center),
+        |ui| {
+            // Button first (right to left) so the field takes exactly the width that is left.
+            let load = ui
+                .button("Load")
+                .on_hover_text("Load the typed path (Enter)");
+            let edit = egui::TextEdit::singleline(&mut flags.path_input)
+                .hint_text("file or folder")
+                .desired_width(ui.available_width());
+            let resp = ui.add(edit).labelled_by(path_label.id);
+            let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if load.clicked() || enter {
+                cmds.push(UiCommand::LoadPath(PathBuf::from(flags.path_input.trim())));
+            }
+        },
+    );
 
     ui.add_space(4.0);
     egui::Grid::new("data_options")

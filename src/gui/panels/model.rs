@@ -101,7 +101,7 @@ pub fn show(
 
     ui.add_space(6.0);
     buttons(ui, session, cmds);
-    progress(ui, session);
+    progress(ui, session, settings.max_iter);
 }
 
 fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) {
@@ -189,17 +189,23 @@ fn buttons(ui: &mut egui::Ui, session: &Session, cmds: &mut Commands) {
     });
 }
 
-fn progress(ui: &mut egui::Ui, session: &Session) {
+fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
     let p = &session.progress;
     let state = session.worker;
-    let frac = if p.max_iter > 0 {
-        p.iteration as f32 / p.max_iter as f32
+    // Before any run, show the cap the next run will use.
+    let max_iter = if p.max_iter > 0 {
+        p.max_iter
+    } else {
+        planned_max
+    };
+    let frac = if max_iter > 0 {
+        p.iteration as f32 / max_iter as f32
     } else {
         0.0
     };
     ui.add(
         egui::ProgressBar::new(frac.clamp(0.0, 1.0))
-            .text(format!("{} / {}", p.iteration, p.max_iter))
+            .text(format!("{} / {max_iter}", p.iteration))
             .animate(state == WorkerState::Running),
     );
     if p.iteration == 0 && !state.is_active() {
@@ -209,7 +215,7 @@ fn progress(ui: &mut egui::Ui, session: &Session) {
         .num_columns(2)
         .show(ui, |ui| {
             ui.label("objective");
-            ui.label(format!("{:.6e}", p.objective));
+            ui.label(format_value(p.objective));
             ui.end_row();
             if let Some(rate) = p.rate() {
                 ui.label("speed");
@@ -234,5 +240,16 @@ fn format_secs(s: f64) -> String {
         format!("{s:.1} s")
     } else {
         format!("{}:{:02} min", (s / 60.0).floor(), (s % 60.0).floor())
+    }
+}
+
+/// A number with six significant-ish digits, in scientific notation only when very small or
+/// very large.
+pub fn format_value(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-3..1e5).contains(&a) {
+        format!("{v:.4e}")
+    } else {
+        format!("{v:.6}")
     }
 }

@@ -96,7 +96,9 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session) {
         .unwrap_or(PlotPoint::new(0.0, 0.0));
     response.response.on_hover_ui_at_pointer(|ui| {
         ui.label(RichText::new(format!("#{i}")).strong());
-        if let Some(name) = data.sample_names.get(i) {
+        if let Some(name) = data.sample_names.get(i)
+            && *name != format!("#{i}")
+        {
             ui.label(name);
         }
         if let Some(labels) = &data.labels
