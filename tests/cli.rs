@@ -1,4 +1,5 @@
 //! The command line as a user runs it (`CARGO_BIN_EXE_nmf-playground`).
+#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -76,7 +76,7 @@ pub struct FitOutcome {
 #[error("{error}")]
 pub struct FitError {
     pub error: ModelError,
-    pub record: FitRecord,
+    pub record: Box<FitRecord>,
 }
 
 /// Iterate `model` until convergence, the iteration cap, an error, or until `observe` breaks.
@@ -101,7 +101,10 @@ pub fn fit(
             Ok(o) => o,
             Err(error) => {
                 record.seconds = start.elapsed().as_secs_f64();
-                return Err(FitError { error, record });
+                return Err(FitError {
+                    error,
+                    record: Box::new(record),
+                });
             }
         };
         if !obj.is_finite() || model.h().iter().any(|v| !v.is_finite()) {
@@ -113,7 +116,7 @@ pub fn fit(
             };
             return Err(FitError {
                 error: ModelError::Diverged { iteration: t, what },
-                record,
+                record: Box::new(record),
             });
         }
         record.push(&obj);

@@ -218,7 +218,7 @@ impl Model for Nmf {
             false,
         );
         self.iteration += 1;
-        self.objective = if self.iteration % EXACT_EVERY == 0 {
+        self.objective = if self.iteration.is_multiple_of(EXACT_EVERY) {
             self.exact_objective()
         } else {
             self.trace_objective()
