@@ -2,8 +2,6 @@
 //! it (widgets found by their accessible label, clicked, frames stepped while a job runs) and
 //! its state is checked through `App::session()`.
 
-#![expect(clippy::expect_used, reason = "a test fails loudly on a missing value")]
-
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;

@@ -132,6 +132,8 @@ pub fn windows(ctx: &egui::Context, settings: &Settings, flags: &mut UiFlags) {
         egui::Window::new(format!("About {}", kind.label()))
             .open(&mut flags.show_model_help)
             .default_width(380.0)
+            // Beside the model panel, not over the data panel.
+            .default_pos(ctx.content_rect().right_top() + egui::vec2(-720.0, 60.0))
             .collapsible(false)
             .show(ctx, |ui| {
                 ui.label(displayable(ui.ctx(), kind.description()));
