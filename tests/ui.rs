@@ -2,6 +2,8 @@
 //! it (widgets found by their accessible label, clicked, frames stepped while a job runs) and
 //! its state is checked through `App::session()`.
 
+#![cfg(feature = "gui")]
+
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
