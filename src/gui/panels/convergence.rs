@@ -55,12 +55,17 @@ pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
     if log {
         plot = plot
             .y_axis_formatter(|mark: GridMark, _range| format!("{:.0e}", 10f64.powf(mark.value)))
-            .label_formatter(|pos| {
-                let p = match pos {
-                    egui_plot::HoverPosition::NearDataPoint { position, .. }
-                    | egui_plot::HoverPosition::Elsewhere { position } => position,
-                };
-                Some(format!("iteration {:.0}\n{:.4e}", p.x, 10f64.powf(p.y)))
+            .label_formatter(|pos| match pos {
+                egui_plot::HoverPosition::NearDataPoint {
+                    plot_name,
+                    position,
+                    ..
+                } => Some(format!(
+                    "{plot_name}\niteration {:.0}\n{}",
+                    position.x,
+                    super::model::format_value(10f64.powf(position.y))
+                )),
+                egui_plot::HoverPosition::Elsewhere { .. } => None,
             });
     }
     plot.show(ui, |plot_ui| {
