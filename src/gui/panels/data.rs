@@ -1,0 +1,168 @@
+//! Data panel: open a file / folder / sample, typed path, preprocessing, summary, errors.
+
+use eframe::egui;
+
+use super::{ERROR_RED, sample_items};
+use crate::engine::data::Preprocess;
+use crate::gui::command::Commands;
+use crate::gui::state::{Session, Settings};
+use crate::gui::{UiCommand, UiFlags};
+use egui::{Color32, RichText};
+use std::path::PathBuf;
+
+const PREPROCESS: [(Preprocess, &str, &str); 4] = [
+    (Preprocess::None, "none", "Use X as loaded"),
+    (
+        Preprocess::L2,
+        "L2 (unit samples)",
+        "Scale every sample to unit L2 norm (the papers' default)",
+    ),
+    (
+        Preprocess::Max,
+        "÷ global max",
+        "Divide X by its largest value",
+    ),
+    (
+        Preprocess::Shift,
+        "shift rows ≥ 0",
+        "Shift every feature by its minimum so it is nonnegative",
+    ),
+];
+
+fn preprocess_label(p: Preprocess) -> &'static str {
+    PREPROCESS
+        .iter()
+        .find(|(q, _, _)| *q == p)
+        .map_or("?", |(_, l, _)| l)
+}
+
+pub fn show(
+    ui: &mut egui::Ui,
+    settings: &mut Settings,
+    session: &Session,
+    flags: &mut UiFlags,
+    cmds: &mut Commands,
+) {
+    ui.heading("Data");
+    ui.horizontal_wrapped(|ui| {
+        if ui
+            .button("Open file…")
+            .on_hover_text("A .csv table, a .npy matrix or a MATLAB .mat file (fea, gnd)")
+            .clicked()
+        {
+            cmds.push(UiCommand::OpenFileDialog);
+        }
+        if ui
+            .button("Open folder…")
+            .on_hover_text("A folder of images; class subfolders become labels")
+            .clicked()
+        {
+            cmds.push(UiCommand::OpenFolderDialog);
+        }
+        ui.menu_button("Open sample", |ui| sample_items(ui, cmds))
+            .response
+            .on_hover_text("Small bundled datasets");
+    });
+    ui.label(
+        RichText::new("…or drop a file or folder onto the window")
+            .weak()
+            .small(),
+    );
+
+    ui.add_space(4.0);
+    let path_label = ui.label("Path");
+    let row = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
+    ui.allocate_ui_with_layout(
+        row,
+        egui::Layout::right_to_left(egui::Align::Center),
+        |ui| {
+            // Button first (right to left) so the field takes exactly the width that is left.
+            let load = ui
+                .button("Load")
+                .on_hover_text("Load the typed path (Enter)");
+            let edit = egui::TextEdit::singleline(&mut flags.path_input)
+                .hint_text("file or folder")
+                .desired_width(ui.available_width());
+            let resp = ui.add(edit).labelled_by(path_label.id);
+            let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if load.clicked() || enter {
+                cmds.push(UiCommand::LoadPath(PathBuf::from(flags.path_input.trim())));
+            }
+        },
+    );
+
+    ui.add_space(4.0);
+    egui::Grid::new("data_options")
+        .num_columns(2)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            let pre_label = ui.label("Preprocess");
+            let before = settings.preprocess;
+            let combo = egui::ComboBox::from_id_salt("preprocess")
+                .selected_text(preprocess_label(settings.preprocess))
+                .show_ui(ui, |ui| {
+                    for (p, label, help) in PREPROCESS {
+                        ui.selectable_value(&mut settings.preprocess, p, label)
+                            .on_hover_text(help);
+                    }
+                });
+            combo.response.labelled_by(pre_label.id);
+            if settings.preprocess != before {
+                cmds.push(UiCommand::Reload);
+            }
+            ui.end_row();
+
+            ui.checkbox(&mut settings.resize_images, "Resize images")
+                .on_hover_text("Needed when images differ in size; applies on the next load");
+            ui.add_enabled_ui(settings.resize_images, |ui| {
+                ui.horizontal(|ui| {
+                    ui.add(egui::DragValue::new(&mut settings.resize.0).range(2..=512))
+                        .accessible_name("Resize width");
+                    ui.label("×");
+                    ui.add(egui::DragValue::new(&mut settings.resize.1).range(2..=512))
+                        .accessible_name("Resize height");
+                    if ui
+                        .add_enabled(session.source.is_some(), egui::Button::new("Reload"))
+                        .clicked()
+                    {
+                        cmds.push(UiCommand::Reload);
+                    }
+                });
+            });
+            ui.end_row();
+        });
+
+    ui.separator();
+    if let Some(what) = &session.loading {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label(format!("Loading {what}…"));
+        });
+    }
+    if let Some(err) = &session.load_error {
+        ui.label(RichText::new(err).color(ERROR_RED));
+    }
+    let Some(d) = &session.dataset else {
+        if session.loading.is_none() {
+            ui.label("No dataset loaded.");
+        }
+        return;
+    };
+    ui.label(RichText::new(&d.source).strong());
+    ui.label(format!("n = {} samples", d.n()));
+    ui.label(format!("m = {} features", d.m()));
+    if d.n_classes() > 0 {
+        let names = d.class_names.join(", ");
+        ui.label(format!("{} classes: {names}", d.n_classes()))
+            .on_hover_text(names);
+    } else {
+        ui.label("unlabelled");
+    }
+    if let Some((w, h)) = d.image_shape {
+        ui.label(format!("images {w} × {h} px"));
+    }
+    ui.label(format!("preprocessing: {}", preprocess_label(d.preprocess)));
+    for w in &d.warnings {
+        ui.label(RichText::new(format!("warning: {w}")).color(Color32::from_rgb(220, 170, 40)));
+    }
+}

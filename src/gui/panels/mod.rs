@@ -1,0 +1,154 @@
+//! One file per panel; the small bars and windows live here.
+
+use eframe::egui;
+
+pub mod convergence;
+pub mod data;
+pub mod model;
+pub mod scatter;
+
+use super::command::Commands;
+use super::state::{Session, Settings, WorkerState};
+use super::{UiCommand, UiFlags};
+use crate::engine::data::samples::Sample;
+use egui::{Color32, RichText};
+
+/// Red for errors, readable on both themes.
+pub const ERROR_RED: Color32 = Color32::from_rgb(230, 70, 60);
+
+/// Menu bar; on the right: dataset · n × m · k.
+pub fn top_bar(
+    ui: &mut egui::Ui,
+    settings: &mut Settings,
+    session: &Session,
+    cmds: &mut Commands,
+    flags: &mut UiFlags,
+) {
+    egui::Panel::top("top_bar").show(ui, |ui| {
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("File", |ui| {
+                if ui.button("Open file…").clicked() {
+                    cmds.push(UiCommand::OpenFileDialog);
+                }
+                if ui.button("Open folder…").clicked() {
+                    cmds.push(UiCommand::OpenFolderDialog);
+                }
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    cmds.push(UiCommand::Quit);
+                }
+            });
+            ui.menu_button("Samples", |ui| sample_items(ui, cmds));
+            ui.menu_button("View", |ui| {
+                let mut dark = settings.dark;
+                if ui.checkbox(&mut dark, "Dark theme").changed() {
+                    cmds.push(UiCommand::SetDark(dark));
+                }
+                ui.checkbox(&mut settings.log_y, "Log-scale objective");
+            });
+            ui.menu_button("Help", |ui| {
+                if ui.button("About NMF Playground").clicked() {
+                    flags.show_about = true;
+                }
+                if ui.button("About the selected model").clicked() {
+                    flags.show_model_help = true;
+                }
+            });
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let text = match &session.dataset {
+                    Some(d) => format!("{} · {} × {} · k = {}", d.source, d.n(), d.m(), settings.k),
+                    None => format!("no dataset · k = {}", settings.k),
+                };
+                ui.label(text);
+            });
+        });
+    });
+}
+
+/// One button per bundled sample.
+pub fn sample_items(ui: &mut egui::Ui, cmds: &mut Commands) {
+    for &s in Sample::ALL {
+        if ui.button(s.name()).clicked() {
+            cmds.push(UiCommand::LoadSample(s));
+        }
+    }
+}
+
+/// Bottom status line: worker state, last message (errors in red), frame time.
+pub fn status_line(ui: &mut egui::Ui, session: &Session) {
+    egui::Panel::bottom("status_line").show(ui, |ui| {
+        ui.horizontal(|ui| {
+            let state = session.worker;
+            let color = match state {
+                WorkerState::Running => Color32::from_rgb(80, 170, 80),
+                WorkerState::Paused => Color32::from_rgb(220, 170, 40),
+                WorkerState::Failed => ERROR_RED,
+                _ => ui.visuals().weak_text_color(),
+            };
+            ui.label(RichText::new(format!("worker: {}", state.label())).color(color))
+                .on_hover_text("Worker state");
+            ui.separator();
+            let text = RichText::new(&session.status.text);
+            ui.label(if session.status.is_error {
+                text.color(ERROR_RED)
+            } else {
+                text
+            });
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                ui.label(
+                    RichText::new(format!("frame {:.1} ms", session.frame_ms))
+                        .weak()
+                        .small(),
+                );
+            });
+        });
+    });
+}
+
+/// `text` with every character the loaded fonts cannot draw replaced by a close ASCII
+/// stand-in (engine texts are written for Markdown, with math symbols such as ‖).
+pub fn displayable(ctx: &egui::Context, text: &str) -> String {
+    let font = egui::FontId::proportional(14.0);
+    ctx.fonts_mut(|f| {
+        text.chars()
+            .map(|c| {
+                if c.is_control() || f.has_glyph(&font, c) {
+                    c.to_string()
+                } else {
+                    match c {
+                        '‖' => "||".to_owned(),
+                        '→' => "->".to_owned(),
+                        _ => "?".to_owned(),
+                    }
+                }
+            })
+            .collect()
+    })
+}
+
+/// Floating windows: model explanation and about.
+pub fn windows(ctx: &egui::Context, settings: &Settings, flags: &mut UiFlags) {
+    if let Some(kind) = settings.model_kind() {
+        egui::Window::new(format!("About {}", kind.label()))
+            .open(&mut flags.show_model_help)
+            .default_width(380.0)
+            // Beside the model panel, not over the data panel.
+            .default_pos(ctx.content_rect().right_top() + egui::vec2(-720.0, 60.0))
+            .collapsible(false)
+            .show(ctx, |ui| {
+                ui.label(displayable(ui.ctx(), kind.description()));
+                ui.add_space(6.0);
+                ui.label(RichText::new(format!("Math: {}", kind.section())).weak());
+            });
+    }
+    egui::Window::new("About NMF Playground")
+        .open(&mut flags.show_about)
+        .collapsible(false)
+        .show(ctx, |ui| {
+            ui.label(
+                "Nonnegative matrix factorization with side information, live.\n\
+                 Load data, pick a model, press Run (Space) and watch H converge.\n\
+                 Every figure can be reproduced headless: `nmf-playground run --help`.",
+            );
+        });
+}

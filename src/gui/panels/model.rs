@@ -1,0 +1,255 @@
+//! Model panel: model picker with explanation, k / seed / iterations / tolerance,
+//! hyperparameters with tooltips, Run / Pause / Resume / Stop and live progress.
+
+use eframe::egui;
+
+use crate::engine::models::ModelKind;
+use crate::gui::command::Commands;
+use crate::gui::state::{Session, Settings, WorkerState};
+use crate::gui::{UiCommand, UiFlags};
+use egui::{DragValue, RichText};
+
+/// Largest iteration cap offered (the convergence history keeps every iteration).
+pub const MAX_ITER_CAP: usize = 1_000_000;
+
+pub fn show(
+    ui: &mut egui::Ui,
+    settings: &mut Settings,
+    session: &Session,
+    flags: &mut UiFlags,
+    cmds: &mut Commands,
+) {
+    ui.heading("Model");
+    let kind = settings.model_kind();
+    ui.horizontal(|ui| {
+        let label = ui.label("Model");
+        let selected = kind.map_or("none", ModelKind::label);
+        let combo = egui::ComboBox::from_id_salt("model_kind")
+            .selected_text(selected)
+            .show_ui(ui, |ui| {
+                for &k in ModelKind::ALL {
+                    if ui
+                        .selectable_label(Some(k) == kind, k.label())
+                        .on_hover_text(k.section())
+                        .clicked()
+                    {
+                        settings.model = k.name().to_owned();
+                    }
+                }
+            });
+        combo.response.labelled_by(label.id);
+        if ui
+            .button("?")
+            .on_hover_text("What this model optimises, its side information, the paper")
+            .clicked()
+        {
+            flags.show_model_help = !flags.show_model_help;
+        }
+    });
+
+    let max_k = session
+        .dataset
+        .as_ref()
+        .map_or(100, |d| d.m().min(d.n()).max(1));
+    egui::Grid::new("fit_options")
+        .num_columns(2)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            let l = ui.label("k (rank)");
+            ui.add(DragValue::new(&mut settings.k).range(1..=max_k).speed(0.05))
+                .labelled_by(l.id)
+                .on_hover_text("Number of factors: H is k × n");
+            ui.end_row();
+            let l = ui.label("Seed");
+            ui.add(DragValue::new(&mut settings.seed).speed(0.2))
+                .labelled_by(l.id)
+                .on_hover_text("Random initialisation; same seed, same result");
+            ui.end_row();
+            let l = ui.label("Max iterations");
+            ui.add(
+                DragValue::new(&mut settings.max_iter)
+                    .range(1..=MAX_ITER_CAP)
+                    .speed(5.0),
+            )
+            .labelled_by(l.id)
+            .on_hover_text("Iteration cap");
+            ui.end_row();
+            let l = ui.label("Tolerance");
+            ui.add(
+                DragValue::new(&mut settings.tol)
+                    .range(0.0..=1.0)
+                    .speed(1e-6)
+                    .custom_formatter(|v, _| {
+                        if v == 0.0 {
+                            "0 (off)".to_owned()
+                        } else {
+                            format!("{v:.1e}")
+                        }
+                    })
+                    .custom_parser(|s| s.trim().trim_end_matches("(off)").trim().parse().ok()),
+            )
+            .labelled_by(l.id)
+            .on_hover_text(
+                "Stop when the relative change of the objective falls below this; 0 disables it",
+            );
+            ui.end_row();
+        });
+
+    if let Some(kind) = kind {
+        hyperparameters(ui, settings, kind);
+    }
+
+    ui.add_space(6.0);
+    buttons(ui, session, cmds);
+    progress(ui, session, settings.max_iter);
+}
+
+fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) {
+    let hps = kind.hyperparameters();
+    if hps.is_empty() {
+        ui.label(RichText::new(format!("{} has no other hyperparameters.", kind.label())).weak());
+        return;
+    }
+    ui.label(RichText::new("Hyperparameters").strong());
+    let values = settings.params.entry(kind.name().to_owned()).or_default();
+    egui::Grid::new(("hyperparameters", kind.name()))
+        .num_columns(2)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            for hp in hps {
+                let tip =
+                    super::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, kind.section()));
+                let l = ui.label(hp.name).on_hover_text(&tip);
+                let v = values.entry(hp.name.to_owned()).or_insert(hp.default);
+                ui.horizontal(|ui| {
+                    let resp = if hp.log_scale && hp.min > 0.0 {
+                        ui.add(
+                            egui::Slider::new(v, hp.min..=hp.max)
+                                .logarithmic(true)
+                                .custom_formatter(|x, _| format!("{x:.3e}")),
+                        )
+                    } else {
+                        ui.add(
+                            DragValue::new(v)
+                                .range(hp.min..=hp.max)
+                                .speed(((hp.max - hp.min) / 1000.0).clamp(1e-6, 1.0)),
+                        )
+                    };
+                    resp.labelled_by(l.id).on_hover_text(&tip);
+                    if !hp.grid.is_empty() {
+                        ui.menu_button("presets", |ui| {
+                            ui.label(RichText::new("the paper's grid").weak());
+                            for &g in hp.grid {
+                                if ui.button(format!("{g}")).clicked() {
+                                    *v = g;
+                                }
+                            }
+                        })
+                        .response
+                        .on_hover_text(format!("Presets for {}", hp.name));
+                    }
+                });
+                ui.end_row();
+            }
+        });
+}
+
+fn buttons(ui: &mut egui::Ui, session: &Session, cmds: &mut Commands) {
+    let state = session.worker;
+    let has_data = session.dataset.is_some();
+    ui.horizontal(|ui| {
+        let run = ui
+            .add_enabled(has_data, egui::Button::new("Run"))
+            .on_hover_text("Fit from scratch with these settings (Space); replaces a running fit");
+        if run.clicked() {
+            cmds.push(UiCommand::Run);
+        }
+        if state == WorkerState::Paused {
+            if ui
+                .button("Resume")
+                .on_hover_text("Continue (Space)")
+                .clicked()
+            {
+                cmds.push(UiCommand::Resume);
+            }
+        } else if ui
+            .add_enabled(state == WorkerState::Running, egui::Button::new("Pause"))
+            .on_hover_text("Pause the fit (Space)")
+            .clicked()
+        {
+            cmds.push(UiCommand::Pause);
+        }
+        if ui
+            .add_enabled(state.is_active(), egui::Button::new("Stop"))
+            .on_hover_text("Cancel the fit (Esc)")
+            .clicked()
+        {
+            cmds.push(UiCommand::Stop);
+        }
+    });
+}
+
+fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
+    let p = &session.progress;
+    let state = session.worker;
+    // Before any run, show the cap the next run will use.
+    let max_iter = if p.max_iter > 0 {
+        p.max_iter
+    } else {
+        planned_max
+    };
+    let frac = if max_iter > 0 {
+        p.iteration as f32 / max_iter as f32
+    } else {
+        0.0
+    };
+    ui.add(
+        egui::ProgressBar::new(frac.clamp(0.0, 1.0))
+            .text(format!("{} / {max_iter}", p.iteration))
+            .animate(state == WorkerState::Running),
+    );
+    if p.iteration == 0 && !state.is_active() {
+        return;
+    }
+    egui::Grid::new("progress_numbers")
+        .num_columns(2)
+        .show(ui, |ui| {
+            ui.label("objective");
+            ui.label(format_value(p.objective));
+            ui.end_row();
+            if let Some(rate) = p.rate() {
+                ui.label("speed");
+                ui.label(format!("{rate:.0} it/s"));
+                ui.end_row();
+                if state.is_active()
+                    && let Some(eta) = p.eta()
+                {
+                    ui.label("ETA (at cap)");
+                    ui.label(format_secs(eta));
+                    ui.end_row();
+                }
+            }
+            ui.label("time");
+            ui.label(format_secs(p.elapsed));
+            ui.end_row();
+        });
+}
+
+fn format_secs(s: f64) -> String {
+    if s < 60.0 {
+        format!("{s:.1} s")
+    } else {
+        format!("{}:{:02} min", (s / 60.0).floor(), (s % 60.0).floor())
+    }
+}
+
+/// A number with six significant-ish digits, in scientific notation only when very small or
+/// very large.
+pub fn format_value(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-3..1e5).contains(&a) {
+        format!("{v:.4e}")
+    } else {
+        format!("{v:.6}")
+    }
+}

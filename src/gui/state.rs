@@ -1,0 +1,365 @@
+//! App state: persisted [`Settings`] (small, explicit, serde-default) apart from the runtime
+//! [`Session`] (dataset, running job, histories, caches), which is never persisted.
+
+use eframe::egui;
+
+use crate::engine::data::{Dataset, LoadOptions, Preprocess};
+use crate::engine::experiment::{FitOptions, StopReason};
+use crate::engine::models::{ModelKind, ModelSpec};
+use crate::engine::worker::{JobHandle, JobId, RunResult, Snapshot};
+use egui::Color32;
+use egui_plot::{PlotPoint, PlotTransform};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::textures::ThumbnailCache;
+
+/// User preferences kept between sessions (eframe storage, key `eframe::APP_KEY`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    /// The last dataset file or folder opened (prefills the path field).
+    pub last_path: Option<PathBuf>,
+    pub preprocess: Preprocess,
+    /// Resize every image to this size when loading image folders.
+    pub resize_images: bool,
+    pub resize: (u32, u32),
+    /// Model by command-line name (a string, so a removed model does not void the settings).
+    pub model: String,
+    pub k: usize,
+    pub seed: u64,
+    pub max_iter: usize,
+    pub tol: f64,
+    /// Hyperparameters per model name, by parameter name.
+    pub params: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Logarithmic y axis on the convergence plot.
+    pub log_y: bool,
+    pub dark: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        let fit = FitOptions::default();
+        Self {
+            last_path: None,
+            preprocess: Preprocess::default(),
+            resize_images: false,
+            resize: (32, 32),
+            model: ModelKind::ALL
+                .first()
+                .map_or_else(|| "nmf".to_owned(), |k| k.name().to_owned()),
+            k: 3,
+            seed: 0,
+            max_iter: fit.max_iter,
+            tol: fit.tol,
+            params: BTreeMap::new(),
+            log_y: true,
+            dark: true,
+        }
+    }
+}
+
+impl Settings {
+    /// The selected model (the first one when the stored name is unknown).
+    pub fn model_kind(&self) -> Option<ModelKind> {
+        ModelKind::from_name(&self.model).or_else(|| ModelKind::ALL.first().copied())
+    }
+
+    /// Options for the data loaders.
+    pub fn load_options(&self) -> LoadOptions {
+        LoadOptions {
+            preprocess: self.preprocess,
+            resize: self.resize_images.then_some(self.resize),
+            ..LoadOptions::default()
+        }
+    }
+
+    pub fn fit_options(&self) -> FitOptions {
+        FitOptions {
+            max_iter: self.max_iter.max(1),
+            tol: self.tol.max(0.0),
+        }
+    }
+
+    /// The model spec of the current settings (only the selected model's known parameters).
+    pub fn model_spec(&self) -> Option<ModelSpec> {
+        let kind = self.model_kind()?;
+        let mut spec = ModelSpec::new(kind, self.k, self.seed);
+        if let Some(values) = self.params.get(kind.name()) {
+            for hp in kind.hyperparameters() {
+                if let Some(&v) = values.get(hp.name) {
+                    spec.params.insert(hp.name.to_owned(), v);
+                }
+            }
+        }
+        Some(spec)
+    }
+}
+
+/// What the worker is doing, as the UI shows it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WorkerState {
+    #[default]
+    Idle,
+    Running,
+    Paused,
+    Finished(StopReason),
+    Failed,
+    Cancelled,
+}
+
+impl WorkerState {
+    pub fn label(self) -> &'static str {
+        match self {
+            WorkerState::Idle => "idle",
+            WorkerState::Running => "running",
+            WorkerState::Paused => "paused",
+            WorkerState::Finished(StopReason::Converged) => "finished (converged)",
+            WorkerState::Finished(StopReason::MaxIter) => "finished (iteration cap)",
+            WorkerState::Finished(StopReason::Cancelled) => "finished (stopped)",
+            WorkerState::Failed => "failed",
+            WorkerState::Cancelled => "cancelled",
+        }
+    }
+
+    /// Running or paused: a job thread exists.
+    pub fn is_active(self) -> bool {
+        matches!(self, WorkerState::Running | WorkerState::Paused)
+    }
+}
+
+/// The last message for the status line.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Status {
+    pub text: String,
+    pub is_error: bool,
+}
+
+/// Live progress of the current run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Progress {
+    pub iteration: usize,
+    pub max_iter: usize,
+    pub objective: f64,
+    /// Seconds of fitting (pauses excluded).
+    pub elapsed: f64,
+}
+
+impl Progress {
+    /// Iterations per second so far.
+    pub fn rate(&self) -> Option<f64> {
+        (self.elapsed > 0.0 && self.iteration > 0).then(|| self.iteration as f64 / self.elapsed)
+    }
+
+    /// Seconds left if the run goes to the iteration cap.
+    pub fn eta(&self) -> Option<f64> {
+        let rate = self.rate()?;
+        Some(self.max_iter.saturating_sub(self.iteration) as f64 / rate)
+    }
+}
+
+/// One line of the convergence plot: raw and log10 values, appended as progress arrives.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    pub linear: Vec<PlotPoint>,
+    pub log10: Vec<PlotPoint>,
+}
+
+impl Series {
+    pub fn push(&mut self, iteration: usize, value: f64) {
+        let x = iteration as f64;
+        self.linear.push(PlotPoint::new(x, value));
+        self.log10
+            .push(PlotPoint::new(x, value.max(f64::MIN_POSITIVE).log10()));
+    }
+
+    pub fn len(&self) -> usize {
+        self.linear.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.linear.is_empty()
+    }
+}
+
+/// Objective history of the current run: the total and each named term.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Convergence {
+    pub total: Series,
+    pub terms: BTreeMap<String, Series>,
+}
+
+/// One colour group of the scatter (a class, or all samples when unlabelled).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScatterGroup {
+    pub name: String,
+    pub color: Color32,
+    pub points: Vec<PlotPoint>,
+    /// Global sample index of each point.
+    pub indices: Vec<usize>,
+}
+
+/// Per-label point groups of the latest snapshot, built once per snapshot and borrowed by the
+/// plot every frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScatterCache {
+    /// Iteration of the snapshot the groups were built from.
+    pub iteration: usize,
+    pub groups: Vec<ScatterGroup>,
+    /// k = 1: the axes are (sample index, h) rather than PCA components.
+    pub index_axes: bool,
+}
+
+/// Tab10-like palette, readable on dark and light backgrounds.
+pub const PALETTE: [Color32; 10] = [
+    Color32::from_rgb(31, 119, 180),
+    Color32::from_rgb(255, 127, 14),
+    Color32::from_rgb(44, 160, 44),
+    Color32::from_rgb(214, 39, 40),
+    Color32::from_rgb(148, 103, 189),
+    Color32::from_rgb(140, 86, 75),
+    Color32::from_rgb(227, 119, 194),
+    Color32::from_rgb(127, 127, 127),
+    Color32::from_rgb(188, 189, 34),
+    Color32::from_rgb(23, 190, 207),
+];
+
+impl ScatterCache {
+    /// Group the snapshot's projection by label.
+    pub fn build(data: &Dataset, snapshot: &Snapshot) -> Self {
+        let proj = &snapshot.projection;
+        if proj.ncols() < 2 {
+            return Self::default();
+        }
+        let n = proj.nrows().min(data.n());
+        let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
+        let group = |name: &str, color: Color32| ScatterGroup {
+            name: name.to_owned(),
+            color,
+            points: Vec::new(),
+            indices: Vec::new(),
+        };
+        let mut groups: Vec<ScatterGroup> = match &data.labels {
+            Some(_) => data
+                .class_names
+                .iter()
+                .enumerate()
+                .map(|(c, name)| group(name, PALETTE[c % PALETTE.len()]))
+                .chain(std::iter::once(group("(no label)", Color32::GRAY)))
+                .collect(),
+            None => vec![group("samples", PALETTE[0])],
+        };
+        let last = groups.len() - 1;
+        for i in 0..n {
+            let g = match &data.labels {
+                Some(labels) => labels.get(i).copied().unwrap_or(last).min(last),
+                None => 0,
+            };
+            groups[g].points.push(point(i));
+            groups[g].indices.push(i);
+        }
+        groups.retain(|g| !g.points.is_empty());
+        Self {
+            iteration: snapshot.iteration,
+            groups,
+            index_axes: snapshot.h.nrows() == 1,
+        }
+    }
+
+    /// Position of sample `i`, if it is drawn.
+    pub fn position(&self, i: usize) -> Option<PlotPoint> {
+        self.groups
+            .iter()
+            .find_map(|g| g.indices.iter().position(|&j| j == i).map(|p| g.points[p]))
+    }
+}
+
+/// Runtime state of one app session (never persisted).
+#[derive(Default)]
+pub struct Session {
+    /// The loaded dataset, shared with running jobs.
+    pub dataset: Option<Arc<Dataset>>,
+    /// The last load error (shown in red in the data panel).
+    pub load_error: Option<String>,
+    /// What is being loaded right now (shown with a spinner).
+    pub loading: Option<String>,
+    /// Where the current dataset came from, to reload it with other options.
+    pub source: Option<super::DataSource>,
+    /// The current job (its events are the only ones applied).
+    pub(crate) job: Option<JobHandle>,
+    pub job_id: Option<JobId>,
+    pub(crate) next_job: u64,
+    /// Replaced or ended jobs whose threads are still winding down (dropped once finished,
+    /// so the UI never waits on a join).
+    pub(crate) retired: Vec<JobHandle>,
+    pub worker: WorkerState,
+    pub progress: Progress,
+    pub convergence: Convergence,
+    pub snapshot: Option<Arc<Snapshot>>,
+    pub scatter: ScatterCache,
+    /// The result of the last finished run.
+    pub result: Option<Box<RunResult>>,
+    pub status: Status,
+    /// Events of replaced jobs that arrived and were dropped.
+    pub stale_events: u64,
+    /// The scatter's transform of the last frame (tests click at data coordinates with it).
+    pub plot_transform: Option<PlotTransform>,
+    /// The sample under the pointer in the scatter, if any.
+    pub hovered: Option<usize>,
+    pub(crate) thumbnails: ThumbnailCache,
+    /// Frame time of the last `logic` + `ui` pass, in milliseconds.
+    pub frame_ms: f32,
+}
+
+impl Session {
+    pub fn set_status(&mut self, text: impl Into<String>) {
+        self.status = Status {
+            text: text.into(),
+            is_error: false,
+        };
+    }
+
+    pub fn set_error(&mut self, text: impl Into<String>) {
+        self.status = Status {
+            text: text.into(),
+            is_error: true,
+        };
+    }
+
+    /// Forget everything about the previous run (new run or new dataset).
+    pub(crate) fn clear_run(&mut self) {
+        self.progress = Progress::default();
+        self.convergence = Convergence::default();
+        self.snapshot = None;
+        self.scatter = ScatterCache::default();
+        self.result = None;
+        self.hovered = None;
+    }
+
+    /// Cancel the current job without waiting: its thread winds down in the background.
+    pub(crate) fn retire_job(&mut self) {
+        if let Some(job) = self.job.take() {
+            job.send(crate::engine::worker::Command::Cancel);
+            self.retired.push(job);
+        }
+        self.job_id = None;
+    }
+
+    /// Drop retired handles whose threads have ended (joining them is then instant).
+    pub(crate) fn reap_retired(&mut self) {
+        self.retired.retain(|h| !h.is_finished());
+    }
+
+    /// Number of thumbnail textures uploaded so far (loaded lazily on hover).
+    pub fn thumbnail_textures(&self) -> usize {
+        self.thumbnails.len()
+    }
+
+    /// Whether a job thread is still alive (current or retired).
+    pub fn has_threads(&self) -> bool {
+        self.job.as_ref().is_some_and(|j| !j.is_finished())
+            || self.retired.iter().any(|j| !j.is_finished())
+    }
+}

@@ -1,0 +1,252 @@
+//! UI tests of the desktop app with egui_kittest (no GPU): the app is driven as a person uses
+//! it (widgets found by their accessible label, clicked, frames stepped while a job runs) and
+//! its state is checked through `App::session()`.
+
+#![cfg(feature = "gui")]
+
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use nmf_playground::gui::{App, Settings, WorkerState};
+use std::time::Duration;
+
+/// Generous cap for waiting on the worker (steps of ~10 ms each).
+const MAX_STEPS: usize = 3000;
+
+fn harness() -> Harness<'static, App> {
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .with_max_steps(200)
+        .build_eframe(|cc| App::new(cc))
+}
+
+/// Step frames (sleeping between them so worker and loader threads progress) until `pred`
+/// holds; panics with the app's status after `max` steps.
+#[track_caller]
+fn step_until(h: &mut Harness<'static, App>, what: &str, max: usize, pred: impl Fn(&App) -> bool) {
+    for _ in 0..max {
+        h.step();
+        if pred(h.state()) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let s = h.state().session();
+    panic!(
+        "timed out waiting for {what}: worker {:?}, status {:?}, iteration {}",
+        s.worker, s.status, s.progress.iteration
+    );
+}
+
+/// A harness with the bundled sample loaded.
+fn loaded() -> Harness<'static, App> {
+    let mut h = harness();
+    step_until(&mut h, "the sample to load", MAX_STEPS, |a| {
+        a.session().dataset.is_some()
+    });
+    h.step();
+    h
+}
+
+/// Settings for a run that lasts long enough to be paused or stopped.
+fn make_long(h: &mut Harness<'static, App>) {
+    let s = h.state_mut().settings_mut();
+    s.max_iter = 1_000_000;
+    s.tol = 0.0;
+}
+
+/// Click Run and wait until the job has reported some progress.
+fn start_running(h: &mut Harness<'static, App>) {
+    h.get_by_label("Run").click();
+    step_until(h, "the run to start", MAX_STEPS, |a| {
+        a.session().worker == WorkerState::Running && a.session().progress.iteration > 0
+    });
+}
+
+#[test]
+fn opens_on_a_bundled_sample_and_shows_its_size() {
+    let h = loaded();
+    let data = h.state().session().dataset.clone().expect("dataset");
+    assert!(data.source.starts_with("sample:"), "source {}", data.source);
+    assert!(data.n() > 0);
+    h.get_by_label(&format!("n = {} samples", data.n()));
+    h.get_by_label(&format!("m = {} features", data.m()));
+    assert!(h.state().session().load_error.is_none());
+    assert_eq!(h.state().session().worker, WorkerState::Idle);
+    // Before any run the scatter shows the hint, not an empty plot.
+    h.get_by_label("Press Run (Space) to factorize");
+    h.check_accessibility();
+}
+
+#[test]
+fn run_until_finished_fills_history_and_scatter() {
+    let mut h = loaded();
+    h.get_by_label("Run").click();
+    step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
+        matches!(a.session().worker, WorkerState::Finished(_))
+    });
+    h.step();
+    let s = h.state().session();
+    assert!(!s.convergence.total.is_empty(), "no convergence history");
+    assert!(s.snapshot.is_some(), "no snapshot");
+    assert!(s.result.is_some(), "no result");
+    assert!(!s.scatter.groups.is_empty(), "no scatter groups");
+    let n: usize = s.scatter.groups.iter().map(|g| g.points.len()).sum();
+    assert_eq!(n, s.dataset.as_ref().expect("dataset").n());
+    assert!(s.plot_transform.is_some(), "scatter transform not stored");
+    assert!(s.status.text.starts_with("Finished"), "{:?}", s.status);
+    assert!(!s.status.is_error);
+    // The plot and its legend keep the window accessible.
+    h.check_accessibility();
+}
+
+#[test]
+fn stop_cancels_within_a_few_frames() {
+    let mut h = loaded();
+    make_long(&mut h);
+    start_running(&mut h);
+    h.get_by_label("Stop").click();
+    step_until(&mut h, "the job to be cancelled", 300, |a| {
+        a.session().worker == WorkerState::Cancelled
+    });
+    let s = h.state().session();
+    assert!(s.status.text.contains("Cancelled"), "{:?}", s.status);
+    assert!(s.progress.iteration < 1_000_000);
+    assert!(s.job_id.is_none());
+}
+
+#[test]
+fn pause_then_resume() {
+    let mut h = loaded();
+    make_long(&mut h);
+    start_running(&mut h);
+    h.get_by_label("Pause").click();
+    h.step();
+    assert_eq!(h.state().session().worker, WorkerState::Paused);
+    // Drain whatever was sent before the pause took effect, then check nothing more arrives.
+    for _ in 0..20 {
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let paused_at = h.state().session().progress.iteration;
+    std::thread::sleep(Duration::from_millis(100));
+    h.run_steps(5);
+    assert_eq!(
+        h.state().session().progress.iteration,
+        paused_at,
+        "iterations advanced while paused"
+    );
+
+    h.get_by_label("Resume").click();
+    h.step();
+    assert_eq!(h.state().session().worker, WorkerState::Running);
+    step_until(
+        &mut h,
+        "iterations to advance after resume",
+        MAX_STEPS,
+        |a| a.session().progress.iteration > paused_at,
+    );
+    h.get_by_label("Stop").click();
+    step_until(&mut h, "the job to be cancelled", 300, |a| {
+        a.session().worker == WorkerState::Cancelled
+    });
+}
+
+#[test]
+fn keyboard_space_and_escape() {
+    let mut h = loaded();
+    make_long(&mut h);
+    h.key_press(egui::Key::Space);
+    step_until(&mut h, "Space to start a run", MAX_STEPS, |a| {
+        a.session().worker == WorkerState::Running
+    });
+    h.key_press(egui::Key::Space);
+    h.step();
+    assert_eq!(h.state().session().worker, WorkerState::Paused);
+    h.key_press(egui::Key::Escape);
+    step_until(&mut h, "Esc to cancel", 300, |a| {
+        a.session().worker == WorkerState::Cancelled
+    });
+}
+
+#[test]
+fn bad_path_shows_an_error_and_keeps_the_dataset() {
+    let mut h = loaded();
+    let before = h.state().session().dataset.clone().expect("dataset");
+    let bad = "/definitely/not/here/data.csv";
+    h.get_by_label("Path").click();
+    h.step();
+    h.get_by_label("Path").type_text(bad);
+    h.step();
+    h.get_by_label("Load").click();
+    step_until(&mut h, "the load error", MAX_STEPS, |a| {
+        a.session().load_error.is_some()
+    });
+    h.step();
+    let s = h.state().session();
+    let err = s.load_error.clone().expect("error");
+    assert!(err.contains(bad), "error does not name the path: {err}");
+    assert!(s.status.is_error);
+    assert!(s.loading.is_none());
+    let after = s.dataset.clone().expect("dataset kept");
+    assert_eq!(after.fingerprint, before.fingerprint);
+    // Shown in the window (data panel and status line), not only in the state.
+    assert!(h.query_all_by_label_contains(bad).count() >= 1);
+}
+
+#[test]
+fn a_second_run_replaces_the_first_and_its_late_events_are_ignored() {
+    let mut h = loaded();
+    make_long(&mut h);
+    start_running(&mut h);
+    let first = h.state().session().job_id.expect("first job");
+    h.get_by_label("Run").click();
+    h.step();
+    let second = h.state().session().job_id.expect("second job");
+    assert_ne!(first, second);
+    // The first job's Cancelled (at least) arrives after the switch and must be dropped.
+    step_until(&mut h, "a stale event of the first job", MAX_STEPS, |a| {
+        a.session().stale_events > 0 && a.session().progress.iteration > 0
+    });
+    for _ in 0..10 {
+        h.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let s = h.state().session();
+    assert_eq!(s.job_id, Some(second));
+    assert_eq!(s.worker, WorkerState::Running, "{:?}", s.status);
+    // The history is the second run's alone: iterations 1, 2, 3, ... without restarts.
+    for (t, p) in s.convergence.total.linear.iter().enumerate() {
+        assert_eq!(p.x, (t + 1) as f64, "history mixes runs at position {t}");
+    }
+    h.get_by_label("Stop").click();
+    step_until(&mut h, "the job to be cancelled", 300, |a| {
+        a.session().worker == WorkerState::Cancelled
+    });
+}
+
+#[test]
+fn settings_round_trip_and_default_missing_fields() {
+    let s = Settings {
+        k: 7,
+        log_y: false,
+        ..Settings::default()
+    };
+    let json = serde_json::to_string(&s).expect("serialize");
+    let back: Settings = serde_json::from_str(&json).expect("deserialize");
+    assert_eq!(back, s);
+    let partial: Settings = serde_json::from_str(r#"{"k": 5}"#).expect("partial");
+    assert_eq!(partial.k, 5);
+    assert_eq!(partial.max_iter, Settings::default().max_iter);
+}
+
+#[test]
+fn model_help_window_explains_the_model() {
+    let mut h = loaded();
+    h.get_by_label("?").click();
+    h.run_steps(3);
+    let kind = h.state().settings().model_kind().expect("a model");
+    // The window is titled after the model and cites the MODELS.md section.
+    h.get_by_label(&format!("About {}", kind.label()));
+    h.get_by_label(&format!("Math: {}", kind.section()));
+}
