@@ -634,7 +634,7 @@ fn mat_bad_files() {
 /// 12 = int32 (miINT32).
 fn mat_v5(vars: &[(&str, u8, usize, usize, Vec<f64>)]) -> Vec<u8> {
     fn pad8(v: &mut Vec<u8>) {
-        while v.len() % 8 != 0 {
+        while !v.len().is_multiple_of(8) {
             v.push(0);
         }
     }

@@ -237,7 +237,6 @@ pub fn run(args: &ScoreArgs, out: &mut dyn Write) -> Result<(), ScoreError> {
 }
 
 #[cfg(test)]
-#[expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 mod tests {
     use super::*;
 

@@ -417,7 +417,6 @@ pub fn classify_repeated(
 }
 
 #[cfg(test)]
-#[expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 mod tests {
     use super::*;
     use ndarray::array;

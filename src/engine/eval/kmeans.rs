@@ -338,7 +338,6 @@ fn update_means(pts: &Points, labels: &[usize], centroids: &mut [f64], counts: &
 }
 
 #[cfg(test)]
-#[expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 mod tests {
     use super::*;
     use crate::engine::eval::metrics::clustering_accuracy;

@@ -401,7 +401,6 @@ pub fn macro_f1(truth: &[usize], pred: &[usize]) -> Result<f64, EvalError> {
 }
 
 #[cfg(test)]
-#[expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 mod tests {
     use super::*;
 

@@ -50,7 +50,6 @@ pub fn triplets_kept(points: ArrayView2<'_, f64>, triplets: &[Triplet]) -> Resul
 }
 
 #[cfg(test)]
-#[expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 mod tests {
     use super::*;
     use ndarray::array;
