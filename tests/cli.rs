@@ -97,6 +97,11 @@ fn run_json_has_the_design_fields() {
         Some(iters as usize)
     );
     assert_non_increasing(&v);
+    // Labelled data: ACC and NMI means over the k-means restarts, in [0, 1].
+    for key in ["acc", "nmi_max", "nmi_sqrt", "nmi_arith"] {
+        let x = v["metrics"][key].as_f64().expect("metric");
+        assert!((0.0..=1.0).contains(&x), "{key} = {x}");
+    }
 }
 
 #[test]

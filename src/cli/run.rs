@@ -58,6 +58,9 @@ pub struct RunArgs {
     /// Print one JSON object with the results on stdout.
     #[arg(long)]
     pub json: bool,
+    /// k-means restarts on H for ACC/NMI (means over restarts; MODELS.md §8.2).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub kmeans_repeats: u64,
     /// Threads one matrix product may use (default 1: parallelism goes across runs).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
@@ -241,7 +244,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 
     let h = model.h().to_owned();
     let w = model.w().map(|w| w.to_owned());
-    let metrics = serde_json::Map::new();
+    let (metrics, clusters) = evaluate(&data, &h, spec.k, spec.seed, args.kmeans_repeats)?;
     let report = json!({
         "model": spec.kind.name(),
         "params": spec.resolved_params(),
@@ -267,7 +270,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     });
 
     if let Some(dir) = &args.out {
-        write_outputs(dir, &report, &h, w.as_ref(), rec).map_err(CliError::Failed)?;
+        write_outputs(dir, &report, &h, w.as_ref(), &clusters, rec).map_err(CliError::Failed)?;
         eprintln!("wrote results to {}", dir.display());
     }
     if args.json {
@@ -282,8 +285,14 @@ fn write_outputs(
     report: &Value,
     h: &ndarray::Array2<f64>,
     w: Option<&ndarray::Array2<f64>>,
+    clusters: &[usize],
     rec: &experiment::FitRecord,
 ) -> anyhow::Result<()> {
+    let mut cl = String::from("cluster\n");
+    for c in clusters {
+        cl.push_str(&format!("{c}\n"));
+    }
+    write_atomic(&dir.join("clusters.csv"), cl.as_bytes())?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     write_atomic(&dir.join("H.csv"), matrix_csv(h).as_bytes())?;
     write_atomic(&dir.join("H.npy"), &matrix_npy(h)?)?;
@@ -315,4 +324,46 @@ fn write_outputs(
     let text = serde_json::to_string_pretty(report)?;
     write_atomic(&dir.join("run.json"), text.as_bytes())?;
     Ok(())
+}
+
+/// Repeated k-means on the columns of H (c = number of classes when labelled, else k), with
+/// ACC/NMI mean ± std over the restarts against the labels (MODELS.md §8.2). Returns the
+/// metrics object for `run --json` and the cluster ids of the lowest-inertia restart.
+fn evaluate(
+    data: &Dataset,
+    h: &ndarray::Array2<f64>,
+    k: usize,
+    seed: u64,
+    restarts: u64,
+) -> Result<(serde_json::Map<String, Value>, Vec<usize>), CliError> {
+    use crate::engine::eval::{KMeansParams, repeated_kmeans, summarize_repeated_kmeans};
+    let c = if data.n_classes() > 0 {
+        data.n_classes()
+    } else {
+        k
+    };
+    let params = KMeansParams {
+        n_clusters: c.min(data.n()),
+        max_iter: 100,
+        restarts: usize::try_from(restarts).unwrap_or(usize::MAX),
+        seed,
+    };
+    let rep = repeated_kmeans(h.view(), &params).map_err(|e| CliError::Failed(e.into()))?;
+    let clusters = rep.best_run().map(|r| r.labels.clone()).unwrap_or_default();
+    let mut m = serde_json::Map::new();
+    m.insert("kmeans_repeats".into(), json!(params.restarts));
+    if let Some(truth) = &data.labels {
+        let s = summarize_repeated_kmeans(truth, &rep).map_err(|e| CliError::Failed(e.into()))?;
+        for (name, v) in [
+            ("acc", s.acc),
+            ("nmi_max", s.nmi_max),
+            ("nmi_sqrt", s.nmi_sqrt),
+            ("nmi_arith", s.nmi_arith),
+        ] {
+            m.insert(name.into(), json!(v.mean));
+            m.insert(format!("{name}_std"), json!(v.std));
+        }
+        m.insert("acc_best_inertia".into(), json!(s.best.acc));
+    }
+    Ok((m, clusters))
 }
