@@ -270,7 +270,10 @@ mod tests {
         let x = Array2::<f64>::ones((3, 4));
         let nb = knn(x.view(), 10);
         assert_eq!(nb.p(), 3);
-        assert_eq!(nb.to_lists(), vec![vec![1, 2, 3], vec![0, 2, 3], vec![0, 1, 3], vec![0, 1, 2]]);
+        assert_eq!(
+            nb.to_lists(),
+            vec![vec![1, 2, 3], vec![0, 2, 3], vec![0, 1, 3], vec![0, 1, 2]]
+        );
         let single = knn(Array2::<f64>::ones((2, 1)).view(), 5);
         assert_eq!(single.n(), 0);
     }
@@ -309,7 +312,10 @@ mod tests {
         let t = std::time::Instant::now();
         let nb = knn(x.view(), 5);
         let secs = t.elapsed().as_secs_f64();
-        eprintln!("knn n=10000 m=1024 p=5: {secs:.3} s (rayon threads: {})", rayon::current_num_threads());
+        eprintln!(
+            "knn n=10000 m=1024 p=5: {secs:.3} s (rayon threads: {})",
+            rayon::current_num_threads()
+        );
         assert_eq!(nb.n(), 10_000);
     }
 }

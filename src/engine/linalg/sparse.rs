@@ -94,7 +94,9 @@ impl Csr {
 
     /// Row sums (the degree vector `S 1` of a graph).
     pub fn row_sums(&self) -> Vec<f64> {
-        (0..self.nrows).map(|r| self.row(r).1.iter().sum()).collect()
+        (0..self.nrows)
+            .map(|r| self.row(r).1.iter().sum())
+            .collect()
     }
 
     /// Whether the matrix equals its transpose (exactly).
