@@ -9,7 +9,7 @@
 //! duplicate. An anchor that is unlabelled, alone in its class, or whose class is the only
 //! one, gets no label-based triplets (they are skipped, not replaced).
 
-use super::Triplet;
+use super::{ConstraintError, Store, Triplet};
 use crate::engine::linalg::{Neighbours, knn};
 use ndarray::ArrayView2;
 use rand::seq::SliceRandom;
@@ -55,8 +55,10 @@ pub enum GenerateError {
     TooFewSamples(usize),
     #[error("{got} labels given for {n} samples")]
     LabelCount { got: usize, n: usize },
-    #[error("the neighbour lists cover {got} samples, the dataset has {n}")]
-    NeighbourCount { got: usize, n: usize },
+    #[error("the store is for {store} samples, the data has {data}")]
+    StoreSize { store: usize, data: usize },
+    #[error(transparent)]
+    Store(#[from] ConstraintError),
 }
 
 /// The outcome of one generation.
@@ -233,6 +235,40 @@ pub fn generate_with_neighbours(
     Ok(out)
 }
 
+/// Generate triplets from X and the store's labels (avoiding the store's triplets) and add
+/// them to the store as **one** undo step ("generate N triplets").
+pub fn generate_into(
+    store: &mut Store,
+    x: ArrayView2<'_, f64>,
+    opts: &ProtocolOptions,
+) -> Result<Generated, GenerateError> {
+    if store.n() != x.ncols() {
+        return Err(GenerateError::StoreSize {
+            store: store.n(),
+            data: x.ncols(),
+        });
+    }
+    let labels = if store.labels().n_labelled() == 0 {
+        &[][..]
+    } else {
+        store.labels().as_slice()
+    };
+    let g = generate_triplets(x, labels, opts, store.triplets())?;
+    let what = format!(
+        "generate {} triplets ({} anchors, seed {})",
+        g.triplets.len(),
+        g.anchors.len(),
+        opts.seed
+    );
+    store.add_triplets(&what, g.triplets.iter().copied())?;
+    Ok(g)
+}
+
+/// Ground-truth labels as the partial labels the protocol takes (everyone labelled).
+pub fn labels_from_truth(truth: &[usize]) -> Vec<Option<usize>> {
+    truth.iter().map(|&c| Some(c)).collect()
+}
+
 /// Reveal the true labels of ⌈fraction·n⌉ samples chosen uniformly at random (seeded):
 /// `(sample, class)` pairs, ascending by sample, for [`super::Store::set_label_pairs`].
 pub fn reveal_labels(
@@ -350,6 +386,42 @@ mod tests {
             ..opts
         };
         assert!(generate_triplets(x.view(), &y, &bad, &[]).is_err());
+    }
+
+    #[test]
+    fn generate_into_store_is_one_undo_step() {
+        use crate::engine::data::Fingerprint;
+        let (x, y) = clusters();
+        let mut store = Store::new(Fingerprint {
+            n: 120,
+            m: 4,
+            hash: 1,
+        });
+        let truth: Vec<usize> = y.iter().map(|c| c.unwrap_or(0)).collect();
+        let pairs = reveal_labels(&truth, 0.5, 1).unwrap();
+        store
+            .transaction("classes", |tx| {
+                (0..3).try_for_each(|c| tx.add_class(&format!("c{c}")).map(drop))
+            })
+            .unwrap();
+        store.set_label_pairs("reveal 50%", &pairs).unwrap();
+        let g = generate_into(&mut store, x.view(), &ProtocolOptions::default()).unwrap();
+        assert_eq!(store.triplets().len(), g.triplets.len());
+        assert!(g.label_based > 0 && g.neighbour_based == 12 * 15);
+        assert_eq!(
+            store.undo_description(),
+            Some(
+                format!(
+                    "generate {} triplets (12 anchors, seed 0)",
+                    g.triplets.len()
+                )
+                .as_str()
+            )
+        );
+        store.undo();
+        assert!(store.triplets().is_empty());
+        assert_eq!(store.labels().n_labelled(), 60);
+        assert_eq!(labels_from_truth(&[2, 0]), vec![Some(2), Some(0)]);
     }
 
     #[test]

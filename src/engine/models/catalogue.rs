@@ -132,4 +132,15 @@ const RPNMF_PARAMS: &[HyperParam] = &[
                else keep H, so the objective never rises (MODELS.md §4.5 d). 0: paper-literal \
                updates, which can diverge with contradictory triplets.",
     },
+    HyperParam {
+        name: "normalize_w",
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        log_scale: false,
+        grid: &[0.0, 1.0],
+        help: "1: after the last iteration scale W's columns to unit length and H's rows to \
+               compensate, as for NMF before k-means. Off by default: the ranking loss and δ \
+               live in the raw H geometry, which this changes (MODELS.md §4.5, §10.3).",
+    },
 ];

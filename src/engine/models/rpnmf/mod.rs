@@ -377,6 +377,20 @@ impl Model for Rpnmf {
     fn objective(&self) -> Objective {
         self.objective.clone()
     }
+
+    /// Nothing by default (MODELS.md §4.5 step 4). With `normalize_w = 1`: unit-L2 W columns,
+    /// H rows scaled by the old norms (`ν_a = max(‖w_:a‖, 1e-15)`, §3.1), for k-means only;
+    /// the reported objective stays that of the last iterate.
+    fn finish(&mut self) {
+        if !self.params.normalize_w {
+            return;
+        }
+        for (a, mut col) in self.w.columns_mut().into_iter().enumerate() {
+            let nu = col.dot(&col).sqrt().max(1e-15);
+            col /= nu;
+            self.h.row_mut(a).mapv_inplace(|v| v * nu);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -528,7 +542,7 @@ mod tests {
         let params = RpnmfParams {
             alpha: 0.1,
             delta: 0.1,
-            safeguard: true,
+            ..RpnmfParams::default()
         };
         let mut m = Rpnmf::from_factors(dataset(x.clone()), params, &[Triplet::new(i, j, q)], w, h)
             .unwrap();
@@ -751,5 +765,22 @@ mod tests {
         let (w0, h0) = random_wh(12, 60, 3, data.x.mean().unwrap(), 9);
         assert_eq!(m.w().unwrap(), w0.view());
         assert_eq!(m.h(), h0.view());
+        // No normalisation by default; optional unit-norm W keeps WH.
+        let mut m = Rpnmf::new(data.clone(), &spec(3, 9, &[]), &side).unwrap();
+        m.step().unwrap();
+        let (w1, h1) = (m.w().unwrap().to_owned(), m.h().to_owned());
+        m.finish();
+        assert_eq!((m.w().unwrap(), m.h()), (w1.view(), h1.view()));
+        let mut m = Rpnmf::new(data, &spec(3, 9, &[("normalize_w", 1.0)]), &side).unwrap();
+        m.step().unwrap();
+        let wh = m.w().unwrap().dot(&m.h());
+        m.finish();
+        let w = m.w().unwrap();
+        assert!(
+            w.columns()
+                .into_iter()
+                .all(|c| (c.dot(&c) - 1.0).abs() < 1e-12)
+        );
+        assert!((w.dot(&m.h()) - wh).iter().all(|v| v.abs() < 1e-12));
     }
 }

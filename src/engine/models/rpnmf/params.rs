@@ -15,6 +15,10 @@ pub struct RpnmfParams {
     /// The monotonicity safeguard of MODELS.md §4.5 step d (on by default; off =
     /// "paper-literal").
     pub safeguard: bool,
+    /// Unit-L2 W columns (H rows rescaled to compensate) in [`crate::engine::models::Model::finish`],
+    /// for k-means only; off by default because the ranking loss lives in the raw H geometry
+    /// (MODELS.md §4.5 step 4, §10.3).
+    pub normalize_w: bool,
 }
 
 impl Default for RpnmfParams {
@@ -23,6 +27,7 @@ impl Default for RpnmfParams {
             alpha: 0.1,
             delta: 10.0,
             safeguard: true,
+            normalize_w: false,
         }
     }
 }
@@ -65,10 +70,18 @@ impl RpnmfParams {
                 format!("= {sg} must be 1 (on) or 0 (off, paper-literal)"),
             ));
         }
+        let nw = get("normalize_w", 0.0);
+        if nw != 0.0 && nw != 1.0 {
+            return Err(invalid(
+                "normalize_w",
+                format!("= {nw} must be 1 (on) or 0 (off)"),
+            ));
+        }
         Self {
             alpha: get("alpha", d.alpha),
             delta: get("delta", d.delta),
             safeguard: sg == 1.0,
+            normalize_w: nw == 1.0,
         }
         .check()
     }
@@ -145,6 +158,19 @@ mod tests {
         assert!(
             e.contains("`safeguard`") && e.contains("paper-literal"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn normalize_w_must_be_0_or_1() {
+        let e = RpnmfParams::from_spec(&with("normalize_w", 2.0))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`normalize_w`") && e.contains("0 (off)"), "{e}");
+        assert!(
+            RpnmfParams::from_spec(&with("normalize_w", 1.0))
+                .unwrap()
+                .normalize_w
         );
     }
 }
