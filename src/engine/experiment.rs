@@ -112,7 +112,10 @@ pub fn fit(
                 format!("objective is {}", obj.total)
             };
             return Err(FitError {
-                error: ModelError::Diverged { iteration: t, what },
+                error: ModelError::Diverged {
+                    iteration: t,
+                    what,
+                },
                 record,
             });
         }

@@ -85,12 +85,8 @@ fn pca2(h: ArrayView2<'_, f64>) -> Result<Array2<f64>, ProjectionError> {
 /// The orthogonal 2×2 R (rotation or reflection) maximising tr(Rᵀ PᵀQ), i.e. minimising
 /// ‖P R − Q‖_F over centred P, Q (both n×2).
 fn procrustes2(p: &Array2<f64>, q: &Array2<f64>) -> Array2<f64> {
-    let pc = p - &p
-        .mean_axis(Axis(0))
-        .unwrap_or_else(|| ndarray::arr1(&[0.0, 0.0]));
-    let qc = q - &q
-        .mean_axis(Axis(0))
-        .unwrap_or_else(|| ndarray::arr1(&[0.0, 0.0]));
+    let pc = p - &p.mean_axis(Axis(0)).unwrap_or_else(|| ndarray::arr1(&[0.0, 0.0]));
+    let qc = q - &q.mean_axis(Axis(0)).unwrap_or_else(|| ndarray::arr1(&[0.0, 0.0]));
     let m = pc.t().dot(&qc);
     let (a, b, c, d) = (m[[0, 0]], m[[0, 1]], m[[1, 0]], m[[1, 1]]);
     // Rotation [[cos, −sin], [sin, cos]]: tr = cos(a + d) + sin(c − b).
@@ -115,9 +111,9 @@ mod tests {
     fn procrustes_undoes_a_rotation_and_a_reflection() {
         let q = array![[1.0, 0.0], [0.0, 2.0], [-1.0, -0.5], [0.3, -1.5]];
         for r in [
-            array![[0.6, -0.8], [0.8, 0.6]], // rotation
-            array![[1.0, 0.0], [0.0, -1.0]], // reflection (sign flip)
-            array![[0.0, 1.0], [1.0, 0.0]],  // axis swap
+            array![[0.6, -0.8], [0.8, 0.6]],   // rotation
+            array![[1.0, 0.0], [0.0, -1.0]],   // reflection (sign flip)
+            array![[0.0, 1.0], [1.0, 0.0]],    // axis swap
         ] {
             let p = q.dot(&r.t());
             let back = p.dot(&procrustes2(&p, &q));
@@ -129,11 +125,7 @@ mod tests {
 
     #[test]
     fn consecutive_frames_do_not_flip() {
-        let h1 = array![
-            [1.0, 2.0, 3.0, 0.5, 2.5],
-            [0.2, 0.1, 0.9, 1.5, 0.3],
-            [0.0, 1.0, 0.5, 0.5, 2.0]
-        ];
+        let h1 = array![[1.0, 2.0, 3.0, 0.5, 2.5], [0.2, 0.1, 0.9, 1.5, 0.3], [0.0, 1.0, 0.5, 0.5, 2.0]];
         let mut proj = Projector::new();
         let a = proj.project(h1.view()).expect("pca");
         // A tiny change of H must give a nearby frame, not a sign-flipped one.

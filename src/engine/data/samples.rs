@@ -27,10 +27,7 @@ impl Sample {
     }
 
     pub fn from_name(s: &str) -> Option<Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|x| x.name().eq_ignore_ascii_case(s))
+        Self::ALL.iter().copied().find(|x| x.name().eq_ignore_ascii_case(s))
     }
 }
 

@@ -78,11 +78,7 @@ pub fn gemm_into(
         }
     };
     let (r, cc) = c.dim();
-    let beta = if accumulate {
-        Accum::Add
-    } else {
-        Accum::Replace
-    };
+    let beta = if accumulate { Accum::Add } else { Accum::Replace };
     match c.as_slice_mut() {
         Some(s) => {
             let fc = MatMut::from_row_major_slice_mut(s, r, cc);
@@ -138,15 +134,7 @@ mod tests {
     fn accumulate_adds_to_the_output() {
         let a = array![[1.0, 2.0], [3.0, 4.0]];
         let mut c = Array2::from_elem((2, 2), 1.0);
-        gemm_into(
-            &mut c.view_mut(),
-            2.0,
-            a.view(),
-            Op::N,
-            a.view(),
-            Op::N,
-            true,
-        );
+        gemm_into(&mut c.view_mut(), 2.0, a.view(), Op::N, a.view(), Op::N, true);
         assert_eq!(c, a.dot(&a) * 2.0 + 1.0);
     }
 }

@@ -7,6 +7,7 @@
 //! number of threads).
 
 use super::{Csr, Op, gemm};
+use faer::{Accum, MatMut, MatRef, Par};
 use ndarray::{ArrayView2, s};
 use rayon::prelude::*;
 use std::cmp::Ordering;
@@ -21,7 +22,7 @@ pub struct Neighbours {
     p: usize,
     /// `idx[i*p .. (i+1)*p]`: neighbours of sample i, nearest first (ties: smaller index first).
     idx: Vec<usize>,
-    /// Squared distances matching `idx` (from the GEMM identity, clamped at 0).
+    /// Squared distances matching `idx`, summed directly in f64.
     dist2: Vec<f64>,
 }
 
@@ -110,26 +111,42 @@ impl TopLists {
     fn get(&self, slot: usize) -> &[(f64, usize)] {
         &self.items[slot * self.cap..slot * self.cap + self.count[slot]]
     }
+
+    fn is_full(&self, slot: usize) -> bool {
+        self.count[slot] == self.cap
+    }
 }
 
-/// What one block of query columns `b0..b1` contributes: the best candidates of its own rows
-/// among columns `b0..n`, and of every later sample `c ≥ b1` among the block's columns.
+/// What one block of query columns `b0..b1` contributes, in approximate (GEMM) distances:
+/// for each own row, every column ≥ b0 within the row's margin of its p-th best; for every
+/// later sample `c ≥ b1`, its best `2p` among the block's columns.
 struct BlockOut {
     b0: usize,
     b1: usize,
-    rows: Vec<(f64, usize)>,
-    rows_p: usize,
+    rows: Vec<Vec<(f64, usize)>>,
     later: TopLists,
 }
 
+/// Squared Euclidean distance between rows a and b of `xt`, summed directly in f64: the
+/// reference value every reported distance comes from.
+fn exact(xt: &[f64], m: usize, a: usize, b: usize) -> f64 {
+    let (ra, rb) = (&xt[a * m..(a + 1) * m], &xt[b * m..(b + 1) * m]);
+    ra.iter().zip(rb).map(|(u, v)| (u - v) * (u - v)).sum()
+}
+
 /// The p nearest neighbours (Euclidean) of every column of `x` (m×n), excluding itself.
-/// `p` is capped at `n − 1`.
+/// `p` is capped at `n − 1`. Exact: the result equals brute force with f64 distances
+/// `Σ_k (x_ki − x_kc)²`, ties broken by the smaller index.
 ///
-/// Uses the symmetry of the distance: block `I` computes `X_Iᵀ X_{J}` only for columns at or
-/// after its own, so each pair's distance is computed once (half the GEMM flops), and each
-/// pair is seen with the same rounded value from both sides.
+/// How: the GEMM identity `‖a‖² + ‖b‖² − 2aᵀb` in **f32** (twice the f64 GEMM rate) gives
+/// approximate distances `d̃` with a rigorous error bound `|d̃ − d| ≤ E_i = κ‖a_i‖·max_c‖a_c‖`,
+/// `κ = 2(m+4)·2⁻²⁴` (rounding of the inputs and of any summation order). A sample c can only
+/// be among i's p nearest if `d̃_c ≤ d̃_(p) + 2E_i`; those few candidates are re-ranked with
+/// exact f64 distances. The symmetry of the distance halves the GEMM work: block I computes
+/// `X_Iᵀ X_J` only for columns at or after its own. Data beyond the f32 range uses f64 GEMM
+/// with the same bound at f64 precision.
 pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
-    let n = x.ncols();
+    let (m, n) = x.dim();
     let p = p.min(n.saturating_sub(1));
     if p == 0 {
         return Neighbours {
@@ -138,70 +155,127 @@ pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
             dist2: Vec::new(),
         };
     }
-    let norms: Vec<f64> = x.columns().into_iter().map(|c| c.dot(&c)).collect();
-    // Samples as contiguous rows (n×m): both GEMM operands are then plain row slices, which
-    // measured ~20% faster than slicing columns of X (one extra copy of X in memory).
-    let xt = x.t().as_standard_layout().into_owned();
+    // Samples as contiguous rows (n×m): both GEMM operands are plain row slices.
+    let xt_arr = x.t().as_standard_layout().into_owned();
+    let xt: &[f64] = xt_arr.as_slice().unwrap_or(&[]);
+    let norms: Vec<f64> = (0..n)
+        .map(|i| xt[i * m..(i + 1) * m].iter().map(|v| v * v).sum())
+        .collect();
+    let max_norm = norms.iter().fold(0.0f64, |a, &b| a.max(b)).sqrt();
+    let max_abs = xt.iter().fold(0.0f64, |a, &b| a.max(b.abs()));
+    let use_f32 = max_abs < 1e15 && (max_norm * max_norm) < 1e30;
+    let unit = if use_f32 {
+        f64::from(f32::EPSILON) / 2.0
+    } else {
+        f64::EPSILON / 2.0
+    };
+    let kappa = 2.0 * (m as f64 + 4.0) * unit * 1.01;
+    // Margin 2E_i, plus an absolute slack for the f64 arithmetic of the identity itself.
+    let margin: Vec<f64> = norms
+        .iter()
+        .map(|&ni| 2.0 * kappa * ni.sqrt() * max_norm + 1e-12 * (ni + max_norm * max_norm))
+        .collect();
+    let xt32: Vec<f32> = if use_f32 {
+        xt.iter().map(|&v| v as f32).collect()
+    } else {
+        Vec::new()
+    };
+
+    let cap = (2 * p).max(p + 4);
     let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
     let outs: Vec<BlockOut> = blocks
         .par_iter()
         .map(|&b0| {
             let b1 = (b0 + BLOCK).min(n);
-            let xb = xt.slice(s![b0..b1, ..]);
-            let xr = xt.slice(s![b0.., ..]);
-            let g = gemm(xb, Op::N, xr, Op::T); // (b1−b0) × (n−b0)
-            // Own rows: candidates among columns b0..n (self excluded).
-            let rows_p = p.min(n - b0 - 1);
-            let mut rows = Vec::with_capacity((b1 - b0) * rows_p);
-            let mut later = TopLists::new(n - b1, p.min(b1 - b0));
-            let mut cand: Vec<(f64, usize)> = Vec::with_capacity(n - b0);
-            for (r, g_row) in g.rows().into_iter().enumerate() {
+            let (rb, w) = (b1 - b0, n - b0);
+            // g[r*w + off] ≈ x_{b0+r} · x_{b0+off}
+            let g: Vec<f64> = if use_f32 {
+                let mut g32 = vec![0.0f32; rb * w];
+                let lhs = MatRef::from_row_major_slice(&xt32[b0 * m..b1 * m], rb, m);
+                let rhs = MatRef::from_row_major_slice(&xt32[b0 * m..], w, m).transpose();
+                let dst = MatMut::from_row_major_slice_mut(&mut g32, rb, w);
+                faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0f32, Par::Seq);
+                g32.into_iter().map(f64::from).collect()
+            } else {
+                let xb = xt_arr.slice(s![b0..b1, ..]);
+                let xr = xt_arr.slice(s![b0.., ..]);
+                gemm(xb, Op::N, xr, Op::T).into_raw_vec_and_offset().0
+            };
+            let mut rows = Vec::with_capacity(rb);
+            let mut later = TopLists::new(n - b1, cap);
+            let mut cand: Vec<(f64, usize)> = Vec::with_capacity(w);
+            for r in 0..rb {
                 let i = b0 + r;
                 let ni = norms[i];
                 cand.clear();
-                for (off, (&gic, &nc)) in g_row.iter().zip(&norms[b0..]).enumerate() {
+                for (off, (&gic, &nc)) in g[r * w..(r + 1) * w].iter().zip(&norms[b0..]).enumerate()
+                {
                     let c = b0 + off;
                     if c == i {
                         continue;
                     }
-                    let d = (ni + nc - 2.0 * gic).max(0.0);
+                    let d = ni + nc - 2.0 * gic;
                     cand.push((d, c));
                     if c >= b1 {
                         later.offer(c - b1, (d, i));
                     }
                 }
-                if rows_p > 0 {
-                    cand.select_nth_unstable_by(rows_p - 1, by_dist_then_index);
-                    let head = &mut cand[..rows_p];
-                    head.sort_unstable_by(by_dist_then_index);
-                    rows.extend_from_slice(head);
+                let own_p = p.min(cand.len());
+                if own_p == 0 {
+                    rows.push(Vec::new());
+                    continue;
                 }
+                cand.select_nth_unstable_by(own_p - 1, by_dist_then_index);
+                let limit = cand[own_p - 1].0 + margin[i];
+                rows.push(cand.iter().copied().filter(|&(d, _)| d <= limit).collect());
             }
             BlockOut {
                 b0,
                 b1,
                 rows,
-                rows_p,
                 later,
             }
         })
         .collect();
-    // Merge: sample i's candidates are its own block's row list plus the `later` lists of
-    // every earlier block.
+
+    // Merge per sample: its own block's row list and every earlier block's `later` list, all
+    // approximate; keep those within the margin of the p-th best, then rank exactly.
     let mut idx = Vec::with_capacity(n * p);
     let mut dist2 = Vec::with_capacity(n * p);
-    let mut merged: Vec<(f64, usize)> = Vec::new();
+    let mut approx: Vec<(f64, usize)> = Vec::new();
+    let mut exact_c: Vec<(f64, usize)> = Vec::new();
     for (bi, own) in outs.iter().enumerate() {
-        for i in own.b0..own.b1 {
-            merged.clear();
-            let r = i - own.b0;
-            merged.extend_from_slice(&own.rows[r * own.rows_p..(r + 1) * own.rows_p]);
+        for (r, own_row) in own.rows.iter().enumerate() {
+            let i = own.b0 + r;
+            approx.clear();
+            approx.extend_from_slice(own_row);
             for earlier in &outs[..bi] {
-                merged.extend_from_slice(earlier.later.get(i - earlier.b1));
+                approx.extend_from_slice(earlier.later.get(i - earlier.b1));
             }
-            merged.sort_unstable_by(by_dist_then_index);
-            idx.extend(merged[..p].iter().map(|&(_, c)| c));
-            dist2.extend(merged[..p].iter().map(|&(d, _)| d));
+            approx.select_nth_unstable_by(p - 1, by_dist_then_index);
+            let limit = approx[p - 1].0 + margin[i];
+            exact_c.clear();
+            exact_c.extend(
+                approx
+                    .iter()
+                    .filter(|&&(d, _)| d <= limit)
+                    .map(|&(_, c)| (exact(xt, m, i, c), c)),
+            );
+            // A full `later` list whose worst entry is within the limit may have dropped a
+            // candidate: rank that block's columns exactly (rare; 256·m flops).
+            for earlier in &outs[..bi] {
+                let slot = i - earlier.b1;
+                let list = earlier.later.get(slot);
+                if earlier.later.is_full(slot) && list.last().is_some_and(|&(d, _)| d <= limit) {
+                    exact_c.extend((earlier.b0..earlier.b1).map(|c| (exact(xt, m, i, c), c)));
+                }
+            }
+            exact_c.sort_unstable_by(by_dist_then_index);
+            exact_c.dedup_by_key(|e| e.1);
+            // dedup_by_key only merges neighbours: equal indices have equal exact distances,
+            // so after sorting by (distance, index) duplicates are adjacent.
+            idx.extend(exact_c[..p].iter().map(|&(_, c)| c));
+            dist2.extend(exact_c[..p].iter().map(|&(d, _)| d));
         }
     }
     Neighbours { p, idx, dist2 }
@@ -262,6 +336,24 @@ mod tests {
                 assert!((a - b).abs() < 1e-10);
             }
         }
+    }
+
+    #[test]
+    fn exact_with_many_ties_and_in_the_f64_fallback() {
+        // Small integers: many exactly equal distances, so ties must break by index.
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let x = Array2::from_shape_fn((3, 700), |_| f64::from(rng.gen_range(0..3u8)));
+        assert_eq!(knn(x.view(), 6).to_lists(), brute(&x, 6));
+        // 600 identical samples: every candidate list overflows, the exact fallback runs.
+        let same = Array2::<f64>::ones((5, 600));
+        let nb = knn(same.view(), 4);
+        for i in [0, 3, 300, 599] {
+            let want: Vec<usize> = (0..600).filter(|&c| c != i).take(4).collect();
+            assert_eq!(nb.of(i), want.as_slice());
+        }
+        // Beyond the f32 range: the f64 GEMM path.
+        let big = random(4, 300, 6).mapv(|v| v * 1e20);
+        assert_eq!(knn(big.view(), 3).to_lists(), brute(&big, 3));
     }
 
     #[test]

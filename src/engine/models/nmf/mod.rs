@@ -9,25 +9,13 @@ pub struct Nmf {
 }
 impl Nmf {
     pub fn new(data: Arc<Dataset>, spec: &ModelSpec) -> Result<Self, ModelError> {
-        Ok(Self {
-            h: Array2::zeros((spec.k, data.n())),
-        })
+        Ok(Self { h: Array2::zeros((spec.k, data.n())) })
     }
 }
 impl Model for Nmf {
-    fn kind(&self) -> ModelKind {
-        ModelKind::Nmf
-    }
-    fn step(&mut self) -> Result<Objective, ModelError> {
-        Ok(self.objective())
-    }
-    fn h(&self) -> ArrayView2<'_, f64> {
-        self.h.view()
-    }
-    fn w(&self) -> Option<ArrayView2<'_, f64>> {
-        None
-    }
-    fn objective(&self) -> Objective {
-        Objective::single("reconstruction", 0.0)
-    }
+    fn kind(&self) -> ModelKind { ModelKind::Nmf }
+    fn step(&mut self) -> Result<Objective, ModelError> { Ok(self.objective()) }
+    fn h(&self) -> ArrayView2<'_, f64> { self.h.view() }
+    fn w(&self) -> Option<ArrayView2<'_, f64>> { None }
+    fn objective(&self) -> Objective { Objective::single("reconstruction", 0.0) }
 }
