@@ -20,6 +20,17 @@ use std::collections::{HashMap, HashSet};
 /// Redraws of q per triplet before giving up on it (counted in [`Generated::shortfall`]).
 const MAX_DRAWS: usize = 64;
 
+/// Where anchors are drawn from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AnchorPool {
+    /// All samples, as in the paper (MODELS.md §8.4 step 1).
+    #[default]
+    All,
+    /// Only labelled samples: for a few painted labels, so that every anchor can also get
+    /// label-based triplets. The fraction is then of the labelled samples.
+    Labelled,
+}
+
 /// Parameters of the protocol (defaults: MODELS.md §8.4).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProtocolOptions {
@@ -31,6 +42,8 @@ pub struct ProtocolOptions {
     pub neighbours: usize,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Where anchors are drawn from (default: all samples).
+    pub anchor_pool: AnchorPool,
 }
 
 impl Default for ProtocolOptions {
@@ -40,6 +53,7 @@ impl Default for ProtocolOptions {
             per_anchor: 30,
             neighbours: 5,
             seed: 0,
+            anchor_pool: AnchorPool::All,
         }
     }
 }
@@ -146,8 +160,15 @@ pub fn generate_with_neighbours(
     check(n, labels, opts)?;
     let label_of = |i: usize| labels.get(i).copied().flatten();
     let mut rng = ChaCha8Rng::seed_from_u64(opts.seed);
-    let n_anchors = ((opts.anchor_fraction * n as f64).ceil() as usize).min(n);
-    let mut anchors = rand::seq::index::sample(&mut rng, n, n_anchors).into_vec();
+    let pool: Vec<usize> = match opts.anchor_pool {
+        AnchorPool::All => (0..n).collect(),
+        AnchorPool::Labelled => (0..n).filter(|&i| label_of(i).is_some()).collect(),
+    };
+    let n_anchors = ((opts.anchor_fraction * pool.len() as f64).ceil() as usize).min(pool.len());
+    let mut anchors: Vec<usize> = rand::seq::index::sample(&mut rng, pool.len(), n_anchors)
+        .into_iter()
+        .map(|k| pool[k])
+        .collect();
     anchors.sort_unstable();
 
     let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -374,6 +395,15 @@ mod tests {
                 assert_ne!(partial[t.q], partial[t.i]);
             }
         }
+        let only = ProtocolOptions {
+            anchor_fraction: 0.5,
+            anchor_pool: AnchorPool::Labelled,
+            ..opts
+        };
+        let g = generate_triplets(x.view(), &partial, &only, &[]).unwrap();
+        assert_eq!(g.anchors.len(), 15);
+        assert!(g.anchors.iter().all(|&a| a < 30));
+        assert_eq!((g.label_based, g.anchors_without_label_triplets), (30, 0));
         let none = generate_triplets(x.view(), &[], &opts, &[]).unwrap();
         assert_eq!(none.label_based, 0);
         assert_eq!(none.neighbour_based, 240);

@@ -18,7 +18,7 @@ pub mod triplet;
 pub use crate::engine::models::Triplet;
 pub use error::ConstraintError;
 pub use generate::{
-    GenerateError, Generated, ProtocolOptions, generate_into, generate_triplets,
+    AnchorPool, GenerateError, Generated, ProtocolOptions, generate_into, generate_triplets,
     generate_with_neighbours, labels_from_truth, reveal_labels,
 };
 pub use io::ConstraintIoError;
