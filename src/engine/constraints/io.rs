@@ -121,7 +121,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ConstraintIoError> 
 }
 
 /// The JSON text of a store (version 1).
-pub fn to_json(store: &Store) -> String {
+pub fn to_json(store: &Store) -> Result<String, serde_json::Error> {
     let labels = store.labels();
     let file = FileV1 {
         version: VERSION,
@@ -130,12 +130,13 @@ pub fn to_json(store: &Store) -> String {
         labels: labels.as_slice().to_vec(),
         class_names: labels.class_names().to_vec(),
     };
-    serde_json::to_string_pretty(&file).unwrap_or_default()
+    serde_json::to_string_pretty(&file)
 }
 
 /// Save the store as JSON (atomically) and mark it saved.
 pub fn save_json(store: &mut Store, path: &Path) -> Result<(), ConstraintIoError> {
-    write_atomic(path, to_json(store).as_bytes())?;
+    let text = to_json(store).map_err(|e| json_err(path, &e))?;
+    write_atomic(path, text.as_bytes())?;
     store.mark_saved();
     Ok(())
 }

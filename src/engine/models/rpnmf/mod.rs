@@ -113,6 +113,7 @@ impl Rpnmf {
     pub fn new(data: Arc<Dataset>, spec: &ModelSpec, side: &SideInfo) -> Result<Self, ModelError> {
         let params = RpnmfParams::from_spec(spec)?;
         let (m, n) = data.x.dim();
+        spec.validate(m, n)?;
         let mean = data.x.mean().unwrap_or(0.0);
         if !(mean > 0.0 && mean.is_finite()) {
             return Err(ModelError::InvalidParam {
