@@ -2,31 +2,13 @@
 
 use anyhow::Context;
 use ndarray::Array2;
-use std::io::Write;
 use std::path::Path;
 
-/// Write `bytes` to `path` atomically: a temp file in the same folder, fsync, then rename, so
-/// a crash never leaves a half-written file under the final name.
+/// Write `bytes` to `path` atomically (temp file + rename; see
+/// [`crate::engine::fsutil::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("output");
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
+    crate::engine::fsutil::write_atomic(path, bytes)
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// A matrix as CSV text, one row per line, full precision (`{:?}` round-trips f64).

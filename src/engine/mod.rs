@@ -6,6 +6,7 @@ pub mod constraints;
 pub mod data;
 pub mod eval;
 pub mod experiment;
+pub mod fsutil;
 pub mod linalg;
 pub mod models;
 pub mod projection;

@@ -1,4 +1,27 @@
 //! Side information: ordinal triplets and partial labels, the undoable store, files and the
-//! RPNMF triplet-generation protocol (MODELS.md §8.4).
+//! RPNMF triplet-generation protocol (MODELS.md §8.4; DESIGN.md §3 "Constraints").
+//!
+//! * [`triplet`]: validation, the ordered duplicate-free [`TripletSet`], must-link /
+//!   cannot-link views (MODELS.md §3.5, §8.4).
+//! * [`labels`]: partial labels per sample with named classes, and the label matrix.
+//! * [`store`]: [`Store`], every edit through one undo/redo log, `dirty` flag, snapshots.
+//! * [`io`]: versioned JSON with the dataset fingerprint, CSV of triplets, atomic writes.
+//! * [`generate`]: the RPNMF protocol (anchors, label- and kNN-based triplets) and label reveal.
+
+mod error;
+pub mod generate;
+pub mod io;
+pub mod labels;
+pub mod store;
+pub mod triplet;
 
 pub use crate::engine::models::Triplet;
+pub use error::ConstraintError;
+pub use generate::{
+    AnchorPool, GenerateError, Generated, ProtocolOptions, generate_into, generate_triplets,
+    generate_with_neighbours, labels_from_truth, reveal_labels,
+};
+pub use io::ConstraintIoError;
+pub use labels::Labels;
+pub use store::{Store, Tx, UNDO_CAP};
+pub use triplet::{TripletSet, cannot_links, must_links};

@@ -6,5 +6,10 @@
 //! load, so parallelism goes across runs instead; [`set_threads`] opts in.
 
 mod gemm;
+pub mod knn;
+pub mod sparse;
+pub mod special;
 
 pub use gemm::{Op, gemm, gemm_into, par, set_threads, threads};
+pub use knn::{Neighbours, knn, knn_graph};
+pub use sparse::Csr;

@@ -21,16 +21,19 @@ pub struct HyperParam {
 pub enum ModelKind {
     /// Lee–Seung multiplicative-update NMF (MODELS.md §3.1).
     Nmf,
+    /// Ranking Preserving NMF with triplets (MODELS.md §4).
+    Rpnmf,
 }
 
 impl ModelKind {
     /// Every model, in menu order.
-    pub const ALL: &'static [ModelKind] = &[ModelKind::Nmf];
+    pub const ALL: &'static [ModelKind] = &[ModelKind::Nmf, ModelKind::Rpnmf];
 
     /// Command-line name (`--model NAME`).
     pub fn name(self) -> &'static str {
         match self {
             ModelKind::Nmf => "nmf",
+            ModelKind::Rpnmf => "rpnmf",
         }
     }
 
@@ -38,6 +41,7 @@ impl ModelKind {
     pub fn label(self) -> &'static str {
         match self {
             ModelKind::Nmf => "NMF",
+            ModelKind::Rpnmf => "RPNMF",
         }
     }
 
@@ -53,6 +57,7 @@ impl ModelKind {
     pub fn section(self) -> &'static str {
         match self {
             ModelKind::Nmf => "MODELS.md §3.1",
+            ModelKind::Rpnmf => "MODELS.md §4",
         }
     }
 
@@ -65,6 +70,17 @@ impl ModelKind {
                  information: the unsupervised baseline every other model is compared with. \
                  D. Lee and H. S. Seung, Algorithms for Non-negative Matrix Factorization, NIPS 2001."
             }
+            ModelKind::Rpnmf => {
+                "Ranking Preserving NMF: X ≈ WH where the codes also respect ordinal triplets \
+                 (i, j, q), \"i is more like j than like q\". It minimises ‖X − WH‖²_F + \
+                 α Σ softplus(‖h_i − h_j‖² − ‖h_i − h_q‖² + δ): the smooth penalty grows when j is \
+                 not closer to i than q by a margin δ in the learned space. Needs triplets: click \
+                 them on the scatter, or generate them from labels and nearest neighbours. Plain \
+                 NMF can break such relations even when they hold in X (the paper's Proposition 1). \
+                 A safeguard (on by default) keeps the objective from rising when triplets \
+                 contradict each other. Q. Wang, G. Tian, W. Liu, Y. Wang, Z. Zhang, Y. Yamanishi, \
+                 Ranking Preserving Nonnegative Matrix Factorization, IJCAI 2018."
+            }
         }
     }
 
@@ -72,11 +88,59 @@ impl ModelKind {
     pub fn hyperparameters(self) -> &'static [HyperParam] {
         match self {
             ModelKind::Nmf => &[],
+            ModelKind::Rpnmf => RPNMF_PARAMS,
         }
     }
 
     /// Whether the model needs triplets (it cannot run without them).
     pub fn needs_triplets(self) -> bool {
-        false
+        matches!(self, ModelKind::Rpnmf)
     }
 }
+
+/// RPNMF hyperparameters (MODELS.md §4.2).
+const RPNMF_PARAMS: &[HyperParam] = &[
+    HyperParam {
+        name: "alpha",
+        default: 0.1,
+        min: 0.0,
+        max: 1e3,
+        log_scale: true,
+        grid: &[1e-4, 1e-3, 1e-2, 0.1, 1.0],
+        help: "α, weight of the ranking loss α Σ softplus(t) in eq. (9) (MODELS.md §4.2). \
+               0 gives plain NMF. The paper found clustering flat for 1e-4…0.1 and worse above 0.1.",
+    },
+    HyperParam {
+        name: "delta",
+        default: 10.0,
+        min: 0.0,
+        max: 1e4,
+        log_scale: true,
+        grid: &[1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0],
+        help: "δ, margin in t = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ of eq. (9) (MODELS.md §4.1–4.2): \
+               how much closer j must be to i than q, in squared distance in H-space, so its \
+               useful range depends on the scale of X.",
+    },
+    HyperParam {
+        name: "safeguard",
+        default: 1.0,
+        min: 0.0,
+        max: 1.0,
+        log_scale: false,
+        grid: &[0.0, 1.0],
+        help: "1: if an H update raises the objective, retry with a square-root-damped step, \
+               else keep H, so the objective never rises (MODELS.md §4.5 d). 0: paper-literal \
+               updates, which can diverge with contradictory triplets.",
+    },
+    HyperParam {
+        name: "normalize_w",
+        default: 0.0,
+        min: 0.0,
+        max: 1.0,
+        log_scale: false,
+        grid: &[0.0, 1.0],
+        help: "1: after the last iteration scale W's columns to unit length and H's rows to \
+               compensate, as for NMF before k-means. Off by default: the ranking loss and δ \
+               live in the raw H geometry, which this changes (MODELS.md §4.5, §10.3).",
+    },
+];

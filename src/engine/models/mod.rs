@@ -7,6 +7,7 @@
 
 mod catalogue;
 pub mod nmf;
+pub mod rpnmf;
 
 pub use catalogue::{HyperParam, ModelKind};
 
@@ -179,8 +180,8 @@ pub fn build(
     side: &SideInfo,
 ) -> Result<Box<dyn Model>, ModelError> {
     spec.validate(data.m(), data.n())?;
-    let _ = side;
     match spec.kind {
         ModelKind::Nmf => Ok(Box::new(nmf::Nmf::new(data, spec)?)),
+        ModelKind::Rpnmf => Ok(Box::new(rpnmf::Rpnmf::new(data, spec, side)?)),
     }
 }

@@ -1,0 +1,59 @@
+//! File-system helpers shared by the engine and the front ends.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Write `bytes` to `path` atomically: a temporary file in the same directory (created
+/// exclusively), flushed and fsynced, then renamed over `path`, and the directory fsynced where
+/// supported. A crash never leaves a half-written file under the final name.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "output".into());
+    let mut k = 0u32;
+    let (tmp, mut file) = loop {
+        let tmp = dir.join(format!(".{name}.tmp-{}-{k}", std::process::id()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && k < 1000 => k += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    if let Ok(d) = std::fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_the_file_and_leaves_no_temporary() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let p = dir.path().join("a.json");
+        write_atomic(&p, b"one").expect("write");
+        write_atomic(&p, b"two").expect("write");
+        assert_eq!(std::fs::read(&p).expect("read"), b"two");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").collect();
+        assert_eq!(names.len(), 1, "a temporary file was left behind");
+    }
+}

@@ -1,0 +1,413 @@
+//! p-nearest-neighbour search and graph (MODELS.md §2.1, DESIGN.md §4).
+//!
+//! Squared Euclidean distances come from blocked GEMM, `‖a‖² + ‖b‖² − 2aᵀb`, one block of
+//! [`BLOCK`] query columns at a time, so memory stays O(BLOCK·n). Each row keeps its p nearest
+//! with a partial sort (`select_nth_unstable_by`); ties are broken by the smaller index, so the
+//! result is deterministic. Blocks run in parallel with rayon (results do not depend on the
+//! number of threads).
+
+use super::{Csr, Op, gemm};
+use faer::{Accum, MatMut, MatRef, Par};
+use ndarray::{ArrayView2, s};
+use rayon::prelude::*;
+use std::cmp::Ordering;
+
+/// Query columns per GEMM block.
+pub const BLOCK: usize = 256;
+
+/// The p nearest neighbours of every sample (column), self excluded, nearest first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Neighbours {
+    /// Neighbours per sample: `min(p, n − 1)`.
+    p: usize,
+    /// `idx[i*p .. (i+1)*p]`: neighbours of sample i, nearest first (ties: smaller index first).
+    idx: Vec<usize>,
+    /// Squared distances matching `idx`, summed directly in f64.
+    dist2: Vec<f64>,
+}
+
+impl Neighbours {
+    /// Neighbours per sample.
+    pub fn p(&self) -> usize {
+        self.p
+    }
+
+    /// Number of samples.
+    pub fn n(&self) -> usize {
+        self.idx.len().checked_div(self.p).unwrap_or(0)
+    }
+
+    /// The neighbours of sample i, nearest first.
+    pub fn of(&self, i: usize) -> &[usize] {
+        &self.idx[i * self.p..(i + 1) * self.p]
+    }
+
+    /// Squared distances from sample i to [`Self::of`]`(i)`.
+    pub fn sq_dist(&self, i: usize) -> &[f64] {
+        &self.dist2[i * self.p..(i + 1) * self.p]
+    }
+
+    /// One list per sample.
+    pub fn to_lists(&self) -> Vec<Vec<usize>> {
+        (0..self.n()).map(|i| self.of(i).to_vec()).collect()
+    }
+
+    /// Binary symmetrised graph: `S_ij = 1` when j is among i's p-NN **or** i among j's,
+    /// zero diagonal (MODELS.md §2.1 steps 2–3, weight mode "binary").
+    pub fn binary_graph(&self) -> Csr {
+        let n = self.n();
+        let mut entries = Vec::with_capacity(2 * n * self.p);
+        for i in 0..n {
+            for &j in self.of(i) {
+                entries.push((i, j, 1.0));
+                entries.push((j, i, 1.0));
+            }
+        }
+        let mut g = Csr::from_entries(n, n, &entries);
+        // max(S, Sᵀ) of a 0/1 matrix: duplicates were summed to 2, clip back to 1.
+        for v in g.values_mut() {
+            *v = v.min(1.0);
+        }
+        g
+    }
+}
+
+fn by_dist_then_index(a: &(f64, usize), b: &(f64, usize)) -> Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+}
+
+/// Up to `cap` best `(dist, index)` pairs for each of `len` slots, kept sorted: a bounded
+/// insertion list, cheap when most candidates are rejected by the current worst.
+struct TopLists {
+    cap: usize,
+    count: Vec<usize>,
+    items: Vec<(f64, usize)>,
+}
+
+impl TopLists {
+    fn new(len: usize, cap: usize) -> Self {
+        Self {
+            cap,
+            count: vec![0; len],
+            items: vec![(f64::INFINITY, usize::MAX); len * cap],
+        }
+    }
+
+    fn offer(&mut self, slot: usize, cand: (f64, usize)) {
+        let list = &mut self.items[slot * self.cap..(slot + 1) * self.cap];
+        let cnt = &mut self.count[slot];
+        if *cnt == self.cap && by_dist_then_index(&cand, &list[self.cap - 1]) != Ordering::Less {
+            return;
+        }
+        let mut pos = (*cnt).min(self.cap - 1);
+        while pos > 0 && by_dist_then_index(&cand, &list[pos - 1]) == Ordering::Less {
+            list[pos] = list[pos - 1];
+            pos -= 1;
+        }
+        list[pos] = cand;
+        *cnt = (*cnt + 1).min(self.cap);
+    }
+
+    fn get(&self, slot: usize) -> &[(f64, usize)] {
+        &self.items[slot * self.cap..slot * self.cap + self.count[slot]]
+    }
+
+    fn is_full(&self, slot: usize) -> bool {
+        self.count[slot] == self.cap
+    }
+}
+
+/// What one block of query columns `b0..b1` contributes, in approximate (GEMM) distances:
+/// for each own row, every column ≥ b0 within the row's margin of its p-th best; for every
+/// later sample `c ≥ b1`, its best `2p` among the block's columns.
+struct BlockOut {
+    b0: usize,
+    b1: usize,
+    rows: Vec<Vec<(f64, usize)>>,
+    later: TopLists,
+}
+
+/// Squared Euclidean distance between rows a and b of `xt`, summed directly in f64: the
+/// reference value every reported distance comes from.
+fn exact(xt: &[f64], m: usize, a: usize, b: usize) -> f64 {
+    let (ra, rb) = (&xt[a * m..(a + 1) * m], &xt[b * m..(b + 1) * m]);
+    ra.iter().zip(rb).map(|(u, v)| (u - v) * (u - v)).sum()
+}
+
+/// The p nearest neighbours (Euclidean) of every column of `x` (m×n), excluding itself.
+/// `p` is capped at `n − 1`. Exact: the result equals brute force with f64 distances
+/// `Σ_k (x_ki − x_kc)²`, ties broken by the smaller index.
+///
+/// How: the GEMM identity `‖a‖² + ‖b‖² − 2aᵀb` in **f32** (twice the f64 GEMM rate) gives
+/// approximate distances `d̃` with a rigorous error bound `|d̃ − d| ≤ E_i = κ‖a_i‖·max_c‖a_c‖`,
+/// `κ = 2(m+4)·2⁻²⁴` (rounding of the inputs and of any summation order). A sample c can only
+/// be among i's p nearest if `d̃_c ≤ d̃_(p) + 2E_i`; those few candidates are re-ranked with
+/// exact f64 distances. The symmetry of the distance halves the GEMM work: block I computes
+/// `X_Iᵀ X_J` only for columns at or after its own. Data beyond the f32 range uses f64 GEMM
+/// with the same bound at f64 precision.
+pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
+    let (m, n) = x.dim();
+    let p = p.min(n.saturating_sub(1));
+    if p == 0 {
+        return Neighbours {
+            p: 0,
+            idx: Vec::new(),
+            dist2: Vec::new(),
+        };
+    }
+    // Samples as contiguous rows (n×m): both GEMM operands are plain row slices.
+    let xt_arr = x.t().as_standard_layout().into_owned();
+    let xt: &[f64] = xt_arr.as_slice().unwrap_or(&[]);
+    let norms: Vec<f64> = (0..n)
+        .map(|i| xt[i * m..(i + 1) * m].iter().map(|v| v * v).sum())
+        .collect();
+    let max_norm = norms.iter().fold(0.0f64, |a, &b| a.max(b)).sqrt();
+    let max_abs = xt.iter().fold(0.0f64, |a, &b| a.max(b.abs()));
+    let use_f32 = max_abs < 1e15 && (max_norm * max_norm) < 1e30;
+    let unit = if use_f32 {
+        f64::from(f32::EPSILON) / 2.0
+    } else {
+        f64::EPSILON / 2.0
+    };
+    let kappa = 2.0 * (m as f64 + 4.0) * unit * 1.01;
+    // Margin 2E_i, plus an absolute slack for the f64 arithmetic of the identity itself.
+    let margin: Vec<f64> = norms
+        .iter()
+        .map(|&ni| 2.0 * kappa * ni.sqrt() * max_norm + 1e-12 * (ni + max_norm * max_norm))
+        .collect();
+    let xt32: Vec<f32> = if use_f32 {
+        xt.iter().map(|&v| v as f32).collect()
+    } else {
+        Vec::new()
+    };
+
+    let cap = (2 * p).max(p + 4);
+    let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
+    let outs: Vec<BlockOut> = blocks
+        .par_iter()
+        .map(|&b0| {
+            let b1 = (b0 + BLOCK).min(n);
+            let (rb, w) = (b1 - b0, n - b0);
+            // g[r*w + off] ≈ x_{b0+r} · x_{b0+off}
+            let g: Vec<f64> = if use_f32 {
+                let mut g32 = vec![0.0f32; rb * w];
+                let lhs = MatRef::from_row_major_slice(&xt32[b0 * m..b1 * m], rb, m);
+                let rhs = MatRef::from_row_major_slice(&xt32[b0 * m..], w, m).transpose();
+                let dst = MatMut::from_row_major_slice_mut(&mut g32, rb, w);
+                faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0f32, Par::Seq);
+                g32.into_iter().map(f64::from).collect()
+            } else {
+                let xb = xt_arr.slice(s![b0..b1, ..]);
+                let xr = xt_arr.slice(s![b0.., ..]);
+                gemm(xb, Op::N, xr, Op::T).into_raw_vec_and_offset().0
+            };
+            let mut rows = Vec::with_capacity(rb);
+            let mut later = TopLists::new(n - b1, cap);
+            let mut cand: Vec<(f64, usize)> = Vec::with_capacity(w);
+            for r in 0..rb {
+                let i = b0 + r;
+                let ni = norms[i];
+                cand.clear();
+                for (off, (&gic, &nc)) in g[r * w..(r + 1) * w].iter().zip(&norms[b0..]).enumerate()
+                {
+                    let c = b0 + off;
+                    if c == i {
+                        continue;
+                    }
+                    let d = ni + nc - 2.0 * gic;
+                    cand.push((d, c));
+                    if c >= b1 {
+                        later.offer(c - b1, (d, i));
+                    }
+                }
+                let own_p = p.min(cand.len());
+                if own_p == 0 {
+                    rows.push(Vec::new());
+                    continue;
+                }
+                cand.select_nth_unstable_by(own_p - 1, by_dist_then_index);
+                let limit = cand[own_p - 1].0 + margin[i];
+                rows.push(cand.iter().copied().filter(|&(d, _)| d <= limit).collect());
+            }
+            BlockOut {
+                b0,
+                b1,
+                rows,
+                later,
+            }
+        })
+        .collect();
+
+    // Merge per sample: its own block's row list and every earlier block's `later` list, all
+    // approximate; keep those within the margin of the p-th best, then rank exactly.
+    let mut idx = Vec::with_capacity(n * p);
+    let mut dist2 = Vec::with_capacity(n * p);
+    let mut approx: Vec<(f64, usize)> = Vec::new();
+    let mut exact_c: Vec<(f64, usize)> = Vec::new();
+    for (bi, own) in outs.iter().enumerate() {
+        for (r, own_row) in own.rows.iter().enumerate() {
+            let i = own.b0 + r;
+            approx.clear();
+            approx.extend_from_slice(own_row);
+            for earlier in &outs[..bi] {
+                approx.extend_from_slice(earlier.later.get(i - earlier.b1));
+            }
+            approx.select_nth_unstable_by(p - 1, by_dist_then_index);
+            let limit = approx[p - 1].0 + margin[i];
+            exact_c.clear();
+            exact_c.extend(
+                approx
+                    .iter()
+                    .filter(|&&(d, _)| d <= limit)
+                    .map(|&(_, c)| (exact(xt, m, i, c), c)),
+            );
+            // A full `later` list whose worst entry is within the limit may have dropped a
+            // candidate: rank that block's columns exactly (rare; 256·m flops).
+            for earlier in &outs[..bi] {
+                let slot = i - earlier.b1;
+                let list = earlier.later.get(slot);
+                if earlier.later.is_full(slot) && list.last().is_some_and(|&(d, _)| d <= limit) {
+                    exact_c.extend((earlier.b0..earlier.b1).map(|c| (exact(xt, m, i, c), c)));
+                }
+            }
+            exact_c.sort_unstable_by(by_dist_then_index);
+            exact_c.dedup_by_key(|e| e.1);
+            // dedup_by_key only merges neighbours: equal indices have equal exact distances,
+            // so after sorting by (distance, index) duplicates are adjacent.
+            idx.extend(exact_c[..p].iter().map(|&(_, c)| c));
+            dist2.extend(exact_c[..p].iter().map(|&(d, _)| d));
+        }
+    }
+    Neighbours { p, idx, dist2 }
+}
+
+/// The binary symmetrised p-NN graph of the columns of `x` (MODELS.md §2.1), as CSR.
+pub fn knn_graph(x: ArrayView2<'_, f64>, p: usize) -> Csr {
+    knn(x, p).binary_graph()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array2;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn random(m: usize, n: usize, seed: u64) -> Array2<f64> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        Array2::from_shape_fn((m, n), |_| rng.r#gen::<f64>())
+    }
+
+    fn brute(x: &Array2<f64>, p: usize) -> Vec<Vec<usize>> {
+        let n = x.ncols();
+        (0..n)
+            .map(|i| {
+                let mut d: Vec<(f64, usize)> = (0..n)
+                    .filter(|&j| j != i)
+                    .map(|j| {
+                        let diff = &x.column(i) - &x.column(j);
+                        (diff.dot(&diff), j)
+                    })
+                    .collect();
+                d.sort_by(by_dist_then_index);
+                d.iter().take(p).map(|&(_, j)| j).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn matches_brute_force_across_blocks() {
+        // n > BLOCK so several blocks (and a ragged last one) are exercised.
+        let x = random(7, 600, 1);
+        let nb = knn(x.view(), 5);
+        assert_eq!(nb.p(), 5);
+        assert_eq!(nb.n(), 600);
+        assert_eq!(nb.to_lists(), brute(&x, 5));
+        for i in [0, 255, 256, 599] {
+            let exact: Vec<f64> = nb
+                .of(i)
+                .iter()
+                .map(|&j| {
+                    let d = &x.column(i) - &x.column(j);
+                    d.dot(&d)
+                })
+                .collect();
+            for (a, b) in exact.iter().zip(nb.sq_dist(i)) {
+                assert!((a - b).abs() < 1e-10);
+            }
+        }
+    }
+
+    #[test]
+    fn exact_with_many_ties_and_in_the_f64_fallback() {
+        // Small integers: many exactly equal distances, so ties must break by index.
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let x = Array2::from_shape_fn((3, 700), |_| f64::from(rng.gen_range(0..3u8)));
+        assert_eq!(knn(x.view(), 6).to_lists(), brute(&x, 6));
+        // 600 identical samples: every candidate list overflows, the exact fallback runs.
+        let same = Array2::<f64>::ones((5, 600));
+        let nb = knn(same.view(), 4);
+        for i in [0, 3, 300, 599] {
+            let want: Vec<usize> = (0..600).filter(|&c| c != i).take(4).collect();
+            assert_eq!(nb.of(i), want.as_slice());
+        }
+        // Beyond the f32 range: the f64 GEMM path.
+        let big = random(4, 300, 6).mapv(|v| v * 1e20);
+        assert_eq!(knn(big.view(), 3).to_lists(), brute(&big, 3));
+    }
+
+    #[test]
+    fn ties_break_by_index_and_p_is_capped() {
+        // Four identical points: everyone is at distance 0 from everyone.
+        let x = Array2::<f64>::ones((3, 4));
+        let nb = knn(x.view(), 10);
+        assert_eq!(nb.p(), 3);
+        assert_eq!(
+            nb.to_lists(),
+            vec![vec![1, 2, 3], vec![0, 2, 3], vec![0, 1, 3], vec![0, 1, 2]]
+        );
+        let single = knn(Array2::<f64>::ones((2, 1)).view(), 5);
+        assert_eq!(single.n(), 0);
+    }
+
+    #[test]
+    fn graph_is_symmetric_binary_without_diagonal() {
+        let x = random(4, 50, 2);
+        let nb = knn(x.view(), 3);
+        let g = nb.binary_graph();
+        assert!(g.is_symmetric());
+        let d = g.to_dense();
+        for i in 0..50 {
+            assert_eq!(d[[i, i]], 0.0);
+            for &j in nb.of(i) {
+                assert_eq!(d[[i, j]], 1.0);
+                assert_eq!(d[[j, i]], 1.0);
+            }
+        }
+        assert!(d.iter().all(|&v| v == 0.0 || v == 1.0));
+        // Every edge comes from one of the two endpoints' lists.
+        for i in 0..50 {
+            for j in 0..50 {
+                if d[[i, j]] == 1.0 {
+                    assert!(nb.of(i).contains(&j) || nb.of(j).contains(&i));
+                }
+            }
+        }
+    }
+
+    /// Timing on the size of DESIGN.md §4 (run by hand, release):
+    /// `cargo test --release --no-default-features --lib knn::tests::timing -- --ignored --nocapture`
+    #[test]
+    #[ignore = "timing; run by hand in release mode"]
+    fn timing_n10000_m1024_p5() {
+        let x = random(1024, 10_000, 3);
+        let t = std::time::Instant::now();
+        let nb = knn(x.view(), 5);
+        let secs = t.elapsed().as_secs_f64();
+        eprintln!(
+            "knn n=10000 m=1024 p=5: {secs:.3} s (rayon threads: {})",
+            rayon::current_num_threads()
+        );
+        assert_eq!(nb.n(), 10_000);
+    }
+}
