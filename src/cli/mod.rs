@@ -6,6 +6,7 @@ mod bench;
 mod output;
 mod run;
 pub mod score;
+mod triplets;
 
 pub use bench::BenchArgs;
 pub use run::RunArgs;
@@ -30,6 +31,8 @@ pub enum Command {
     Run(RunArgs),
     /// Time the hot paths (NMF iteration vs its GEMMs, PCA-2D); `--quick` for a smoke run.
     Bench(BenchArgs),
+    /// Generate triplets by the RPNMF protocol (MODELS.md §8.4) into a .csv or .json file.
+    Triplets(triplets::TripletsArgs),
     /// Compare two labellings: ACC (Hungarian), NMI (max, sqrt, arithmetic), macro-F1.
     Score(score::ScoreArgs),
 }
@@ -59,6 +62,7 @@ pub fn dispatch(command: &Command) -> Result<(), CliError> {
     match command {
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Triplets(args) => triplets::run(args),
         Command::Score(args) => score::run(args, &mut std::io::stdout().lock()).map_err(|e| {
             if e.is_bad_input() {
                 CliError::BadInput(e.into())

@@ -15,14 +15,44 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Arguments of `run`.
+/// Where the data comes from and how it is read (shared by `run`, `triplets`, `sweep`).
 #[derive(Debug, Clone, clap::Args)]
-pub struct RunArgs {
+pub struct DataArgs {
     /// Dataset: a .csv file, an image folder, a .npy or .mat file, or `sample:NAME`
     /// (bundled: sample:glyphs, sample:blobs).
     #[arg(long)]
     pub data: String,
-    /// Model name (nmf).
+    /// Preprocessing: none, l2 (unit-norm samples, the papers' default), max, shift.
+    #[arg(long, default_value = "l2", value_parser = parse_preprocess)]
+    pub preprocess: Preprocess,
+    /// Labels file for .npy data (one label per line, or a .npy vector).
+    #[arg(long)]
+    pub labels: Option<PathBuf>,
+    /// CSV label column, by name or 0-based index ("none" for no labels).
+    #[arg(long)]
+    pub label_col: Option<String>,
+    /// Resize every image to WxH (needed when images differ in size).
+    #[arg(long, value_parser = parse_resize)]
+    pub resize: Option<(u32, u32)>,
+}
+
+/// Triplet options (MODELS.md §8.4 protocol when generated).
+#[derive(Debug, Clone, clap::Args)]
+pub struct TripletArgs {
+    /// Fraction of samples used as anchors when generating triplets.
+    #[arg(long, default_value_t = 0.1)]
+    pub anchors: f64,
+    /// Triplets per anchor when generating (half from labels, half from the 5-NN graph).
+    #[arg(long, default_value_t = 30)]
+    pub per_anchor: usize,
+}
+
+/// Arguments of `run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub input: DataArgs,
+    /// Model name (nmf, rpnmf).
     #[arg(long, default_value = "nmf")]
     pub model: String,
     /// Rank k; default: the number of classes when the data is labelled.
@@ -40,19 +70,13 @@ pub struct RunArgs {
     /// A hyperparameter, NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
-    /// Preprocessing: none, l2 (unit-norm samples, the papers' default), max, shift.
-    #[arg(long, default_value = "l2", value_parser = parse_preprocess)]
-    pub preprocess: Preprocess,
-    /// Labels file for .npy data (one label per line, or a .npy vector).
-    #[arg(long)]
-    pub labels: Option<PathBuf>,
-    /// CSV label column, by name or 0-based index ("none" for no labels).
-    #[arg(long)]
-    pub label_col: Option<String>,
-    /// Resize every image to WxH (needed when images differ in size).
-    #[arg(long, value_parser = parse_resize)]
-    pub resize: Option<(u32, u32)>,
-    /// Write H.csv, W.csv, convergence.csv, run.json (and .npy twins) into this folder.
+    /// Triplets: a constraints file (.json from the app, or .csv `i,j,q`), or `generate`
+    /// (the RPNMF protocol from the ground-truth labels, seeded by --seed).
+    #[arg(long, value_name = "FILE|generate")]
+    pub triplets: Option<String>,
+    #[command(flatten)]
+    pub triplet_opts: TripletArgs,
+    /// Write H.csv, W.csv, clusters.csv, convergence.csv, run.json (and .npy twins) here.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Print one JSON object with the results on stdout.
@@ -112,8 +136,8 @@ pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>, String> {
     Ok(out)
 }
 
-/// Load `--data` with the run's options (bundled samples by `sample:NAME`).
-pub fn load_data(args: &RunArgs) -> Result<Dataset, CliError> {
+/// Load `--data` with its options (bundled samples by `sample:NAME`).
+pub fn load_data(args: &DataArgs) -> Result<Dataset, CliError> {
     let label_column = match args.label_col.as_deref() {
         None => LabelColumn::Auto,
         Some(s) if s.eq_ignore_ascii_case("none") => LabelColumn::None,
@@ -188,12 +212,27 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         return Err(CliError::BadInput(anyhow!("--threads must be ≥ 1")));
     }
     linalg::set_threads(args.threads);
-    let data = Arc::new(load_data(args)?);
+    let data = Arc::new(load_data(&args.input)?);
     for w in &data.warnings {
         eprintln!("warning: {w}");
     }
     let spec = model_spec(args, &data)?;
-    let side = SideInfo::default();
+    let (triplets, triplet_source) = triplets_for(
+        args.triplets.as_deref(),
+        &args.triplet_opts,
+        &data,
+        spec.seed,
+    )?;
+    if spec.kind.needs_triplets() && triplets.is_empty() {
+        return Err(CliError::BadInput(anyhow!(
+            "{} needs triplets: pass --triplets FILE or --triplets generate",
+            spec.kind.label()
+        )));
+    }
+    let side = SideInfo {
+        triplets,
+        labels: Vec::new(),
+    };
     let mut model =
         models::build(&spec, Arc::clone(&data), &side).map_err(|e| CliError::BadInput(e.into()))?;
     let fit = FitOptions {
@@ -244,7 +283,15 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 
     let h = model.h().to_owned();
     let w = model.w().map(|w| w.to_owned());
-    let (metrics, clusters) = evaluate(&data, &h, spec.k, spec.seed, args.kmeans_repeats)?;
+    let (mut metrics, clusters) = evaluate(&data, &h, spec.k, spec.seed, args.kmeans_repeats)?;
+    if !side.triplets.is_empty() {
+        use crate::engine::eval::triplets_kept;
+        let kept = |z: ndarray::ArrayView2<'_, f64>| {
+            triplets_kept(z, &side.triplets).map_err(|e| CliError::Failed(e.into()))
+        };
+        metrics.insert("triplets_kept_x".into(), json!(kept(data.x.view())?));
+        metrics.insert("triplets_kept_h".into(), json!(kept(h.view())?));
+    }
     let report = json!({
         "model": spec.kind.name(),
         "params": spec.resolved_params(),
@@ -266,6 +313,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         "initial_objective": rec.initial_objective,
         "objective": rec.objective,
         "terms": rec.terms,
+        "triplets": {"count": side.triplets.len(), "source": triplet_source},
         "metrics": Value::Object(metrics),
     });
 
@@ -366,4 +414,60 @@ fn evaluate(
         m.insert("acc_best_inertia".into(), json!(s.best.acc));
     }
     Ok((m, clusters))
+}
+
+/// The triplets of a run: none, a file (.json constraints file checked against the dataset's
+/// fingerprint, or .csv `i,j,q`), or generated by the protocol from the ground-truth labels.
+pub fn triplets_for(
+    spec: Option<&str>,
+    opts: &TripletArgs,
+    data: &Dataset,
+    seed: u64,
+) -> Result<(Vec<crate::engine::models::Triplet>, Value), CliError> {
+    use crate::engine::constraints::generate::{
+        ProtocolOptions, generate_triplets, labels_from_truth,
+    };
+    use crate::engine::constraints::io::{import_triplets_csv, load_json};
+    let bad = |e: anyhow::Error| CliError::BadInput(e);
+    match spec {
+        None => Ok((Vec::new(), Value::Null)),
+        Some("generate") => {
+            let truth = data.labels.as_ref().ok_or_else(|| {
+                bad(anyhow!(
+                    "{}: --triplets generate needs labelled data (the protocol draws from the labels)",
+                    data.source
+                ))
+            })?;
+            let popts = ProtocolOptions {
+                anchor_fraction: opts.anchors,
+                per_anchor: opts.per_anchor,
+                seed,
+                ..ProtocolOptions::default()
+            };
+            let g = generate_triplets(data.x.view(), &labels_from_truth(truth), &popts, &[])
+                .map_err(|e| bad(e.into()))?;
+            let src = json!({
+                "generated": true, "anchors": g.anchors.len(), "label_based": g.label_based,
+                "neighbour_based": g.neighbour_based, "shortfall": g.shortfall,
+                "anchor_fraction": opts.anchors, "per_anchor": opts.per_anchor, "seed": seed,
+            });
+            Ok((g.triplets, src))
+        }
+        Some(file) => {
+            let p = Path::new(file);
+            let is_csv = p
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("csv") || e.eq_ignore_ascii_case("txt"));
+            let t = if is_csv {
+                import_triplets_csv(p, data).map_err(|e| bad(e.into()))?
+            } else {
+                load_json(p, &data.fingerprint)
+                    .map_err(|e| bad(e.into()))?
+                    .snapshot()
+                    .triplets
+                    .clone()
+            };
+            Ok((t, json!({"file": file})))
+        }
+    }
 }

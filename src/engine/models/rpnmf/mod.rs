@@ -19,12 +19,12 @@ pub mod params;
 
 pub use params::RpnmfParams;
 
+use super::nmf::init::random_wh;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::{Op, gemm, gemm_into};
 use crate::engine::models::{
     EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, SideInfo, Term, Triplet,
 };
-use super::nmf::init::random_wh;
 use algorithm::{RoleMatrices, margins, ranking_loss};
 use ndarray::{Array2, ArrayView2, Zip};
 use std::sync::Arc;
