@@ -108,6 +108,8 @@ pub fn ranking_gradient(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
 
     fn triplets() -> Vec<Triplet> {
         // Shared roles: 0 is an anchor, a closer and a farther point.
