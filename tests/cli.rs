@@ -165,8 +165,29 @@ fn out_dir_gets_every_file() {
     let mut lines = conv.lines();
     assert_eq!(lines.next(), Some("iteration,objective,reconstruction"));
     assert_eq!(lines.count(), 20);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run.json")).expect("read"))
+            .expect("run.json is JSON");
+    let (k, n) = (report["k"].as_u64(), report["dataset"]["n"].as_u64());
+    assert_eq!(
+        k,
+        report["dataset"]["classes"].as_u64(),
+        "k defaults to the classes"
+    );
     let h = std::fs::read_to_string(dir.path().join("H.csv")).expect("read");
-    assert_eq!(h.lines().count(), 3, "H is k×n with k = 3 classes");
+    assert_eq!(h.lines().count() as u64, k.expect("k"), "H has k rows");
+    let first = h.lines().next().expect("a row");
+    assert_eq!(
+        first.split(',').count() as u64,
+        n.expect("n"),
+        "H has n columns"
+    );
+    let clusters = std::fs::read_to_string(dir.path().join("clusters.csv")).expect("read");
+    assert_eq!(
+        clusters.lines().count() as u64,
+        n.expect("n") + 1,
+        "header + one id per sample"
+    );
 }
 
 #[test]
