@@ -166,12 +166,8 @@ pub enum DataError {
     },
 
     /// An image file that cannot be decoded.
-    #[error("{path}: cannot decode image: {source}", path = .path.display())]
-    BadImage {
-        path: PathBuf,
-        #[source]
-        source: image::ImageError,
-    },
+    #[error("{path}: cannot decode image: {cause}", path = .path.display())]
+    BadImage { path: PathBuf, cause: String },
 
     /// An image larger than the decompression-bomb guard allows.
     #[error(
@@ -209,6 +205,32 @@ pub enum DataError {
 
 impl DataError {
     /// An [`DataError::Io`] for `path`, or [`DataError::NotFound`] when the error says so.
+    /// A decoding failure, described by the innermost cause: the `image` crate's Display repeats
+    /// its nested causes ("Format error decoding Png: X.: Format error decoding Png: X.: X.").
+    pub(crate) fn bad_image(path: &std::path::Path, e: &image::ImageError) -> Self {
+        let mut inner: &dyn std::error::Error = e;
+        while let Some(next) = inner.source() {
+            inner = next;
+        }
+        let format = match e {
+            image::ImageError::Decoding(d) => format!("{:?}", d.format_hint()),
+            _ => String::new(),
+        };
+        let cause = inner.to_string();
+        let cause = if format.is_empty() || format.contains("Unknown") {
+            cause
+        } else {
+            format!(
+                "{cause} ({})",
+                format.replace("Exact(", "").replace(')', "")
+            )
+        };
+        DataError::BadImage {
+            path: path.to_path_buf(),
+            cause,
+        }
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         let path = path.into();
         if source.kind() == std::io::ErrorKind::NotFound {

@@ -85,10 +85,9 @@ pub fn image_dimensions(path: &Path) -> Result<(u32, u32), DataError> {
         .with_guessed_format()
         .map_err(|e| DataError::io(path, e))?;
     r.no_limits(); // only the header is read; the check below gives the clearer message
-    let (w, h) = r.into_dimensions().map_err(|source| DataError::BadImage {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let (w, h) = r
+        .into_dimensions()
+        .map_err(|e| DataError::bad_image(path, &e))?;
     if w > MAX_SIDE || h > MAX_SIDE {
         return Err(DataError::ImageTooLarge {
             path: path.to_path_buf(),
@@ -104,10 +103,7 @@ pub fn image_dimensions(path: &Path) -> Result<(u32, u32), DataError> {
 pub fn read_gray(path: &Path) -> Result<GrayImage, DataError> {
     let img = open_reader(path)?
         .decode()
-        .map_err(|source| DataError::BadImage {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(|e| DataError::bad_image(path, &e))?;
     Ok(img.to_luma8())
 }
 
