@@ -3,6 +3,7 @@
 //! label painting, protocol generation as one undo step, save / load, and RPNMF runs.
 
 #![cfg(feature = "gui")]
+#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 use eframe::egui;
 use egui_kittest::Harness;
