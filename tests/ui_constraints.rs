@@ -204,6 +204,13 @@ fn generate_adds_triplets_as_one_undo_step() {
     });
     let st = h.state().session().store.as_ref().expect("store");
     assert!(st.triplets().len() > 10, "{}", st.triplets().len());
+    // The glyph sample has ground truth: the default source, so label-based triplets exist.
+    assert!(
+        h.state().session().status.text.contains("from labels")
+            && !h.state().session().status.text.contains("(0 from labels"),
+        "{:?}",
+        h.state().session().status
+    );
     assert_eq!(st.undo_len(), 1, "generation must be one undo step");
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(2);

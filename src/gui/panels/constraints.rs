@@ -226,9 +226,6 @@ pub fn generate_window(
     cmds: &mut Commands,
 ) {
     let has_truth = session.dataset.as_ref().is_some_and(|d| d.labels.is_some());
-    if !has_truth {
-        flags.generate_from_truth = false;
-    }
     let mut open = flags.show_generate;
     let mut go = false;
     egui::Window::new("Generate triplets")
@@ -264,15 +261,19 @@ pub fn generate_window(
                         .labelled_by(l.id);
                     ui.end_row();
                 });
+            let mut from_truth = flags.generate_from_truth && has_truth;
             ui.add_enabled_ui(has_truth, |ui| {
-                ui.radio_value(&mut flags.generate_from_truth, true, "From ground truth");
+                ui.radio_value(&mut from_truth, true, "From ground truth");
             });
-            ui.radio_value(&mut flags.generate_from_truth, false, "From painted labels");
+            ui.radio_value(&mut from_truth, false, "From painted labels");
+            if has_truth {
+                flags.generate_from_truth = from_truth;
+            }
             let mut labelled_only = o_pool_labelled(flags);
-            if !flags.generate_from_truth {
+            if !from_truth {
                 ui.checkbox(&mut labelled_only, "Anchors among labelled samples only");
             }
-            flags.generate.anchor_pool = if labelled_only && !flags.generate_from_truth {
+            flags.generate.anchor_pool = if labelled_only && !from_truth {
                 AnchorPool::Labelled
             } else {
                 AnchorPool::All
@@ -288,7 +289,8 @@ pub fn generate_window(
     if go {
         cmds.push(UiCommand::GenerateTriplets {
             opts: flags.generate,
-            from_truth: flags.generate_from_truth,
+            // Without ground truth the painted labels are the only source.
+            from_truth: flags.generate_from_truth && has_truth,
         });
         open = false;
     }
