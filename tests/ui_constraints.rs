@@ -313,7 +313,7 @@ fn rpnmf_without_triplets_explains_and_with_generated_ones_runs() {
     let kept = s.kept.as_ref().and_then(|k| k.share).expect("kept share");
     assert!((0.0..=1.0).contains(&kept));
     assert!(
-        h.query_all_by_label_contains("triplets kept:").count() >= 1,
+        h.query_all_by_label_contains("triplets kept").count() >= 1,
         "kept share not shown"
     );
     h.get_by_label("Show violations").click();

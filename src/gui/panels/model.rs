@@ -236,7 +236,7 @@ fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
                 && let Some(share) = k.share
             {
                 ui.label("triplets kept");
-                ui.label(format!("triplets kept: {:.1} %", share * 100.0))
+                ui.label(format!("{:.1} %", share * 100.0))
                     .on_hover_text(format!(
                         "Share of the {} triplets with ||hi-hj|| < ||hi-hq|| in H at iteration {}",
                         k.satisfied.len(),
