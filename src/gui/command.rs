@@ -1,6 +1,7 @@
 //! Deferred commands: panels push them while drawing, the app applies them at the end of the
 //! frame (so no panel mutates shared state in the middle of a frame).
 
+use crate::engine::constraints::{ProtocolOptions, Triplet};
 use crate::engine::data::samples::Sample;
 use std::path::PathBuf;
 
@@ -25,8 +26,55 @@ pub enum UiCommand {
     Stop,
     /// Switch between dark and light theme.
     SetDark(bool),
-    /// Close the window.
+    /// Close the window (asks first when constraints are unsaved).
     Quit,
+    /// Add a triplet through the store (refusals go to the status line).
+    AddTriplet(Triplet),
+    /// Delete a triplet.
+    RemoveTriplet(Triplet),
+    /// Paint these samples with the selected class (one undo step).
+    PaintLabels(Vec<usize>),
+    /// Clear the painted labels of these samples (one undo step).
+    ClearLabels(Vec<usize>),
+    Undo,
+    Redo,
+    /// Save the constraints to this path, or to the last one (asking when there is none).
+    SaveConstraints(Option<PathBuf>),
+    LoadConstraints(PathBuf),
+    ImportTripletsCsv(PathBuf),
+    ExportTripletsCsv(PathBuf),
+    /// Show a native file dialog for a constraint file action (background thread).
+    ConstraintsDialog(FileAction),
+    /// Generate triplets by the protocol on a background thread; from the ground truth or
+    /// from the painted labels.
+    GenerateTriplets {
+        opts: ProtocolOptions,
+        from_truth: bool,
+    },
+    /// Reveal the true labels of this fraction of samples (seeded), as painted labels.
+    RevealLabels {
+        fraction: f64,
+        seed: u64,
+    },
+    /// The answer to "unsaved constraints": save, discard or cancel the pending action.
+    ResolvePending(Resolution),
+}
+
+/// A constraint file action that needs a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileAction {
+    Save,
+    Load,
+    ImportCsv,
+    ExportCsv,
+}
+
+/// How the user answered the unsaved-constraints question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    Save,
+    Discard,
+    Cancel,
 }
 
 /// The list panels push commands onto during a frame.

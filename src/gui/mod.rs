@@ -7,16 +7,19 @@
 use eframe::egui;
 
 mod command;
+mod constraint_actions;
 mod panels;
 mod state;
 mod textures;
 
-pub use command::UiCommand;
+pub use command::{FileAction, Resolution, UiCommand};
 pub use state::{
-    Convergence, PALETTE, Progress, ScatterCache, ScatterGroup, Series, Session, Settings, Status,
-    WorkerState,
+    Convergence, KeptCache, PALETTE, Pending, Progress, ScatterCache, ScatterGroup, Series,
+    Session, Settings, Status, Tool, WorkerState,
 };
 
+use crate::engine::constraints::{Generated, ProtocolOptions, Store};
+use crate::engine::data::Fingerprint;
 use crate::engine::data::samples::{self, Sample};
 use crate::engine::data::{self, Dataset};
 use crate::engine::worker::{Command, Event, Job, JobHandle, JobId, Snapshot, Waker};
@@ -90,6 +93,15 @@ enum Background {
         seconds: f64,
     },
     Picked(Option<PathBuf>),
+    /// A path chosen for a constraint file action (None: dialog cancelled).
+    ConstraintsPicked(FileAction, Option<PathBuf>),
+    /// Triplets generated on a background thread for the dataset `fingerprint`.
+    Generated {
+        fingerprint: Fingerprint,
+        source: &'static str,
+        seed: u64,
+        result: Result<Generated, String>,
+    },
 }
 
 /// Transient UI state: not persisted, not part of the session's data.
@@ -99,6 +111,17 @@ pub(crate) struct UiFlags {
     pub path_input: String,
     pub show_model_help: bool,
     pub show_about: bool,
+    /// Text of the constraint file path field.
+    pub constraints_path_input: String,
+    /// The "Generate triplets" window is open.
+    pub show_generate: bool,
+    /// Protocol options of the "Generate triplets" window.
+    pub generate: ProtocolOptions,
+    /// Generate from the ground truth (else from the painted labels).
+    pub generate_from_truth: bool,
+    /// Percentage of samples whose labels "Reveal" paints.
+    pub reveal_percent: f64,
+    pub reveal_seed: u64,
 }
 
 /// The desktop app.
@@ -115,6 +138,10 @@ pub struct App {
     wake_pending: Arc<AtomicBool>,
     load_ticket: u64,
     dialog_open: bool,
+    /// The user agreed to close with unsaved constraints (or saved them).
+    allow_close: bool,
+    /// Save was chosen in the unsaved-constraints question but needs a path first.
+    save_then_resume: bool,
     frame_start: Option<Instant>,
     ctx: egui::Context,
 }
@@ -165,6 +192,9 @@ impl App {
                     .as_ref()
                     .map(|p| p.display().to_string())
                     .unwrap_or_default(),
+                generate: ProtocolOptions::default(),
+                generate_from_truth: true,
+                reveal_percent: 10.0,
                 ..UiFlags::default()
             },
             settings,
@@ -178,6 +208,8 @@ impl App {
             wake_pending,
             load_ticket: 0,
             dialog_open: false,
+            allow_close: false,
+            save_then_resume: false,
             frame_start: None,
             ctx: ctx.clone(),
         };
@@ -285,6 +317,22 @@ impl App {
         if let Some(DataSource::Path(p)) = &source {
             self.settings.last_path = Some(p.clone());
         }
+        // Same raw content (e.g. reloaded with other preprocessing): keep the constraints.
+        let keep = self
+            .session
+            .store
+            .as_ref()
+            .is_some_and(|st| st.fingerprint() == data.fingerprint);
+        if !keep {
+            self.session.store = Some(Store::new(data.fingerprint));
+            self.session.constraints_path = None;
+            self.session.constraints_rev += 1;
+            self.session.paint_class = data.class_names.first().cloned().unwrap_or_default();
+        }
+        self.session.partial.clear();
+        self.session.lasso.clear();
+        self.session.hovered_triplet = None;
+        self.session.kept = None;
         self.session.source = source;
         self.session.dataset = Some(Arc::new(data));
         self.session.set_status(msg);
@@ -355,10 +403,32 @@ impl App {
                     match path {
                         Some(p) => {
                             self.flags.path_input = p.display().to_string();
-                            self.start_load(DataSource::Path(p));
+                            self.request_load(DataSource::Path(p));
                         }
                         None => self.session.set_status("No file chosen"),
                     }
+                }
+                Background::ConstraintsPicked(action, path) => {
+                    self.dialog_open = false;
+                    match path {
+                        Some(p) => {
+                            self.flags.constraints_path_input = p.display().to_string();
+                            self.constraint_file(action, p);
+                        }
+                        None => {
+                            self.save_then_resume = false;
+                            self.session.set_status("No file chosen");
+                        }
+                    }
+                }
+                Background::Generated {
+                    fingerprint,
+                    source,
+                    seed,
+                    result,
+                } => {
+                    self.session.generating = false;
+                    self.generated(fingerprint, source, seed, result);
                 }
             }
         }
@@ -516,10 +586,10 @@ impl App {
                         self.session.set_error(msg);
                     } else {
                         self.flags.path_input = p.display().to_string();
-                        self.start_load(DataSource::Path(p));
+                        self.request_load(DataSource::Path(p));
                     }
                 }
-                UiCommand::LoadSample(s) => self.start_load(DataSource::Sample(s)),
+                UiCommand::LoadSample(s) => self.request_load(DataSource::Sample(s)),
                 UiCommand::Reload => {
                     if let Some(source) = self.session.source.clone() {
                         self.start_load(source);
@@ -563,7 +633,14 @@ impl App {
                         egui::Theme::Light
                     });
                 }
-                UiCommand::Quit => self.ctx.send_viewport_cmd(egui::ViewportCommand::Close),
+                UiCommand::Quit => {
+                    if self.session.has_unsaved_constraints() && !self.allow_close {
+                        self.session.pending = Some(Pending::Quit);
+                    } else {
+                        self.ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                    }
+                }
+                other => self.constraint_command(other),
             }
         }
     }
@@ -582,13 +659,33 @@ impl App {
             self.session.set_error(format!("Cannot run: {e}"));
             return;
         }
+        let n_triplets = self
+            .session
+            .store
+            .as_ref()
+            .map_or(0, |st| st.triplets().len());
+        if spec.kind.needs_triplets() && n_triplets == 0 {
+            self.session.set_error(format!(
+                "{} needs triplets: click some in Triplet mode, or use Generate triplets… in \
+                 the Constraints panel, then press Run again",
+                spec.kind.label()
+            ));
+            return;
+        }
         self.session.retire_job();
         self.session.clear_run();
         let id = JobId(self.session.next_job);
         self.session.next_job += 1;
         let fit = self.settings.fit_options();
         let label = format!("{} k = {}", spec.kind.label(), spec.k);
-        let job = Job::new(id, data, spec, fit);
+        let side = self
+            .session
+            .store
+            .as_ref()
+            .map(Store::snapshot)
+            .unwrap_or_default();
+        let mut job = Job::new(id, data, spec, fit);
+        job.side = side;
         match JobHandle::spawn(job, self.events_tx.clone(), Arc::clone(&self.waker)) {
             Ok(handle) => {
                 self.session.job = Some(handle);
@@ -609,22 +706,55 @@ impl App {
     // ----- input --------------------------------------------------------------------------
 
     fn handle_input(&mut self, ctx: &egui::Context) {
-        if !ctx.text_edit_focused() {
+        if ctx.input(|i| i.viewport().close_requested())
+            && self.session.has_unsaved_constraints()
+            && !self.allow_close
+        {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.session.pending = Some(Pending::Quit);
+        }
+        if !ctx.text_edit_focused() && self.session.pending.is_none() {
+            use egui::{Key, KeyboardShortcut, Modifiers};
+            let shortcut = |m, k| KeyboardShortcut::new(m, k);
+            let (redo, undo, save) = ctx.input_mut(|i| {
+                // Shift+Z first: Ctrl+Z would also match it (extra Shift is ignored).
+                let redo = i
+                    .consume_shortcut(&shortcut(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z))
+                    || i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::Y));
+                let undo = i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::Z));
+                let save = i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::S));
+                (redo, undo, save)
+            });
+            if redo {
+                self.commands.push(UiCommand::Redo);
+            }
+            if undo {
+                self.commands.push(UiCommand::Undo);
+            }
+            if save {
+                self.commands.push(UiCommand::SaveConstraints(None));
+            }
             let active = self.session.worker.is_active();
+            let building = !self.session.partial.is_empty() || !self.session.lasso.is_empty();
             let (space, esc) = ctx.input_mut(|i| {
                 let space = i.consume_key(egui::Modifiers::NONE, egui::Key::Space);
-                let esc = active && i.consume_key(egui::Modifiers::NONE, egui::Key::Escape);
+                let esc =
+                    (building || active) && i.consume_key(egui::Modifiers::NONE, egui::Key::Escape);
                 (space, esc)
             });
+            if esc && building {
+                self.session.partial.clear();
+                self.session.lasso.clear();
+                self.session.set_status("Cancelled the partial triplet");
+            } else if esc {
+                self.commands.push(UiCommand::Stop);
+            }
             if space {
                 self.commands.push(match self.session.worker {
                     WorkerState::Running => UiCommand::Pause,
                     WorkerState::Paused => UiCommand::Resume,
                     _ => UiCommand::Run,
                 });
-            }
-            if esc {
-                self.commands.push(UiCommand::Stop);
             }
         }
         let dropped = ctx.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_path_buf()));
@@ -681,6 +811,7 @@ impl eframe::App for App {
         self.drain_background();
         self.drain_events(start + DRAIN_BUDGET);
         self.session.reap_retired();
+        self.update_kept();
         self.handle_input(ctx);
     }
 
@@ -698,13 +829,24 @@ impl eframe::App for App {
             .resizable(true)
             .default_size(280.0)
             .show(ui, |ui| {
-                panels::data::show(
-                    ui,
-                    &mut self.settings,
-                    &self.session,
-                    &mut self.flags,
-                    &mut self.commands,
-                );
+                egui::ScrollArea::vertical()
+                    .id_salt("left_scroll")
+                    .show(ui, |ui| {
+                        panels::data::show(
+                            ui,
+                            &mut self.settings,
+                            &self.session,
+                            &mut self.flags,
+                            &mut self.commands,
+                        );
+                        ui.separator();
+                        panels::constraints::show(
+                            ui,
+                            &mut self.session,
+                            &mut self.flags,
+                            &mut self.commands,
+                        );
+                    });
             });
         egui::Panel::right("model_panel")
             .resizable(true)
@@ -727,10 +869,22 @@ impl eframe::App for App {
                     panels::convergence::show(ui, &mut self.settings, &self.session);
                 });
             egui::CentralPanel::default().show(ui, |ui| {
-                panels::scatter::show(ui, &mut self.session);
+                panels::scatter::show(ui, &mut self.session, &mut self.commands);
             });
         });
         panels::windows(&ctx, &self.settings, &mut self.flags);
+        panels::constraints::generate_window(
+            &ctx,
+            &self.session,
+            &mut self.flags,
+            &mut self.commands,
+        );
+        panels::constraints::unsaved_modal(
+            &ctx,
+            &self.session,
+            &mut self.flags,
+            &mut self.commands,
+        );
         self.drop_overlay(&ctx);
         self.apply_commands();
         if self.session.loading.is_some() || self.dialog_open {

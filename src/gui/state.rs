@@ -3,6 +3,7 @@
 
 use eframe::egui;
 
+use crate::engine::constraints::Store;
 use crate::engine::data::{Dataset, LoadOptions, Preprocess};
 use crate::engine::experiment::{FitOptions, StopReason};
 use crate::engine::models::{ModelKind, ModelSpec};
@@ -210,6 +211,8 @@ pub struct ScatterCache {
     pub groups: Vec<ScatterGroup>,
     /// k = 1: the axes are (sample index, h) rather than PCA components.
     pub index_axes: bool,
+    /// Position of every sample by index (for triplet lines and picking).
+    pub by_sample: Vec<PlotPoint>,
 }
 
 /// Tab10-like palette, readable on dark and light backgrounds.
@@ -265,14 +268,30 @@ impl ScatterCache {
             iteration: snapshot.iteration,
             groups,
             index_axes: snapshot.h.nrows() == 1,
+            by_sample: (0..n).map(point).collect(),
         }
     }
 
     /// Position of sample `i`, if it is drawn.
     pub fn position(&self, i: usize) -> Option<PlotPoint> {
-        self.groups
-            .iter()
-            .find_map(|g| g.indices.iter().position(|&j| j == i).map(|p| g.points[p]))
+        self.by_sample.get(i).copied()
+    }
+
+    /// The sample drawn nearest to screen position `pos`, within `max_px` points.
+    pub fn nearest(
+        &self,
+        transform: &PlotTransform,
+        pos: egui::Pos2,
+        max_px: f32,
+    ) -> Option<usize> {
+        let mut best: Option<(f32, usize)> = None;
+        for (i, p) in self.by_sample.iter().enumerate() {
+            let d = transform.position_from_point(p).distance(pos);
+            if d <= max_px && best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, i));
+            }
+        }
+        best.map(|(_, i)| i)
     }
 }
 
@@ -309,11 +328,84 @@ pub struct Session {
     /// The sample under the pointer in the scatter, if any.
     pub hovered: Option<usize>,
     pub(crate) thumbnails: ThumbnailCache,
+    /// Constraints (triplets, painted labels) of the loaded dataset, with undo/redo.
+    pub store: Option<Store>,
+    /// What a click on the scatter does.
+    pub tool: Tool,
+    /// The samples picked so far of the triplet being built (anchor i, then closer j).
+    pub partial: Vec<usize>,
+    /// The lasso being dragged in Label mode, in plot coordinates.
+    pub lasso: Vec<PlotPoint>,
+    /// The class painted in Label mode (an existing class name or a new one).
+    pub paint_class: String,
+    /// The triplet (position in the store) whose row the pointer is over in the list.
+    pub hovered_triplet: Option<usize>,
+    /// Draw violated triplets in red.
+    pub show_violations: bool,
+    /// Which triplets H keeps, computed once per snapshot or constraint edit (not per frame).
+    pub kept: Option<KeptCache>,
+    /// Bumped on every constraint edit (invalidates [`Self::kept`]).
+    pub constraints_rev: u64,
+    /// Where constraints were last saved or loaded (Ctrl+S saves there).
+    pub constraints_path: Option<PathBuf>,
+    /// A triplet generation is running on a background thread.
+    pub generating: bool,
+    /// An action waiting for the user's answer about unsaved constraints.
+    pub pending: Option<Pending>,
     /// Frame time of the last `logic` + `ui` pass, in milliseconds.
     pub frame_ms: f32,
 }
 
+/// What a click on the scatter does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tool {
+    /// Hover shows the sample; drag pans, scroll zooms.
+    #[default]
+    Inspect,
+    /// Three clicks: anchor i, closer j, farther q.
+    Triplet,
+    /// Click or lasso to paint the selected class.
+    Label,
+}
+
+impl Tool {
+    pub const ALL: [Tool; 3] = [Tool::Inspect, Tool::Triplet, Tool::Label];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Tool::Inspect => "Inspect",
+            Tool::Triplet => "Triplet",
+            Tool::Label => "Label",
+        }
+    }
+}
+
+/// Which triplets the current snapshot's H keeps (‖hi-hj‖² < ‖hi-hq‖²), for the store's
+/// triplets at revision `rev`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeptCache {
+    /// Identity of the snapshot (its `Arc` address).
+    pub snapshot: usize,
+    pub iteration: usize,
+    pub rev: u64,
+    pub satisfied: Vec<bool>,
+    /// Share kept, in [0, 1]; `None` without triplets.
+    pub share: Option<f64>,
+}
+
+/// An action held back until the user answers "unsaved constraints: save, discard, cancel?".
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pending {
+    Load(super::DataSource),
+    Quit,
+}
+
 impl Session {
+    /// Constraint edits need a store (one exists once a dataset is loaded).
+    pub fn has_unsaved_constraints(&self) -> bool {
+        self.store.as_ref().is_some_and(Store::is_dirty)
+    }
+
     pub fn set_status(&mut self, text: impl Into<String>) {
         self.status = Status {
             text: text.into(),

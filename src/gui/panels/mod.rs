@@ -2,6 +2,7 @@
 
 use eframe::egui;
 
+pub mod constraints;
 pub mod convergence;
 pub mod data;
 pub mod model;

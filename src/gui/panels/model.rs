@@ -232,6 +232,18 @@ fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
             ui.label("time");
             ui.label(format_secs(p.elapsed));
             ui.end_row();
+            if let Some(k) = &session.kept
+                && let Some(share) = k.share
+            {
+                ui.label("triplets kept");
+                ui.label(format!("{:.1} %", share * 100.0))
+                    .on_hover_text(format!(
+                        "Share of the {} triplets with ||hi-hj|| < ||hi-hq|| in H at iteration {}",
+                        k.satisfied.len(),
+                        k.iteration
+                    ));
+                ui.end_row();
+            }
         });
 }
 

@@ -3,14 +3,134 @@
 
 use eframe::egui;
 
-use crate::gui::state::Session;
-use egui::RichText;
-use egui_plot::{Legend, MarkerShape, Plot, PlotPoint, PlotPoints, Points};
+use crate::engine::constraints::Triplet;
+use crate::engine::data::Dataset;
+use crate::gui::UiCommand;
+use crate::gui::command::Commands;
+use crate::gui::state::{PALETTE, Session, Tool};
+use egui::{Color32, RichText};
+use egui_plot::{
+    Legend, Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Polygon, Text,
+};
 
 /// Hover radius in screen points.
 const HOVER_PX: f32 = 10.0;
 
-pub fn show(ui: &mut egui::Ui, session: &mut Session) {
+/// Click-to-pick radius in screen points.
+const PICK_PX: f32 = 8.0;
+
+/// At most this many triplets are drawn (keeps frames fast).
+const MAX_DRAWN: usize = 300;
+
+/// Highlight of the partial and the hovered triplet.
+const HIGHLIGHT: Color32 = Color32::from_rgb(255, 215, 0);
+
+/// Colour of painted class `c` called `name`: the ground-truth colour of the class with the
+/// same name, else a palette colour after the ground-truth ones.
+pub fn class_colour(data: &Dataset, name: &str, c: usize) -> Color32 {
+    match data.class_names.iter().position(|n| n == name) {
+        Some(k) => PALETTE[k % PALETTE.len()],
+        None => PALETTE[(data.class_names.len() + c) % PALETTE.len()],
+    }
+}
+
+/// Mode buttons, class picker, "show violations", and the line saying what a click does.
+fn toolbar(ui: &mut egui::Ui, session: &mut Session, data: &Dataset) {
+    ui.horizontal(|ui| {
+        for tool in Tool::ALL {
+            if ui
+                .selectable_label(session.tool == tool, tool.label())
+                .on_hover_text(match tool {
+                    Tool::Inspect => "Hover to see a sample; drag pans, scroll zooms",
+                    Tool::Triplet => "Click anchor i, closer j, farther q (Esc cancels)",
+                    Tool::Label => "Click or drag a lasso to paint the class",
+                })
+                .clicked()
+                && session.tool != tool
+            {
+                session.tool = tool;
+                session.partial.clear();
+                session.lasso.clear();
+            }
+        }
+        ui.separator();
+        if session.tool == Tool::Label {
+            let l = ui.label("Class");
+            let mut names: Vec<String> = data.class_names.clone();
+            if let Some(st) = &session.store {
+                for n in st.labels().class_names() {
+                    if !names.contains(n) {
+                        names.push(n.clone());
+                    }
+                }
+            }
+            egui::ComboBox::from_id_salt("paint_class")
+                .selected_text(if session.paint_class.is_empty() {
+                    "(type a name)"
+                } else {
+                    session.paint_class.as_str()
+                })
+                .show_ui(ui, |ui| {
+                    for n in &names {
+                        ui.selectable_value(&mut session.paint_class, n.clone(), n);
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+            let l = ui.label("or new");
+            ui.add(
+                egui::TextEdit::singleline(&mut session.paint_class)
+                    .desired_width(90.0)
+                    .hint_text("class name"),
+            )
+            .labelled_by(l.id);
+            ui.separator();
+        }
+        ui.checkbox(&mut session.show_violations, "Show violations")
+            .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
+    });
+    let next = match session.tool {
+        Tool::Inspect => {
+            "Inspect: hover a point to see the sample; drag pans, scroll zooms".to_owned()
+        }
+        Tool::Triplet => match session.partial.as_slice() {
+            [] => "Triplet: click the anchor i".to_owned(),
+            [i] => format!("Triplet ({i}, ?, ?): now the closer sample j (Esc cancels)"),
+            [i, j, ..] => format!("Triplet ({i}, {j}, ?): now the farther sample q (Esc cancels)"),
+        },
+        Tool::Label => {
+            if session.paint_class.trim().is_empty() {
+                "Label: type or pick a class first".to_owned()
+            } else {
+                format!(
+                    "Label: click a point or drag a lasso to paint `{}` (right click clears)",
+                    session.paint_class.trim()
+                )
+            }
+        }
+    };
+    ui.label(RichText::new(next).strong());
+}
+
+/// Point-in-polygon (even-odd rule).
+fn inside(poly: &[PlotPoint], p: PlotPoint) -> bool {
+    let mut c = false;
+    let n = poly.len();
+    for a in 0..n {
+        let (pa, pb) = (poly[a], poly[(a + n - 1) % n]);
+        if (pa.y > p.y) != (pb.y > p.y) && p.x < (pb.x - pa.x) * (p.y - pa.y) / (pb.y - pa.y) + pa.x
+        {
+            c = !c;
+        }
+    }
+    c
+}
+
+fn segment(name: &str, a: PlotPoint, b: PlotPoint) -> Line<'static> {
+    Line::new(name.to_owned(), vec![[a.x, a.y], [b.x, b.y]])
+}
+
+pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
     let Some(data) = session.dataset.clone() else {
         ui.centered_and_justified(|ui| {
             ui.label(RichText::new("Open a dataset or a sample to begin").weak());
@@ -28,6 +148,7 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session) {
         });
         return;
     }
+    toolbar(ui, session, &data);
     let cache = &session.scatter;
     ui.label(
         RichText::new(if cache.index_axes {
@@ -50,6 +171,12 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session) {
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None);
+    if session.tool != Tool::Inspect {
+        plot = plot
+            .allow_drag(false)
+            .allow_double_click_reset(false)
+            .allow_boxed_zoom(false);
+    }
     plot = if cache.index_axes {
         plot.x_axis_label("sample index").y_axis_label("h")
     } else {
@@ -57,6 +184,38 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session) {
             .x_axis_label("PC 1")
             .y_axis_label("PC 2")
     };
+    // Painted labels as rings, one item per class.
+    let rings: Vec<(String, Color32, Vec<PlotPoint>)> = match &session.store {
+        Some(st) => {
+            let labels = st.labels();
+            let mut by_class: Vec<Vec<PlotPoint>> = vec![Vec::new(); labels.n_classes()];
+            for (i, c) in labels.as_slice().iter().enumerate() {
+                if let (Some(c), Some(p)) = (c, cache.by_sample.get(i))
+                    && let Some(v) = by_class.get_mut(*c)
+                {
+                    v.push(*p);
+                }
+            }
+            labels
+                .class_names()
+                .iter()
+                .zip(by_class)
+                .enumerate()
+                .filter(|(_, (_, v))| !v.is_empty())
+                .map(|(c, (name, v))| (format!("painted: {name}"), class_colour(&data, name, c), v))
+                .collect()
+        }
+        None => Vec::new(),
+    };
+    let triplets: &[Triplet] = session.store.as_ref().map_or(&[], |s| s.triplets());
+    let satisfied = session.kept.as_ref().map(|k| k.satisfied.as_slice());
+    let hovered_t = session
+        .hovered_triplet
+        .and_then(|r| triplets.get(r).copied());
+    let partial = session.partial.clone();
+    let lasso = session.lasso.clone();
+    let show_violations = session.show_violations;
+    let at = |i: usize| cache.by_sample.get(i).copied();
     let response = plot.show(ui, |plot_ui| {
         for (g, group) in cache.groups.iter().enumerate() {
             plot_ui.points(
@@ -68,23 +227,96 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session) {
                     .id(("cls", g)),
             );
         }
-    });
-    let transform = response.transform;
-    session.plot_transform = Some(transform);
-
-    // Nearest sample under the pointer, within a few pixels.
-    let hovered = response.response.hover_pos().and_then(|pos| {
-        let mut best: Option<(f32, usize)> = None;
-        for group in &session.scatter.groups {
-            for (p, &i) in group.points.iter().zip(&group.indices) {
-                let d = transform.position_from_point(p).distance(pos);
-                if d <= HOVER_PX && best.is_none_or(|(bd, _)| d < bd) {
-                    best = Some((d, i));
+        for (c, (name, color, pts)) in rings.into_iter().enumerate() {
+            plot_ui.points(
+                Points::new(name, PlotPoints::Owned(pts))
+                    .color(color)
+                    .radius(radius + 3.0)
+                    .shape(MarkerShape::Circle)
+                    .filled(false)
+                    .id(("painted", c)),
+            );
+        }
+        let line_colour = Color32::from_gray(150);
+        for t in triplets.iter().take(MAX_DRAWN) {
+            if let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q)) {
+                plot_ui.line(segment("triplet i-j", pi, pj).color(line_colour).width(1.0));
+                plot_ui.line(
+                    segment("triplet i-q", pi, pq)
+                        .color(line_colour)
+                        .width(1.0)
+                        .style(LineStyle::dashed_loose()),
+                );
+            }
+        }
+        if show_violations && let Some(sat) = satisfied {
+            let red = super::ERROR_RED;
+            for (t, _) in triplets
+                .iter()
+                .zip(sat)
+                .filter(|(_, ok)| !**ok)
+                .take(MAX_DRAWN)
+            {
+                if let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q)) {
+                    plot_ui.line(segment("violated", pi, pj).color(red).width(2.0));
+                    plot_ui.line(
+                        segment("violated", pi, pq)
+                            .color(red)
+                            .width(2.0)
+                            .style(LineStyle::dashed_loose()),
+                    );
                 }
             }
         }
-        best.map(|(_, i)| i)
+        if let Some(t) = hovered_t
+            && let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q))
+        {
+            plot_ui.line(segment("selected", pi, pj).color(HIGHLIGHT).width(3.0));
+            plot_ui.line(
+                segment("selected", pi, pq)
+                    .color(HIGHLIGHT)
+                    .width(3.0)
+                    .style(LineStyle::dashed_loose()),
+            );
+            for (s, p) in [("i", pi), ("j", pj), ("q", pq)] {
+                plot_ui.text(Text::new("selected", p, RichText::new(s).strong()).color(HIGHLIGHT));
+            }
+        }
+        // The partial triplet: picked points ringed and named, joined.
+        let picked: Vec<PlotPoint> = partial.iter().filter_map(|&i| at(i)).collect();
+        if !picked.is_empty() {
+            if let [pi, pj] = picked.as_slice() {
+                plot_ui.line(segment("partial", *pi, *pj).color(HIGHLIGHT).width(2.5));
+            }
+            plot_ui.points(
+                Points::new("partial", PlotPoints::Owned(picked.clone()))
+                    .color(HIGHLIGHT)
+                    .radius(radius + 5.0)
+                    .shape(MarkerShape::Circle)
+                    .filled(false),
+            );
+            for (p, s) in picked.iter().zip(["i", "j"]) {
+                plot_ui.text(Text::new("partial", *p, RichText::new(s).strong()).color(HIGHLIGHT));
+            }
+        }
+        if lasso.len() > 1 {
+            let pts: Vec<[f64; 2]> = lasso.iter().map(|p| [p.x, p.y]).collect();
+            plot_ui.polygon(
+                Polygon::new("lasso", PlotPoints::from(pts))
+                    .fill_color(HIGHLIGHT.gamma_multiply(0.15))
+                    .stroke(egui::Stroke::new(1.5, HIGHLIGHT)),
+            );
+        }
     });
+    let transform = response.transform;
+    session.plot_transform = Some(transform);
+    interact(session, &response.response, &transform, cmds);
+
+    // Nearest sample under the pointer, within a few pixels.
+    let hovered = response
+        .response
+        .hover_pos()
+        .and_then(|pos| session.scatter.nearest(&transform, pos, HOVER_PX));
     session.hovered = hovered;
     let Some(i) = hovered else {
         return;
@@ -116,4 +348,84 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session) {
             ui.add(egui::Image::from_texture(tex).fit_to_exact_size(egui::vec2(96.0, 96.0)));
         }
     });
+}
+
+/// Clicks and drags on the plot in Triplet and Label modes.
+fn interact(
+    session: &mut Session,
+    resp: &egui::Response,
+    transform: &egui_plot::PlotTransform,
+    cmds: &mut Commands,
+) {
+    match session.tool {
+        Tool::Inspect => {}
+        Tool::Triplet => {
+            if !resp.clicked() {
+                return;
+            }
+            let Some(pos) = resp.interact_pointer_pos() else {
+                return;
+            };
+            let Some(i) = session.scatter.nearest(transform, pos, PICK_PX) else {
+                session.set_status("Triplet: no sample within 8 px of the click");
+                return;
+            };
+            if session.partial.contains(&i) {
+                session.set_error(format!(
+                    "Refused: sample {i} is already in this triplet; pick another one"
+                ));
+                return;
+            }
+            session.partial.push(i);
+            if let [a, b, c] = session.partial[..] {
+                cmds.push(UiCommand::AddTriplet(Triplet::new(a, b, c)));
+                session.partial.clear();
+            }
+        }
+        Tool::Label => {
+            let secondary = resp.clicked_by(egui::PointerButton::Secondary);
+            if resp.clicked() || secondary {
+                if let Some(pos) = resp.interact_pointer_pos()
+                    && let Some(i) = session.scatter.nearest(transform, pos, PICK_PX)
+                {
+                    cmds.push(if secondary {
+                        UiCommand::ClearLabels(vec![i])
+                    } else {
+                        UiCommand::PaintLabels(vec![i])
+                    });
+                }
+                return;
+            }
+            if resp.dragged_by(egui::PointerButton::Primary)
+                && let Some(pos) = resp.interact_pointer_pos()
+            {
+                let p = transform.value_from_position(pos);
+                let far = session
+                    .lasso
+                    .last()
+                    .is_none_or(|last| transform.position_from_point(last).distance(pos) > 2.0);
+                if far {
+                    session.lasso.push(p);
+                }
+            }
+            if resp.drag_stopped() {
+                let poly = std::mem::take(&mut session.lasso);
+                if poly.len() >= 3 {
+                    let inside_ids: Vec<usize> = session
+                        .scatter
+                        .by_sample
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| inside(&poly, **p))
+                        .map(|(i, _)| i)
+                        .collect();
+                    if inside_ids.is_empty() {
+                        session.set_status("Lasso: no sample inside");
+                    } else {
+                        cmds.push(UiCommand::PaintLabels(inside_ids));
+                    }
+                }
+            }
+        }
+    }
 }

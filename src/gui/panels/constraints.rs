@@ -1,0 +1,357 @@
+//! Constraints panel: triplet list (thumbnails, hover highlights on the plot, delete), painted
+//! label summary, generate / reveal / undo / redo / files; the "Generate triplets" window and
+//! the unsaved-constraints question.
+
+use eframe::egui;
+
+use crate::engine::constraints::AnchorPool;
+use crate::gui::command::{Commands, FileAction, Resolution};
+use crate::gui::state::{Pending, Session};
+use crate::gui::{UiCommand, UiFlags};
+use egui::{DragValue, RichText};
+use std::path::PathBuf;
+
+/// Height of one triplet row (with thumbnails).
+const ROW_H: f32 = 28.0;
+
+pub fn show(ui: &mut egui::Ui, session: &mut Session, flags: &mut UiFlags, cmds: &mut Commands) {
+    ui.heading("Constraints");
+    let Some(data) = session.dataset.clone() else {
+        ui.label(RichText::new("Load a dataset to add constraints.").weak());
+        return;
+    };
+    let Some(store) = &session.store else {
+        return;
+    };
+    let triplets: Vec<_> = store.triplets().to_vec();
+    let (can_undo, can_redo) = (store.can_undo(), store.can_redo());
+    let undo_tip = store.undo_description().map_or_else(
+        || "Nothing to undo".to_owned(),
+        |w| format!("Undo: {w} (Ctrl+Z)"),
+    );
+    let redo_tip = store.redo_description().map_or_else(
+        || "Nothing to redo".to_owned(),
+        |w| format!("Redo: {w} (Ctrl+Shift+Z, Ctrl+Y)"),
+    );
+    let labels = store.labels();
+    let mut counts = vec![0usize; labels.n_classes()];
+    for c in labels.as_slice().iter().flatten() {
+        if let Some(x) = counts.get_mut(*c) {
+            *x += 1;
+        }
+    }
+    let class_counts: Vec<(String, usize)> =
+        labels.class_names().iter().cloned().zip(counts).collect();
+    let n_labelled = labels.n_labelled();
+    let dirty = store.is_dirty();
+
+    ui.horizontal_wrapped(|ui| {
+        if ui
+            .add_enabled(can_undo, egui::Button::new("Undo"))
+            .on_hover_text(&undo_tip)
+            .clicked()
+        {
+            cmds.push(UiCommand::Undo);
+        }
+        if ui
+            .add_enabled(can_redo, egui::Button::new("Redo"))
+            .on_hover_text(&redo_tip)
+            .clicked()
+        {
+            cmds.push(UiCommand::Redo);
+        }
+        let gen_text = if session.generating {
+            "Generating…"
+        } else {
+            "Generate triplets…"
+        };
+        if ui
+            .add_enabled(!session.generating, egui::Button::new(gen_text))
+            .on_hover_text(
+                "The RPNMF protocol (MODELS.md §8.4): anchors, label- and kNN-based triplets",
+            )
+            .clicked()
+        {
+            flags.show_generate = true;
+        }
+    });
+    ui.horizontal(|ui| {
+        let has_truth = data.labels.is_some();
+        if ui
+            .add_enabled(has_truth, egui::Button::new("Reveal labels"))
+            .on_hover_text("Paint the true labels of this share of samples, chosen at random")
+            .clicked()
+        {
+            cmds.push(UiCommand::RevealLabels {
+                fraction: flags.reveal_percent / 100.0,
+                seed: flags.reveal_seed,
+            });
+        }
+        ui.add(
+            DragValue::new(&mut flags.reveal_percent)
+                .range(0.0..=100.0)
+                .speed(0.5)
+                .suffix(" %"),
+        )
+        .accessible_name("Reveal percent");
+        ui.label("seed");
+        ui.add(DragValue::new(&mut flags.reveal_seed).speed(0.2))
+            .accessible_name("Reveal seed");
+    });
+
+    // Files: typed path + buttons; an empty path opens a dialog.
+    let file_label = ui.label("Constraints file");
+    let edit = egui::TextEdit::singleline(&mut flags.constraints_path_input)
+        .hint_text("constraints.json or triplets.csv (empty: dialog)")
+        .desired_width(f32::INFINITY);
+    ui.add(edit).labelled_by(file_label.id);
+    let typed = flags.constraints_path_input.trim().to_owned();
+    let path = (!typed.is_empty()).then(|| PathBuf::from(&typed));
+    ui.horizontal_wrapped(|ui| {
+        let file_button =
+            |ui: &mut egui::Ui, text: &str, tip: &str| ui.button(text).on_hover_text(tip).clicked();
+        if file_button(ui, "Save…", "Save triplets and labels as JSON (Ctrl+S)") {
+            cmds.push(match &path {
+                Some(p) => UiCommand::SaveConstraints(Some(p.clone())),
+                None => UiCommand::ConstraintsDialog(FileAction::Save),
+            });
+        }
+        if file_button(ui, "Load…", "Load a constraints JSON made for this dataset") {
+            cmds.push(match &path {
+                Some(p) => UiCommand::LoadConstraints(p.clone()),
+                None => UiCommand::ConstraintsDialog(FileAction::Load),
+            });
+        }
+        if file_button(
+            ui,
+            "Import CSV…",
+            "Add triplets from a CSV of i,j,q (0-based or names)",
+        ) {
+            cmds.push(match &path {
+                Some(p) => UiCommand::ImportTripletsCsv(p.clone()),
+                None => UiCommand::ConstraintsDialog(FileAction::ImportCsv),
+            });
+        }
+        if file_button(ui, "Export CSV…", "Write the triplets as i,j,q") {
+            cmds.push(match &path {
+                Some(p) => UiCommand::ExportTripletsCsv(p.clone()),
+                None => UiCommand::ConstraintsDialog(FileAction::ExportCsv),
+            });
+        }
+    });
+    if dirty {
+        ui.label(RichText::new("unsaved changes").weak().small());
+    }
+
+    ui.add_space(4.0);
+    ui.label(RichText::new(format!("Painted labels: {n_labelled}")).strong());
+    for (c, (name, count)) in class_counts.iter().enumerate() {
+        if *count > 0 {
+            let color = super::scatter::class_colour(&data, name, c);
+            ui.label(RichText::new(format!("{name}: {count}")).color(color));
+        }
+    }
+
+    ui.add_space(4.0);
+    let kept = session
+        .kept
+        .as_ref()
+        .and_then(|k| k.share)
+        .map(|s| format!(" · kept in H: {:.1} %", s * 100.0))
+        .unwrap_or_default();
+    ui.label(RichText::new(format!("Triplets: {}{kept}", triplets.len())).strong());
+    if triplets.is_empty() {
+        ui.label(
+            RichText::new("None yet: use Triplet mode above the plot, or Generate.")
+                .weak()
+                .small(),
+        );
+        session.hovered_triplet = None;
+        return;
+    }
+    let images = data.image_shape.is_some() && !data.thumbnails.is_empty();
+    let satisfied = session.kept.as_ref().map(|k| k.satisfied.clone());
+    let mut hovered = None;
+    egui::ScrollArea::vertical()
+        .id_salt("triplet_list")
+        .max_height(260.0)
+        .auto_shrink([false, true])
+        .show_rows(ui, ROW_H, triplets.len(), |ui, range| {
+            for r in range {
+                let t = triplets[r];
+                let row = ui.horizontal(|ui| {
+                    ui.set_min_height(ROW_H - 4.0);
+                    let violated = satisfied
+                        .as_ref()
+                        .and_then(|s| s.get(r))
+                        .is_some_and(|ok| !ok);
+                    let text = RichText::new(format!("{}: ({}, {}, {})", r + 1, t.i, t.j, t.q));
+                    ui.label(if violated {
+                        text.color(super::ERROR_RED)
+                    } else {
+                        text
+                    })
+                    .on_hover_text("anchor i, closer j, farther q (red: violated in H)");
+                    if images {
+                        for s in [t.i, t.j, t.q] {
+                            if let Some(tex) = session.thumbnails.get(ui.ctx(), &data, s) {
+                                ui.add(
+                                    egui::Image::from_texture(&tex)
+                                        .fit_to_exact_size(egui::vec2(22.0, 22.0)),
+                                );
+                            }
+                        }
+                    }
+                    if ui
+                        .small_button("x")
+                        .on_hover_text(format!("Delete triplet {}", r + 1))
+                        .clicked()
+                    {
+                        cmds.push(UiCommand::RemoveTriplet(t));
+                    }
+                });
+                if row.response.contains_pointer() {
+                    hovered = Some(r);
+                }
+            }
+        });
+    session.hovered_triplet = hovered;
+}
+
+/// The "Generate triplets" window: protocol options and the source of labels.
+pub fn generate_window(
+    ctx: &egui::Context,
+    session: &Session,
+    flags: &mut UiFlags,
+    cmds: &mut Commands,
+) {
+    let has_truth = session.dataset.as_ref().is_some_and(|d| d.labels.is_some());
+    let mut open = flags.show_generate;
+    let mut go = false;
+    egui::Window::new("Generate triplets")
+        .open(&mut open)
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            ui.label(
+                RichText::new(
+                    "MODELS.md §8.4: per anchor, half of the triplets from labels (j same class, \
+                     q other class) and half from the 5-nearest-neighbour graph of X.",
+                )
+                .weak(),
+            );
+            let o = &mut flags.generate;
+            egui::Grid::new("generate_grid")
+                .num_columns(2)
+                .show(ui, |ui| {
+                    let l = ui.label("Anchor fraction");
+                    ui.add(
+                        DragValue::new(&mut o.anchor_fraction)
+                            .range(0.0..=1.0)
+                            .speed(0.005),
+                    )
+                    .labelled_by(l.id);
+                    ui.end_row();
+                    let l = ui.label("Triplets per anchor");
+                    ui.add(DragValue::new(&mut o.per_anchor).range(1..=1000))
+                        .labelled_by(l.id);
+                    ui.end_row();
+                    let l = ui.label("Generator seed");
+                    ui.add(DragValue::new(&mut o.seed).speed(0.2))
+                        .labelled_by(l.id);
+                    ui.end_row();
+                });
+            let mut from_truth = flags.generate_from_truth && has_truth;
+            ui.add_enabled_ui(has_truth, |ui| {
+                ui.radio_value(&mut from_truth, true, "From ground truth");
+            });
+            ui.radio_value(&mut from_truth, false, "From painted labels");
+            if has_truth {
+                flags.generate_from_truth = from_truth;
+            }
+            let mut labelled_only = o_pool_labelled(flags);
+            if !from_truth {
+                ui.checkbox(&mut labelled_only, "Anchors among labelled samples only");
+            }
+            flags.generate.anchor_pool = if labelled_only && !from_truth {
+                AnchorPool::Labelled
+            } else {
+                AnchorPool::All
+            };
+            ui.add_space(4.0);
+            if ui
+                .add_enabled(!session.generating, egui::Button::new("Generate"))
+                .clicked()
+            {
+                go = true;
+            }
+        });
+    if go {
+        cmds.push(UiCommand::GenerateTriplets {
+            opts: flags.generate,
+            // Without ground truth the painted labels are the only source.
+            from_truth: flags.generate_from_truth && has_truth,
+        });
+        open = false;
+    }
+    flags.show_generate = open;
+}
+
+fn o_pool_labelled(flags: &UiFlags) -> bool {
+    flags.generate.anchor_pool == AnchorPool::Labelled
+}
+
+/// Ask before loading another dataset or quitting with unsaved constraints.
+pub fn unsaved_modal(
+    ctx: &egui::Context,
+    session: &Session,
+    flags: &mut UiFlags,
+    cmds: &mut Commands,
+) {
+    let Some(pending) = &session.pending else {
+        return;
+    };
+    let what = match pending {
+        Pending::Load(s) => format!("Loading {} replaces them.", s.describe()),
+        Pending::Quit => "Quitting loses them.".to_owned(),
+    };
+    let n = session.store.as_ref().map_or(0, |s| s.triplets().len());
+    let resp = egui::Modal::new(egui::Id::unique("unsaved_constraints")).show(ctx, |ui| {
+        ui.set_max_width(420.0);
+        ui.heading("Unsaved constraints");
+        ui.label(format!(
+            "The constraints ({n} triplets and the painted labels) have unsaved changes. {what}"
+        ));
+        let target = session
+            .constraints_path
+            .as_ref()
+            .map(|p| p.display().to_string());
+        match target {
+            Some(p) => {
+                ui.label(RichText::new(format!("Save writes {p}")).weak());
+            }
+            None => {
+                let l = ui.label("Save to");
+                ui.add(
+                    egui::TextEdit::singleline(&mut flags.constraints_path_input)
+                        .hint_text("constraints.json (empty: dialog)"),
+                )
+                .labelled_by(l.id);
+            }
+        }
+        ui.horizontal(|ui| {
+            if ui.button("Save").clicked() {
+                cmds.push(UiCommand::ResolvePending(Resolution::Save));
+            }
+            if ui.button("Discard").clicked() {
+                cmds.push(UiCommand::ResolvePending(Resolution::Discard));
+            }
+            if ui.button("Cancel").clicked() {
+                cmds.push(UiCommand::ResolvePending(Resolution::Cancel));
+            }
+        });
+    });
+    if resp.should_close() {
+        cmds.push(UiCommand::ResolvePending(Resolution::Cancel));
+    }
+}
