@@ -73,6 +73,8 @@ fn opens_on_a_bundled_sample_and_shows_its_size() {
     h.get_by_label(&format!("m = {} features", data.m()));
     assert!(h.state().session().load_error.is_none());
     assert_eq!(h.state().session().worker, WorkerState::Idle);
+    // A labelled dataset sets k to its number of classes (k = c, MODELS.md §1).
+    assert_eq!(h.state().settings().k, data.n_classes());
     // Before any run the scatter shows the hint, not an empty plot.
     h.get_by_label("Press Run (Space) to factorize");
     h.check_accessibility();

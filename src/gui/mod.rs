@@ -324,6 +324,11 @@ impl App {
             .as_ref()
             .is_some_and(|st| st.fingerprint() == data.fingerprint);
         if !keep {
+            // A new dataset: k = c, as in every clustering experiment of the papers
+            // (MODELS.md §1); the user can change it afterwards.
+            if data.n_classes() > 0 {
+                self.settings.k = data.n_classes().min(data.m()).min(data.n());
+            }
             self.session.store = Some(Store::new(data.fingerprint));
             self.session.constraints_path = None;
             self.session.constraints_rev += 1;
