@@ -660,10 +660,6 @@ pub fn run_sweep(
         write_atomic(&manifest_path, text.as_bytes()).map_err(failed)?;
         write_atomic(&csv_path, format!("{}\n", COLUMNS.join(",")).as_bytes()).map_err(failed)?;
     }
-    if args.resume && !manifest_path.exists() {
-        let text = serde_json::to_string_pretty(&manifest).map_err(failed)?;
-        write_atomic(&manifest_path, text.as_bytes()).map_err(failed)?;
-    }
 
     // The runs still to do.
     let done: HashSet<(String, String, String)> = existing.iter().map(row_key).collect();
