@@ -1,11 +1,12 @@
-//! Headless command line (DESIGN.md §6): `run` now; `triplets`, `sweep`, `score`, `bench` as
-//! they land. Results go to stdout or `--out`, progress to stderr. Exit codes: 0 ok, 2 bad
-//! input or arguments (the message names the file and the place), 1 anything else.
+//! Headless command line (DESIGN.md §6): `run`, `triplets`, `sweep`, `score`, `bench`.
+//! Results go to stdout or `--out`, progress to stderr. Exit codes: 0 ok, 2 bad input or
+//! arguments (the message names the file and the place), 1 anything else.
 
 mod bench;
 mod output;
 mod run;
 pub mod score;
+pub mod sweep;
 mod triplets;
 
 pub use bench::BenchArgs;
@@ -35,6 +36,9 @@ pub enum Command {
     Triplets(triplets::TripletsArgs),
     /// Compare two labellings: ACC (Hungarian), NMI (max, sqrt, arithmetic), macro-F1.
     Score(score::ScoreArgs),
+    /// Models × hyperparameter grid × repeats in parallel; runs.csv row by row, summary
+    /// of mean ± std per cell (`--resume` continues an interrupted sweep).
+    Sweep(sweep::SweepArgs),
 }
 
 /// An error at the command line's edge, classified for the exit code.
@@ -63,6 +67,7 @@ pub fn dispatch(command: &Command) -> Result<(), CliError> {
         Command::Run(args) => run::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Triplets(args) => triplets::run(args),
+        Command::Sweep(args) => sweep::run(args),
         Command::Score(args) => score::run(args, &mut std::io::stdout().lock()).map_err(|e| {
             if e.is_bad_input() {
                 CliError::BadInput(e.into())

@@ -1,0 +1,1051 @@
+//! `nmf-playground sweep`: models × hyperparameter grid × model repeats, in parallel across
+//! cores, with results appended row by row to `OUT/runs.csv` and a summary of mean ± std per
+//! cell (DESIGN.md §6, issue 4 item 4; protocol MODELS.md §8.2–8.4).
+//!
+//! * A *cell* is one model with one combination of grid values; a grid parameter applies only
+//!   to the models that have it (NMF has none, so it gets a single cell).
+//! * Repeat `r` of every cell uses the seed [`derive_seed`]`(--seed, r)`: the same seed for
+//!   every model, so all models start from the same initialisation, and the same triplets
+//!   (regenerated per repeat with that seed) whenever any model of the sweep needs triplets.
+//! * Each run is single-threaded ([`linalg::set_threads`]`(1)`); runs go in parallel on a rayon
+//!   pool of `--jobs` threads. A row is written and flushed as soon as its run finishes, so an
+//!   interrupted sweep loses nothing; `--resume` skips the (model, params, repeat) rows already
+//!   in the file, after checking `OUT/sweep.json` (arguments and dataset fingerprint).
+//! * Row order in the CSV depends on scheduling; the values do not. The summary is computed
+//!   from the rows sorted by (model, cell, repeat), so it is deterministic.
+
+use super::CliError;
+use super::output::write_atomic;
+use super::run::{DataArgs, TripletArgs, load_data};
+use crate::engine::constraints::generate::{ProtocolOptions, generate_triplets, labels_from_truth};
+use crate::engine::data::Dataset;
+use crate::engine::eval::{
+    KMeansParams, LinearSvmParams, MeanStd, classify_split, derive_seed, repeated_kmeans,
+    summarize_repeated_kmeans, triplets_kept,
+};
+use crate::engine::experiment::{self, FitOptions, StopReason};
+use crate::engine::linalg;
+use crate::engine::models::{self, ModelKind, ModelSpec, SideInfo, Triplet};
+use anyhow::{Context, anyhow};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use std::collections::{BTreeMap, HashSet};
+use std::io::{IsTerminal, Write};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Fraction of each class used for training in the classification protocol (MODELS.md §8.3).
+pub const TRAIN_FRACTION: f64 = 0.8;
+
+/// Columns of `runs.csv`, in order.
+pub const COLUMNS: &[&str] = &[
+    "model",
+    "params",
+    "repeat",
+    "seed",
+    "k",
+    "iterations",
+    "converged",
+    "seconds",
+    "objective",
+    "acc",
+    "acc_std",
+    "nmi_max",
+    "nmi_max_std",
+    "nmi_sqrt",
+    "nmi_sqrt_std",
+    "nmi_arith",
+    "nmi_arith_std",
+    "triplets",
+    "triplets_kept_h",
+    "accuracy",
+    "macro_f1",
+    "macro_f1_of_means",
+    "error",
+];
+
+/// Numeric metrics summarised per cell (mean ± std over repeats), in display order.
+const SUMMARY_METRICS: &[&str] = &[
+    "acc",
+    "nmi_max",
+    "nmi_sqrt",
+    "nmi_arith",
+    "triplets_kept_h",
+    "accuracy",
+    "macro_f1",
+    "macro_f1_of_means",
+    "iterations",
+    "objective",
+    "seconds",
+];
+
+/// Evaluation protocol of a sweep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// k-means on the columns of H, ACC/NMI means over the restarts (MODELS.md §8.2).
+    Clustering,
+    /// Stratified 80/20 split per repeat, linear SVM on the columns of H (MODELS.md §8.3);
+    /// the clustering metrics are computed as well.
+    Classification,
+}
+
+/// Arguments of `sweep`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub input: DataArgs,
+    /// Models, comma-separated (nmf, rpnmf).
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub models: Vec<String>,
+    /// A grid axis, NAME=v1,v2,... (repeatable); applies to the models that have NAME.
+    #[arg(long = "grid", value_name = "NAME=v1,v2,...")]
+    pub grid: Vec<String>,
+    /// Model repeats (new initialisation and triplets each, seed derive_seed(--seed, r)).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub repeats: u64,
+    /// k-means restarts on H per run (metrics are means over the restarts).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
+    pub kmeans_repeats: u64,
+    /// Evaluation protocol.
+    #[arg(long, value_enum, default_value_t = Protocol::Clustering)]
+    pub protocol: Protocol,
+    /// Output folder: runs.csv, sweep.json, summary.md, summary.json.
+    #[arg(long, default_value = "sweep-out")]
+    pub out: PathBuf,
+    /// Continue a sweep in --out: skip the runs already in runs.csv.
+    #[arg(long)]
+    pub resume: bool,
+    /// Rank k; default: the number of classes.
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// Base seed; repeat r uses derive_seed(seed, r).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Iteration cap per run.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_iter: u64,
+    /// Relative objective change below which a fit stops (0 = never).
+    #[arg(long, default_value_t = 1e-5)]
+    pub tol: f64,
+    #[command(flatten)]
+    pub triplet_opts: TripletArgs,
+    /// Parallel runs (default: the number of CPU cores).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+}
+
+/// Progress of a sweep, reported after every finished run.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// Runs finished in this invocation.
+    pub done: usize,
+    /// Runs to execute in this invocation (skipped ones excluded).
+    pub total: usize,
+    pub elapsed: Duration,
+}
+
+impl Progress {
+    /// Estimated time left, from the mean time per finished run and the parallelism.
+    pub fn eta(&self) -> Option<Duration> {
+        (self.done > 0).then(|| {
+            self.elapsed
+                .mul_f64((self.total - self.done) as f64 / self.done as f64)
+        })
+    }
+}
+
+/// One cell of the summary: a model with one combination of grid values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellSummary {
+    pub model: String,
+    /// Grid values of the cell, `alpha=0.1;delta=10` (empty for a model without grid params).
+    pub params: String,
+    /// Successful runs summarised.
+    pub runs: usize,
+    /// Runs that failed (diverged, ...); excluded from the means.
+    pub failed: usize,
+    /// Mean ± std over the repeats, per metric (absent when no run has the metric).
+    pub metrics: BTreeMap<String, MeanStd>,
+    /// The best cell of its model (by mean ACC, or mean accuracy for classification).
+    pub best: bool,
+}
+
+/// The result of a sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepSummary {
+    pub protocol: Protocol,
+    /// Every cell of the grid, models in the given order, grid values in the given order.
+    pub cells: Vec<CellSummary>,
+    /// Runs executed by this invocation.
+    pub executed: usize,
+    /// Runs skipped because `--resume` found them in runs.csv.
+    pub skipped: usize,
+    /// The markdown table (also written to summary.md).
+    pub markdown: String,
+}
+
+/// The manifest `OUT/sweep.json`: what must match for `--resume` to continue a sweep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Manifest {
+    data: String,
+    fingerprint: crate::engine::data::Fingerprint,
+    preprocess: String,
+    k: usize,
+    protocol: Protocol,
+    seed: u64,
+    max_iter: u64,
+    tol: f64,
+    kmeans_repeats: u64,
+    anchors: f64,
+    per_anchor: usize,
+}
+
+impl Manifest {
+    /// Human-readable differences from `other` (empty when they match).
+    fn differences(&self, other: &Manifest) -> Vec<String> {
+        let a = serde_json::to_value(self).unwrap_or_default();
+        let b = serde_json::to_value(other).unwrap_or_default();
+        let mut out = Vec::new();
+        if let (Some(a), Some(b)) = (a.as_object(), b.as_object()) {
+            for (key, va) in a {
+                // The path as typed may change between invocations; the fingerprint decides.
+                if key == "data" {
+                    continue;
+                }
+                let vb = b.get(key).cloned().unwrap_or_default();
+                if *va != vb {
+                    out.push(format!("{key}: existing {vb}, now {va}"));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// One planned run.
+#[derive(Debug, Clone)]
+struct Job {
+    kind: ModelKind,
+    params: BTreeMap<String, f64>,
+    params_str: String,
+    repeat: u64,
+    seed: u64,
+}
+
+/// One cell of the plan.
+#[derive(Debug, Clone)]
+struct Cell {
+    kind: ModelKind,
+    params: BTreeMap<String, f64>,
+    params_str: String,
+}
+
+/// A row of runs.csv, by column name (values as written).
+type Row = BTreeMap<String, String>;
+
+fn bad(e: impl Into<anyhow::Error>) -> CliError {
+    CliError::BadInput(e.into())
+}
+
+fn failed(e: impl Into<anyhow::Error>) -> CliError {
+    CliError::Failed(e.into())
+}
+
+/// `NAME=v1,v2,...` grid axes, in the given order; duplicate names are refused.
+pub fn parse_grid(items: &[String]) -> Result<Vec<(String, Vec<f64>)>, String> {
+    let mut out: Vec<(String, Vec<f64>)> = Vec::new();
+    for it in items {
+        let (name, vals) = it
+            .split_once('=')
+            .ok_or_else(|| format!("--grid `{it}` is not NAME=v1,v2,..."))?;
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!("--grid `{it}`: empty parameter name"));
+        }
+        if out.iter().any(|(n, _)| n == name) {
+            return Err(format!("--grid names `{name}` twice"));
+        }
+        let mut values = Vec::new();
+        for v in vals.split(',') {
+            let x: f64 = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("--grid `{it}`: `{v}` is not a number"))?;
+            if !x.is_finite() {
+                return Err(format!("--grid `{it}`: `{v}` is not finite"));
+            }
+            if !values.contains(&x) {
+                values.push(x);
+            }
+        }
+        out.push((name.to_owned(), values));
+    }
+    Ok(out)
+}
+
+/// `alpha=0.1;delta=10`: parameters in name order, values in Rust's shortest round-trip form.
+pub fn params_string(params: &BTreeMap<String, f64>) -> String {
+    params
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// The cells: for each model, the cartesian product of the grid axes it has.
+fn plan_cells(
+    kinds: &[ModelKind],
+    grid: &[(String, Vec<f64>)],
+    k: usize,
+    data: &Dataset,
+) -> Result<Vec<Cell>, CliError> {
+    for (name, _) in grid {
+        if !kinds
+            .iter()
+            .any(|kind| kind.hyperparameters().iter().any(|hp| hp.name == name))
+        {
+            let known: Vec<String> = kinds
+                .iter()
+                .map(|kind| {
+                    let hps: Vec<_> = kind.hyperparameters().iter().map(|h| h.name).collect();
+                    format!(
+                        "{}: {}",
+                        kind.name(),
+                        if hps.is_empty() {
+                            "none".into()
+                        } else {
+                            hps.join(", ")
+                        }
+                    )
+                })
+                .collect();
+            return Err(bad(anyhow!(
+                "--grid {name}: no selected model has a parameter `{name}` ({})",
+                known.join("; ")
+            )));
+        }
+    }
+    let mut cells = Vec::new();
+    for &kind in kinds {
+        let axes: Vec<&(String, Vec<f64>)> = grid
+            .iter()
+            .filter(|(n, _)| kind.hyperparameters().iter().any(|hp| hp.name == n))
+            .collect();
+        let mut combos: Vec<BTreeMap<String, f64>> = vec![BTreeMap::new()];
+        for (name, values) in axes {
+            combos = combos
+                .iter()
+                .flat_map(|c| {
+                    values.iter().map(move |&v| {
+                        let mut c = c.clone();
+                        c.insert(name.clone(), v);
+                        c
+                    })
+                })
+                .collect();
+        }
+        for params in combos {
+            let spec = ModelSpec {
+                kind,
+                k,
+                seed: 0,
+                params: params.clone(),
+            };
+            spec.validate(data.m(), data.n())
+                .map_err(|e| bad(anyhow!("{}: {e}", kind.name())))?;
+            cells.push(Cell {
+                kind,
+                params_str: params_string(&params),
+                params,
+            });
+        }
+    }
+    Ok(cells)
+}
+
+fn f(v: f64) -> String {
+    format!("{v:?}")
+}
+
+/// CSV-escape a field (quotes when it holds a comma, quote or newline).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+/// Fit one run and evaluate it; returns its row.
+fn execute(
+    job: &Job,
+    data: &Arc<Dataset>,
+    truth: &[usize],
+    k: usize,
+    triplets: &[Triplet],
+    args: &SweepArgs,
+) -> Row {
+    let mut row: Row = BTreeMap::new();
+    row.insert("model".into(), job.kind.name().into());
+    row.insert("params".into(), job.params_str.clone());
+    row.insert("repeat".into(), job.repeat.to_string());
+    row.insert("seed".into(), job.seed.to_string());
+    row.insert("k".into(), k.to_string());
+    row.insert("triplets".into(), triplets.len().to_string());
+    if let Err(e) = fit_and_score(job, data, truth, k, triplets, args, &mut row) {
+        let msg = format!("{e:#}").replace(['\n', '\r'], " ");
+        row.insert("error".into(), msg);
+    }
+    row
+}
+
+fn fit_and_score(
+    job: &Job,
+    data: &Arc<Dataset>,
+    truth: &[usize],
+    k: usize,
+    triplets: &[Triplet],
+    args: &SweepArgs,
+    row: &mut Row,
+) -> anyhow::Result<()> {
+    linalg::set_threads(1);
+    let spec = ModelSpec {
+        kind: job.kind,
+        k,
+        seed: job.seed,
+        params: job.params.clone(),
+    };
+    let side = SideInfo {
+        triplets: if job.kind.needs_triplets() {
+            triplets.to_vec()
+        } else {
+            Vec::new()
+        },
+        labels: Vec::new(),
+    };
+    let mut model = models::build(&spec, Arc::clone(data), &side)?;
+    let opts = FitOptions {
+        max_iter: usize::try_from(args.max_iter).unwrap_or(usize::MAX),
+        tol: args.tol,
+    };
+    let outcome = experiment::fit(model.as_mut(), &opts, |_, _, _| ControlFlow::Continue(()))
+        .map_err(|e| anyhow!("{} after {} iterations", e.error, e.record.objective.len()))?;
+    let rec = &outcome.record;
+    row.insert("iterations".into(), rec.iterations().to_string());
+    row.insert(
+        "converged".into(),
+        (outcome.stop == StopReason::Converged).to_string(),
+    );
+    row.insert("seconds".into(), f(rec.seconds));
+    row.insert(
+        "objective".into(),
+        f(rec
+            .objective
+            .last()
+            .copied()
+            .unwrap_or(rec.initial_objective)),
+    );
+    let h = model.h().to_owned();
+    let classes = data.n_classes().max(1);
+    let km = KMeansParams {
+        n_clusters: classes.min(data.n()),
+        max_iter: 100,
+        restarts: usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX),
+        seed: job.seed,
+    };
+    let rep = repeated_kmeans(h.view(), &km)?;
+    let s = summarize_repeated_kmeans(truth, &rep)?;
+    for (name, v) in [
+        ("acc", s.acc),
+        ("nmi_max", s.nmi_max),
+        ("nmi_sqrt", s.nmi_sqrt),
+        ("nmi_arith", s.nmi_arith),
+    ] {
+        row.insert(name.into(), f(v.mean));
+        row.insert(format!("{name}_std"), f(v.std));
+    }
+    if !triplets.is_empty() {
+        row.insert(
+            "triplets_kept_h".into(),
+            f(triplets_kept(h.view(), triplets)?),
+        );
+    }
+    if args.protocol == Protocol::Classification {
+        let svm = LinearSvmParams {
+            seed: job.seed,
+            ..LinearSvmParams::default()
+        };
+        let out = classify_split(h.view(), truth, TRAIN_FRACTION, job.seed, &svm)?;
+        row.insert("accuracy".into(), f(out.report.accuracy));
+        row.insert("macro_f1".into(), f(out.report.macro_f1));
+        row.insert("macro_f1_of_means".into(), f(out.report.macro_f1_of_means));
+    }
+    Ok(())
+}
+
+fn row_line(row: &Row) -> String {
+    let mut line = COLUMNS
+        .iter()
+        .map(|c| csv_field(row.get(*c).map(String::as_str).unwrap_or("")))
+        .collect::<Vec<_>>()
+        .join(",");
+    line.push('\n');
+    line
+}
+
+/// Read runs.csv: its rows; a last line cut short by an interruption is dropped (and the file
+/// rewritten without it).
+fn read_rows(path: &Path) -> Result<Vec<Row>, CliError> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {}", path.display()))
+        .map_err(bad)?;
+    let complete_len = if text.ends_with('\n') {
+        text.len()
+    } else {
+        text.rfind('\n').map_or(0, |i| i + 1)
+    };
+    let header = COLUMNS.join(",");
+    if complete_len == 0 || !text.starts_with(&format!("{header}\n")) {
+        return Err(bad(anyhow!(
+            "{}: not a runs.csv of this version (the first line must be `{header}`)",
+            path.display()
+        )));
+    }
+    if complete_len < text.len() {
+        eprintln!(
+            "note: {}: dropping an incomplete last line (interrupted write)",
+            path.display()
+        );
+        std::fs::write(path, &text[..complete_len])
+            .with_context(|| format!("cannot rewrite {}", path.display()))
+            .map_err(failed)?;
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(&text.as_bytes()[..complete_len]);
+    let mut rows = Vec::new();
+    for (i, rec) in reader.records().enumerate() {
+        let rec = rec.map_err(|e| bad(anyhow!("{}: line {}: {e}", path.display(), i + 2)))?;
+        if rec.len() != COLUMNS.len() {
+            return Err(bad(anyhow!(
+                "{}: line {}: {} fields, expected {}",
+                path.display(),
+                i + 2,
+                rec.len(),
+                COLUMNS.len()
+            )));
+        }
+        rows.push(
+            COLUMNS
+                .iter()
+                .zip(rec.iter())
+                .map(|(c, v)| ((*c).to_owned(), v.to_owned()))
+                .collect(),
+        );
+    }
+    Ok(rows)
+}
+
+fn row_key(row: &Row) -> (String, String, String) {
+    let g = |c: &str| row.get(c).cloned().unwrap_or_default();
+    (g("model"), g("params"), g("repeat"))
+}
+
+/// Run a sweep (see the module docs). `progress` is called after every finished run.
+pub fn run_sweep(
+    args: &SweepArgs,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<SweepSummary, CliError> {
+    if !args.tol.is_finite() || args.tol < 0.0 {
+        return Err(bad(anyhow!("--tol must be ≥ 0, got {}", args.tol)));
+    }
+    if args.jobs == Some(0) {
+        return Err(bad(anyhow!("--jobs must be ≥ 1")));
+    }
+    let mut kinds = Vec::new();
+    for name in &args.models {
+        let name = name.trim();
+        let kind = ModelKind::from_name(name).ok_or_else(|| {
+            let known: Vec<_> = ModelKind::ALL.iter().map(|k| k.name()).collect();
+            bad(anyhow!(
+                "--models: unknown model `{name}` (available: {})",
+                known.join(", ")
+            ))
+        })?;
+        if kinds.contains(&kind) {
+            return Err(bad(anyhow!("--models names `{name}` twice")));
+        }
+        kinds.push(kind);
+    }
+    if kinds.is_empty() {
+        return Err(bad(anyhow!("--models: no model given")));
+    }
+    let grid = parse_grid(&args.grid).map_err(|e| bad(anyhow!(e)))?;
+
+    let data = Arc::new(load_data(&args.input)?);
+    for w in &data.warnings {
+        eprintln!("warning: {w}");
+    }
+    let truth: Vec<usize> = data.labels.clone().ok_or_else(|| {
+        bad(anyhow!(
+            "{}: sweep needs labelled data (the metrics compare with the ground truth)",
+            data.source
+        ))
+    })?;
+    let k = match args.k {
+        Some(k) => k,
+        None => data.n_classes(),
+    };
+    let cells = plan_cells(&kinds, &grid, k, &data)?;
+
+    // Manifest and resume.
+    let manifest = Manifest {
+        data: args.input.data.clone(),
+        fingerprint: data.fingerprint,
+        preprocess: format!("{:?}", data.preprocess).to_lowercase(),
+        k,
+        protocol: args.protocol,
+        seed: args.seed,
+        max_iter: args.max_iter,
+        tol: args.tol,
+        kmeans_repeats: args.kmeans_repeats,
+        anchors: args.triplet_opts.anchors,
+        per_anchor: args.triplet_opts.per_anchor,
+    };
+    let out = &args.out;
+    let csv_path = out.join("runs.csv");
+    let manifest_path = out.join("sweep.json");
+    let mut existing: Vec<Row> = Vec::new();
+    if args.resume && csv_path.exists() {
+        let text = std::fs::read_to_string(&manifest_path)
+            .with_context(|| {
+                format!(
+                    "--resume: cannot read {} (the sweep's manifest)",
+                    manifest_path.display()
+                )
+            })
+            .map_err(bad)?;
+        let old: Manifest = serde_json::from_str(&text)
+            .with_context(|| {
+                format!(
+                    "--resume: {} is not a sweep manifest",
+                    manifest_path.display()
+                )
+            })
+            .map_err(bad)?;
+        let diffs = manifest.differences(&old);
+        if !diffs.is_empty() {
+            return Err(bad(anyhow!(
+                "--resume: {} was made with different arguments or data ({}); use another --out \
+                 or the original arguments",
+                out.display(),
+                diffs.join("; ")
+            )));
+        }
+        existing = read_rows(&csv_path)?;
+    } else if csv_path.exists() {
+        return Err(bad(anyhow!(
+            "{} already exists: pass --resume to continue that sweep, or choose another --out",
+            csv_path.display()
+        )));
+    } else {
+        std::fs::create_dir_all(out)
+            .with_context(|| format!("cannot create {}", out.display()))
+            .map_err(failed)?;
+        let text = serde_json::to_string_pretty(&manifest).map_err(failed)?;
+        write_atomic(&manifest_path, text.as_bytes()).map_err(failed)?;
+        write_atomic(&csv_path, format!("{}\n", COLUMNS.join(",")).as_bytes()).map_err(failed)?;
+    }
+
+    // The runs still to do.
+    let done: HashSet<(String, String, String)> = existing.iter().map(row_key).collect();
+    let mut jobs = Vec::new();
+    let mut skipped = 0;
+    for cell in &cells {
+        for r in 0..args.repeats {
+            let key = (
+                cell.kind.name().to_owned(),
+                cell.params_str.clone(),
+                r.to_string(),
+            );
+            if done.contains(&key) {
+                skipped += 1;
+                continue;
+            }
+            jobs.push(Job {
+                kind: cell.kind,
+                params: cell.params.clone(),
+                params_str: cell.params_str.clone(),
+                repeat: r,
+                seed: derive_seed(args.seed, r),
+            });
+        }
+    }
+
+    let threads = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(failed)?;
+
+    // Triplets per repeat, shared by every model of that repeat.
+    let use_triplets = kinds.iter().any(|k| k.needs_triplets());
+    let repeats_needed: Vec<u64> = {
+        let mut r: Vec<u64> = jobs.iter().map(|j| j.repeat).collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    };
+    let mut triplets: BTreeMap<u64, Vec<Triplet>> = BTreeMap::new();
+    if use_triplets {
+        use rayon::prelude::*;
+        let labels = labels_from_truth(&truth);
+        let generated: Vec<Result<(u64, Vec<Triplet>), CliError>> = pool.install(|| {
+            repeats_needed
+                .par_iter()
+                .map(|&r| {
+                    let popts = ProtocolOptions {
+                        anchor_fraction: args.triplet_opts.anchors,
+                        per_anchor: args.triplet_opts.per_anchor,
+                        seed: derive_seed(args.seed, r),
+                        ..ProtocolOptions::default()
+                    };
+                    generate_triplets(data.x.view(), &labels, &popts, &[])
+                        .map(|g| (r, g.triplets))
+                        .map_err(|e| bad(anyhow!("triplets for repeat {r}: {e}")))
+                })
+                .collect()
+        });
+        for g in generated {
+            let (r, t) = g?;
+            triplets.insert(r, t);
+        }
+    }
+
+    // Execute, appending rows as they finish.
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&csv_path)
+        .with_context(|| format!("cannot open {} for appending", csv_path.display()))
+        .map_err(failed)?;
+    let file = Mutex::new(file);
+    let total = jobs.len();
+    let finished = AtomicUsize::new(0);
+    let start = Instant::now();
+    let empty: Vec<Triplet> = Vec::new();
+    let new_rows: Vec<Result<Row, CliError>> = {
+        use rayon::prelude::*;
+        pool.install(|| {
+            jobs.par_iter()
+                .map(|job| {
+                    let t = triplets.get(&job.repeat).unwrap_or(&empty);
+                    let row = execute(job, &data, &truth, k, t, args);
+                    {
+                        let mut fh = file
+                            .lock()
+                            .map_err(|_| failed(anyhow!("runs.csv writer poisoned")))?;
+                        fh.write_all(row_line(&row).as_bytes())
+                            .and_then(|()| fh.flush())
+                            .with_context(|| format!("cannot append to {}", csv_path.display()))
+                            .map_err(failed)?;
+                    }
+                    let done = finished.fetch_add(1, Ordering::SeqCst) + 1;
+                    progress(&Progress {
+                        done,
+                        total,
+                        elapsed: start.elapsed(),
+                    });
+                    Ok(row)
+                })
+                .collect()
+        })
+    };
+    let mut rows = existing;
+    for r in new_rows {
+        rows.push(r?);
+    }
+
+    let summary = summarize(&cells, &rows, args, total, skipped);
+    write_atomic(&out.join("summary.md"), summary.markdown.as_bytes()).map_err(failed)?;
+    let text = serde_json::to_string_pretty(&json!({
+        "manifest": manifest,
+        "models": kinds.iter().map(|k| k.name()).collect::<Vec<_>>(),
+        "grid": grid.iter().map(|(n, v)| json!({"name": n, "values": v})).collect::<Vec<_>>(),
+        "repeats": args.repeats,
+        "summary": summary,
+    }))
+    .map_err(failed)?;
+    write_atomic(&out.join("summary.json"), text.as_bytes()).map_err(failed)?;
+    Ok(summary)
+}
+
+/// Mean ± std per cell over the rows of the plan, sorted by (cell, repeat); best cell per model.
+fn summarize(
+    cells: &[Cell],
+    rows: &[Row],
+    args: &SweepArgs,
+    executed: usize,
+    skipped: usize,
+) -> SweepSummary {
+    let mut out: Vec<CellSummary> = Vec::new();
+    for cell in cells {
+        let mut mine: Vec<(u64, &Row)> = rows
+            .iter()
+            .filter(|r| {
+                r.get("model").map(String::as_str) == Some(cell.kind.name())
+                    && r.get("params") == Some(&cell.params_str)
+            })
+            .filter_map(|r| {
+                let rep: u64 = r.get("repeat")?.parse().ok()?;
+                (rep < args.repeats).then_some((rep, r))
+            })
+            .collect();
+        mine.sort_by_key(|(rep, _)| *rep);
+        mine.dedup_by_key(|(rep, _)| *rep);
+        let ok: Vec<&Row> = mine
+            .iter()
+            .filter(|(_, r)| r.get("error").is_none_or(|e| e.is_empty()))
+            .map(|(_, r)| *r)
+            .collect();
+        let mut metrics = BTreeMap::new();
+        for &m in SUMMARY_METRICS {
+            let vals: Vec<f64> = ok
+                .iter()
+                .filter_map(|r| r.get(m).and_then(|v| v.parse::<f64>().ok()))
+                .collect();
+            if !vals.is_empty() {
+                metrics.insert(m.to_owned(), MeanStd::of(&vals));
+            }
+        }
+        out.push(CellSummary {
+            model: cell.kind.name().to_owned(),
+            params: cell.params_str.clone(),
+            runs: ok.len(),
+            failed: mine.len() - ok.len(),
+            metrics,
+            best: false,
+        });
+    }
+    let key = match args.protocol {
+        Protocol::Clustering => "acc",
+        Protocol::Classification => "accuracy",
+    };
+    let models: Vec<String> = {
+        let mut m: Vec<String> = Vec::new();
+        for c in &out {
+            if !m.contains(&c.model) {
+                m.push(c.model.clone());
+            }
+        }
+        m
+    };
+    for model in &models {
+        let mut best: Option<(usize, f64)> = None;
+        for (i, c) in out.iter().enumerate() {
+            if &c.model != model {
+                continue;
+            }
+            if let Some(v) = c.metrics.get(key).map(|m| m.mean).filter(|v| v.is_finite())
+                && best.is_none_or(|(_, b)| v > b)
+            {
+                best = Some((i, v));
+            }
+        }
+        if let Some((i, _)) = best {
+            out[i].best = true;
+        }
+    }
+    let markdown = markdown_table(&out, args);
+    SweepSummary {
+        protocol: args.protocol,
+        cells: out,
+        executed,
+        skipped,
+        markdown,
+    }
+}
+
+fn markdown_table(cells: &[CellSummary], args: &SweepArgs) -> String {
+    let has = |m: &str| cells.iter().any(|c| c.metrics.contains_key(m));
+    let mut cols: Vec<(&str, &str, bool)> = vec![
+        ("acc", "ACC %", true),
+        ("nmi_max", "NMI max %", true),
+        ("nmi_sqrt", "NMI sqrt %", true),
+        ("nmi_arith", "NMI arith %", true),
+    ];
+    if has("triplets_kept_h") {
+        cols.push(("triplets_kept_h", "kept(H) %", true));
+    }
+    if args.protocol == Protocol::Classification {
+        cols.push(("accuracy", "test acc %", true));
+        cols.push(("macro_f1", "macro-F1 %", true));
+    }
+    cols.push(("iterations", "iterations", false));
+    cols.push(("seconds", "seconds", false));
+    let mut s = format!(
+        "Sweep: {} protocol, {} repeats × {} k-means restarts; mean ± std over repeats; \
+         **best** = highest mean {} per model.\n\n",
+        match args.protocol {
+            Protocol::Clustering => "clustering",
+            Protocol::Classification => "classification",
+        },
+        args.repeats,
+        args.kmeans_repeats,
+        match args.protocol {
+            Protocol::Clustering => "ACC",
+            Protocol::Classification => "test accuracy",
+        }
+    );
+    s.push_str("| model | params | runs |");
+    for (_, title, _) in &cols {
+        s.push_str(&format!(" {title} |"));
+    }
+    s.push_str(" best |\n|---|---|---|");
+    for _ in &cols {
+        s.push_str("---|");
+    }
+    s.push_str("---|\n");
+    for c in cells {
+        let params = if c.params.is_empty() {
+            "—".to_owned()
+        } else {
+            c.params.replace(';', ", ")
+        };
+        let runs = if c.failed > 0 {
+            format!("{} ({} failed)", c.runs, c.failed)
+        } else {
+            c.runs.to_string()
+        };
+        let mark = |t: String| if c.best { format!("**{t}**") } else { t };
+        s.push_str(&format!(
+            "| {} | {params} | {runs} |",
+            mark(c.model.clone())
+        ));
+        for (m, _, pct) in &cols {
+            let cell = match c.metrics.get(*m) {
+                Some(v) if *pct => format!("{:.2} ± {:.2}", 100.0 * v.mean, 100.0 * v.std),
+                Some(v) if *m == "iterations" => format!("{:.0}", v.mean),
+                Some(v) => format!("{:.3}", v.mean),
+                None => "—".into(),
+            };
+            s.push_str(&format!(" {} |", if *pct { mark(cell) } else { cell }));
+        }
+        s.push_str(if c.best { " ★ |\n" } else { " |\n" });
+    }
+    s
+}
+
+/// `sweep`: run with a progress line on stderr and print the markdown summary on stdout.
+pub fn run(args: &SweepArgs) -> Result<(), CliError> {
+    let tty = std::io::stderr().is_terminal();
+    let last = Mutex::new(Instant::now() - Duration::from_secs(60));
+    let every = if tty {
+        Duration::from_millis(200)
+    } else {
+        Duration::from_secs(5)
+    };
+    let report = |p: &Progress| {
+        let Ok(mut last) = last.lock() else { return };
+        if p.done < p.total && last.elapsed() < every {
+            return;
+        }
+        *last = Instant::now();
+        let eta = p
+            .eta()
+            .map_or_else(|| "?".to_owned(), |d| format!("{:.0} s", d.as_secs_f64()));
+        let line = format!(
+            "sweep: {}/{} runs, {:.0} s elapsed, ETA {eta}",
+            p.done,
+            p.total,
+            p.elapsed.as_secs_f64()
+        );
+        if tty {
+            eprint!("\r{line}   ");
+            if p.done == p.total {
+                eprintln!();
+            }
+        } else {
+            eprintln!("{line}");
+        }
+    };
+    let summary = run_sweep(args, &report)?;
+    eprintln!(
+        "sweep: {} runs executed, {} skipped (already in {}); wrote {}",
+        summary.executed,
+        summary.skipped,
+        args.out.join("runs.csv").display(),
+        args.out.display()
+    );
+    print!("{}", summary.markdown);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_parses_and_refuses_duplicates() {
+        let g = parse_grid(&["alpha=0.1, 1e-3".into(), "delta=10".into()]).unwrap();
+        assert_eq!(g[0], ("alpha".to_owned(), vec![0.1, 1e-3]));
+        assert_eq!(g[1], ("delta".to_owned(), vec![10.0]));
+        assert!(parse_grid(&["alpha=0.1".into(), "alpha=1".into()]).is_err());
+        assert!(parse_grid(&["alpha".into()]).is_err());
+        assert!(parse_grid(&["alpha=x".into()]).is_err());
+        assert!(parse_grid(&["alpha=inf".into()]).is_err());
+    }
+
+    #[test]
+    fn params_string_is_name_ordered_round_trip() {
+        let mut p = BTreeMap::new();
+        p.insert("delta".to_owned(), 10.0);
+        p.insert("alpha".to_owned(), 1e-4);
+        assert_eq!(params_string(&p), "alpha=0.0001;delta=10");
+        assert_eq!(params_string(&BTreeMap::new()), "");
+    }
+
+    #[test]
+    fn csv_fields_are_quoted_when_needed() {
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+
+    #[test]
+    fn cells_are_the_product_of_the_axes_each_model_has() {
+        let data = Dataset::from_parts(
+            ndarray::Array2::from_elem((4, 6), 1.0),
+            None,
+            Vec::new(),
+            "test",
+        );
+        let grid = parse_grid(&["alpha=0.1,1".into(), "delta=1,10,100".into()]).unwrap();
+        let cells = plan_cells(&[ModelKind::Nmf, ModelKind::Rpnmf], &grid, 2, &data).unwrap();
+        assert_eq!(cells.len(), 1 + 6);
+        assert_eq!(cells[0].params_str, "");
+        assert_eq!(cells[1].params_str, "alpha=0.1;delta=1");
+        assert_eq!(cells[6].params_str, "alpha=1;delta=100");
+        let unknown = parse_grid(&["beta=1".into()]).unwrap();
+        assert!(plan_cells(&[ModelKind::Nmf, ModelKind::Rpnmf], &unknown, 2, &data).is_err());
+        let out_of_range = parse_grid(&["alpha=-1".into()]).unwrap();
+        assert!(plan_cells(&[ModelKind::Rpnmf], &out_of_range, 2, &data).is_err());
+    }
+
+    #[test]
+    fn eta_scales_with_the_runs_left() {
+        let p = Progress {
+            done: 2,
+            total: 6,
+            elapsed: Duration::from_secs(10),
+        };
+        assert_eq!(p.eta(), Some(Duration::from_secs(20)));
+    }
+}
