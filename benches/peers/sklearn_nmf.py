@@ -42,6 +42,7 @@ def main():
     ap.add_argument("dir", type=pathlib.Path, help="folder written by `bench --export`")
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--max-iter", type=int, default=200)
+    ap.add_argument("--problems", default="digits,random", help="comma-separated subset")
     args = ap.parse_args()
 
     import sklearn
@@ -53,7 +54,7 @@ def main():
     print(f"{'problem':<22} {'init':<8} {'median ms/iter':>15} {'min':>9} {'max':>9} {'iters':>6}")
     found = False
     with threadpool_limits(limits=1):
-        for tag in ("digits", "random"):
+        for tag in args.problems.split(","):
             paths = {p: args.dir / f"{tag}_{p}.npy" for p in ("X", "W0", "H0")}
             if not paths["X"].exists():
                 continue
