@@ -7,10 +7,11 @@
 
 use super::CliError;
 use super::output::{matrix_npy, write_atomic};
-use crate::engine::data::Dataset;
-use crate::engine::linalg::{Op, gemm_into};
+use crate::engine::data::{Dataset, LoadOptions};
+use crate::engine::linalg::{Op, gemm_into, knn::knn};
 use crate::engine::models::nmf::Nmf;
-use crate::engine::models::{Model, ModelKind, ModelSpec};
+use crate::engine::models::rpnmf::Rpnmf;
+use crate::engine::models::{Model, ModelKind, ModelSpec, SideInfo, Triplet};
 use crate::engine::projection::Projector;
 use anyhow::anyhow;
 use ndarray::Array2;
@@ -34,6 +35,16 @@ pub struct BenchArgs {
     /// for the peer script `benches/peers/sklearn_nmf.py`.
     #[arg(long)]
     pub export: Option<PathBuf>,
+}
+
+/// Everything `bench` measured: the cases and the ratios the targets of issue 5 need.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchReport {
+    pub cases: Vec<CaseResult>,
+    /// `(what, value)`: iteration / its two GEMMs, RPNMF / NMF iteration, per problem.
+    pub ratios: Vec<(String, f64)>,
+    /// Cases skipped (missing data) and other remarks.
+    pub notes: Vec<String>,
 }
 
 /// One timed case.
@@ -85,6 +96,23 @@ pub fn random_matrix(m: usize, n: usize, seed: u64) -> Array2<f64> {
     Array2::from_shape_simple_fn((m, n), || rng.r#gen::<f64>())
 }
 
+/// `count` seeded random valid triplets (three distinct samples below n; n ≥ 3).
+pub fn random_triplets(n: usize, count: usize, seed: u64) -> Vec<Triplet> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count && n >= 3 {
+        let (i, j, q) = (
+            rng.gen_range(0..n),
+            rng.gen_range(0..n),
+            rng.gen_range(0..n),
+        );
+        if i != j && i != q && j != q {
+            out.push(Triplet { i, j, q });
+        }
+    }
+    out
+}
+
 /// The digits problem: `../shared/data/digits_sklearn` (64×1797) when present, else a seeded
 /// random matrix of the same shape.
 fn digits_matrix() -> (Array2<f64>, &'static str) {
@@ -115,7 +143,7 @@ fn digits_matrix() -> (Array2<f64>, &'static str) {
 }
 
 fn bench_nmf(
-    out: &mut Vec<CaseResult>,
+    rep: &mut BenchReport,
     label: &str,
     x: Array2<f64>,
     k: usize,
@@ -143,7 +171,15 @@ fn bench_nmf(
         )?;
     }
     let gemm_flops = 2.0 * 2.0 * (m * n * k) as f64;
-    out.push(time_case(
+    let mut rp = {
+        let spec = ModelSpec::new(ModelKind::Rpnmf, k, 0);
+        let side = SideInfo {
+            triplets: random_triplets(n, 3 * n, 17),
+            labels: Vec::new(),
+        };
+        Rpnmf::new(Arc::clone(&data), &spec, &side).map_err(|e| anyhow!(e))?
+    };
+    let nmf_case = time_case(
         &format!("nmf_iteration [{label}, k={k}]"),
         "iteration",
         reps,
@@ -154,7 +190,19 @@ fn bench_nmf(
                 let _ = model.step();
             }
         },
-    ));
+    );
+    let rp_case = time_case(
+        &format!("rpnmf_iteration |T|=3n [{label}, k={k}]"),
+        "iteration",
+        reps,
+        iters,
+        Some(gemm_flops),
+        || {
+            for _ in 0..iters {
+                let _ = rp.step();
+            }
+        },
+    );
     // The two big GEMMs alone, on the same shapes.
     let w = model
         .w()
@@ -163,7 +211,7 @@ fn bench_nmf(
     let h = model.h().to_owned();
     let mut wtx = Array2::<f64>::zeros((k, n));
     let mut xht = Array2::<f64>::zeros((m, k));
-    out.push(time_case(
+    let gemm_case = time_case(
         &format!("gemm WtX+XHt [{label}, k={k}]"),
         "pair",
         reps,
@@ -191,17 +239,86 @@ fn bench_nmf(
                 );
             }
         },
+    );
+    rep.ratios.push((
+        format!("nmf iteration / its two GEMMs [{label}]"),
+        nmf_case.median_ms / gemm_case.median_ms,
     ));
+    rep.ratios.push((
+        format!("rpnmf iteration / nmf iteration [{label}]"),
+        rp_case.median_ms / nmf_case.median_ms,
+    ));
+    rep.cases.extend([nmf_case, gemm_case, rp_case]);
     Ok(())
+}
+
+/// Time loading a dataset file or folder (skipped with a note when absent).
+fn bench_load(rep: &mut BenchReport, rel: &str, reps: usize) {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+    let p = if p.exists() {
+        p
+    } else {
+        // Also accept the path relative to the working directory.
+        PathBuf::from(rel)
+    };
+    if !p.exists() {
+        rep.notes.push(format!("load {rel}: skipped (not found)"));
+        return;
+    }
+    let opts = LoadOptions::default();
+    match crate::engine::data::load(&p, &opts) {
+        Ok(d) => {
+            let name = format!("load {rel} [{}×{}]", d.m(), d.n());
+            rep.cases.push(time_case(&name, "load", reps, 1, None, || {
+                let _ = crate::engine::data::load(&p, &opts);
+            }));
+        }
+        Err(e) => rep.notes.push(format!("load {rel}: skipped ({e})")),
+    }
 }
 
 /// Run the benchmark cases.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
-    let mut res = Vec::new();
+    let report = measure(args).map_err(CliError::Failed)?;
+    if args.json {
+        let text = serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.into()))?;
+        println!("{text}");
+    } else {
+        println!(
+            "{:<58} {:>11} {:>11} {:>11} {:>8}",
+            "case", "median ms", "min ms", "max ms", "GFLOP/s"
+        );
+        for r in &report.cases {
+            println!(
+                "{:<58} {:>11.4} {:>11.4} {:>11.4} {:>8}",
+                format!("{} (per {})", r.name, r.unit),
+                r.median_ms,
+                r.min_ms,
+                r.max_ms,
+                r.gflops.map(|g| format!("{g:.1}")).unwrap_or_default()
+            );
+        }
+        for (what, v) in &report.ratios {
+            println!("{what}: {v:.3}");
+        }
+        for n in &report.notes {
+            println!("note: {n}");
+        }
+    }
+    Ok(())
+}
+
+/// All cases, in one process.
+pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
+    let mut rep = BenchReport {
+        cases: Vec::new(),
+        ratios: Vec::new(),
+        notes: Vec::new(),
+    };
     let (reps, it_small, it_big) = if args.quick { (3, 20, 2) } else { (7, 200, 10) };
     let export = args.export.as_deref();
     let (digits, label) = digits_matrix();
-    bench_nmf(&mut res, label, digits, 10, reps, it_small, export).map_err(CliError::Failed)?;
+    bench_nmf(&mut rep, label, digits, 10, reps, it_small, export)?;
     let (bm, bn) = if args.quick {
         (1024, 2500)
     } else {
@@ -209,12 +326,31 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     };
     let big = random_matrix(bm, bn, 12);
     let big_label = format!("random {bm}×{bn}");
-    bench_nmf(&mut res, &big_label, big, 20, reps, it_big, export).map_err(CliError::Failed)?;
+    bench_nmf(&mut rep, &big_label, big, 20, reps, it_big, export)?;
+
+    // 5-NN graph (f32 GEMM screen + exact re-rank, rayon across blocks).
+    let (km, kn) = if args.quick {
+        (256, 2000)
+    } else {
+        (1024, 10_000)
+    };
+    let kx = random_matrix(km, kn, 14);
+    rep.cases.push(time_case(
+        &format!("knn p=5 [n={kn}, m={km}]"),
+        "graph",
+        reps.min(3),
+        1,
+        None,
+        || {
+            let _ = knn(kx.view(), 5);
+        },
+    ));
+    drop(kx);
 
     // PCA-2D of H, n = 10,000, k = 20.
     let h = random_matrix(20, 10_000, 13);
     let mut proj = Projector::new();
-    res.push(time_case(
+    rep.cases.push(time_case(
         "pca2d [n=10000, k=20]",
         "call",
         reps,
@@ -225,34 +361,16 @@ pub fn run(args: &BenchArgs) -> Result<(), CliError> {
         },
     ));
 
-    if args.json {
-        let text = serde_json::to_string_pretty(&res).map_err(|e| CliError::Failed(e.into()))?;
-        println!("{text}");
+    // Loaders (real files from ../shared/data; skipped when absent).
+    bench_load(
+        &mut rep,
+        "../shared/data/optdigits/optdigits.csv",
+        reps.min(5),
+    );
+    if args.quick {
+        rep.notes.push("load orl_faces: skipped in --quick".into());
     } else {
-        println!(
-            "{:<44} {:>12} {:>12} {:>12} {:>9}",
-            "case", "median ms", "min ms", "max ms", "GFLOP/s"
-        );
-        for r in &res {
-            println!(
-                "{:<44} {:>12.4} {:>12.4} {:>12.4} {:>9}",
-                format!("{} (per {})", r.name, r.unit),
-                r.median_ms,
-                r.min_ms,
-                r.max_ms,
-                r.gflops.map(|g| format!("{g:.1}")).unwrap_or_default()
-            );
-        }
-        // Iteration overhead over pure GEMM, per problem.
-        for pair in res.chunks(2).take(2) {
-            if let [it, g] = pair {
-                println!(
-                    "{}: iteration / its two GEMMs = {:.3}",
-                    it.name,
-                    it.median_ms / g.median_ms
-                );
-            }
-        }
+        bench_load(&mut rep, "../shared/data/orl_faces", 3);
     }
-    Ok(())
+    Ok(rep)
 }

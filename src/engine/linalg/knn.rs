@@ -195,6 +195,7 @@ pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
                 let rhs = MatRef::from_row_major_slice(&xt32[b0 * m..], w, m).transpose();
                 let dst = MatMut::from_row_major_slice_mut(&mut g32, rb, w);
                 faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0f32, Par::Seq);
+                super::gemm::clear_upper_state();
                 g32.into_iter().map(f64::from).collect()
             } else {
                 let xb = xt_arr.slice(s![b0..b1, ..]);

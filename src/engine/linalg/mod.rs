@@ -1,7 +1,8 @@
 //! Dense and sparse linear-algebra kernels shared by the models (DESIGN.md §4).
 //!
 //! All dense products go through [`gemm`], which hands contiguous ndarray views to faer 0.24
-//! through its safe row-major slice constructors (no `unsafe` anywhere in this crate). Products
+//! through its safe row-major slice constructors. The crate's only `unsafe` is one audited
+//! `vzeroupper` after faer kernels (`gemm::clear_upper_state`, an x86 SSE-transition penalty). Products
 //! run single-threaded by default: on a shared 2-vCPU box multi-threaded BLAS collapsed under
 //! load, so parallelism goes across runs instead; [`set_threads`] opts in.
 

@@ -143,12 +143,19 @@ impl Nmf {
     }
 }
 
-/// `z ← z ⊙ num ⊘ max(den, ε)` in one pass (the multiplicative rule, MODELS.md §1).
+/// Floor of a factor entry after an update: the smallest normal f64. Without it, entries that
+/// MU drives towards zero become subnormal after a few thousand iterations and every GEMM that
+/// reads them takes a microcode assist (measured on digits, k = 10: 0.19 ms per iteration up to
+/// iteration 3000, 1.2 ms per iteration averaged over 15,000). Only entries below 2.2e-308
+/// change, so results are otherwise bit-identical.
+const FLOOR: f64 = f64::MIN_POSITIVE;
+
+/// `z ← max(z ⊙ num ⊘ max(den, ε), FLOOR)` in one pass (the multiplicative rule, MODELS.md §1).
 pub(crate) fn mu_update(z: &mut Array2<f64>, num: &Array2<f64>, den: &Array2<f64>) {
     Zip::from(z)
         .and(num)
         .and(den)
-        .for_each(|z, &a, &b| *z *= a / b.max(EPS_DIV));
+        .for_each(|z, &a, &b| *z = (*z * (a / b.max(EPS_DIV))).max(FLOOR));
 }
 
 impl Model for Nmf {
