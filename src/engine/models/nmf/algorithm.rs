@@ -148,7 +148,7 @@ impl Nmf {
 /// reads them takes a microcode assist (measured on digits, k = 10: 0.19 ms per iteration up to
 /// iteration 3000, 1.2 ms per iteration averaged over 15,000). Only entries below 2.2e-308
 /// change, so results are otherwise bit-identical.
-const FLOOR: f64 = f64::MIN_POSITIVE;
+pub(crate) const FLOOR: f64 = f64::MIN_POSITIVE;
 
 /// `z ← max(z ⊙ num ⊘ max(den, ε), FLOOR)` in one pass (the multiplicative rule, MODELS.md §1).
 pub(crate) fn mu_update(z: &mut Array2<f64>, num: &Array2<f64>, den: &Array2<f64>) {

@@ -1,6 +1,6 @@
 //! Lee–Seung Euclidean NMF with multiplicative updates (MODELS.md §3.1).
 
-mod algorithm;
+pub(crate) mod algorithm;
 pub(crate) mod init;
 
 pub use algorithm::Nmf;

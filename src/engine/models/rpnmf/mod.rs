@@ -19,6 +19,7 @@ pub mod params;
 
 pub use params::RpnmfParams;
 
+use super::nmf::algorithm::{FLOOR, mu_update};
 use super::nmf::init::random_wh;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::{Op, gemm, gemm_into};
@@ -233,10 +234,8 @@ impl Rpnmf {
         let xht = gemm(x, Op::N, self.h.view(), Op::T);
         let hht = gemm(self.h.view(), Op::N, self.h.view(), Op::T);
         let whht = gemm(self.w.view(), Op::N, hht.view(), Op::N);
-        Zip::from(&mut self.w)
-            .and(&xht)
-            .and(&whht)
-            .for_each(|w, &a, &b| *w *= a / b.max(EPS_DIV));
+        // The NMF rule, floored at the smallest normal f64 (subnormals slow every product).
+        mu_update(&mut self.w, &xht, &whht);
     }
 }
 
@@ -286,7 +285,7 @@ impl Model for Rpnmf {
         Zip::from(&mut self.cand)
             .and(&self.h)
             .and(&self.num)
-            .for_each(|c, &h, &r| *c = h * r);
+            .for_each(|c, &h, &r| *c = (h * r).max(FLOOR));
 
         let (r, q) = if self.params.safeguard {
             // d. Safeguard: full step, else square-root-damped step, else keep H.
@@ -308,7 +307,7 @@ impl Model for Rpnmf {
                 Zip::from(&mut self.cand)
                     .and(&self.h)
                     .and(&self.num)
-                    .for_each(|c, &h, &r| *c = h * r.sqrt());
+                    .for_each(|c, &h, &r| *c = (h * r.sqrt()).max(FLOOR));
                 let (r2, q2) = terms(
                     self.x_norm2,
                     &self.wtx,
