@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Run every test (unit, integration, CLI, worker, UI via egui_kittest; no display needed).
+# Run every test (unit, integration, CLI, worker, sweep, UI via egui_kittest, frame budget;
+# no display needed), plus one pass of each criterion benchmark as a smoke test.
 # Tests that use ../shared/data skip with a message when it is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
-cargo test --all-targets "$@"
+cargo test --benches
+cargo test --lib --bins --tests "$@"
