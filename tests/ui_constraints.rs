@@ -319,4 +319,9 @@ fn rpnmf_without_triplets_explains_and_with_generated_ones_runs() {
     h.get_by_label("Show violations").click();
     h.run_steps(2);
     assert!(h.state().session().show_violations);
+    // The triplet lines can be hidden (hundreds of generated triplets hide the points).
+    assert!(!h.state().session().hide_triplets);
+    h.get_by_label("Show triplets").click();
+    h.run_steps(2);
+    assert!(h.state().session().hide_triplets);
 }

@@ -342,6 +342,8 @@ pub struct Session {
     pub hovered_triplet: Option<usize>,
     /// Draw violated triplets in red.
     pub show_violations: bool,
+    /// Do not draw the triplets' i–j / i–q lines (many generated triplets hide the points).
+    pub hide_triplets: bool,
     /// Which triplets H keeps, computed once per snapshot or constraint edit (not per frame).
     pub kept: Option<KeptCache>,
     /// Bumped on every constraint edit (invalidates [`Self::kept`]).

@@ -86,6 +86,14 @@ fn toolbar(ui: &mut egui::Ui, session: &mut Session, data: &Dataset) {
             .labelled_by(l.id);
             ui.separator();
         }
+        let mut show_triplets = !session.hide_triplets;
+        if ui
+            .checkbox(&mut show_triplets, "Show triplets")
+            .on_hover_text("Draw each triplet: i-j solid, i-q dashed (at most 300)")
+            .changed()
+        {
+            session.hide_triplets = !show_triplets;
+        }
         ui.checkbox(&mut session.show_violations, "Show violations")
             .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
     });
@@ -215,6 +223,7 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
     let partial = session.partial.clone();
     let lasso = session.lasso.clone();
     let show_violations = session.show_violations;
+    let show_triplets = !session.hide_triplets;
     let at = |i: usize| cache.by_sample.get(i).copied();
     let response = plot.show(ui, |plot_ui| {
         for (g, group) in cache.groups.iter().enumerate() {
@@ -237,8 +246,14 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
                     .id(("painted", c)),
             );
         }
-        let line_colour = Color32::from_gray(150);
-        for t in triplets.iter().take(MAX_DRAWN) {
+        // Many lines at full strength hide the points: fade them as their number grows.
+        let line_colour = if triplets.len() > 50 {
+            Color32::from_gray(150).gamma_multiply(0.3)
+        } else {
+            Color32::from_gray(150)
+        };
+        let drawn = if show_triplets { MAX_DRAWN } else { 0 };
+        for t in triplets.iter().take(drawn) {
             if let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q)) {
                 plot_ui.line(segment("triplet i-j", pi, pj).color(line_colour).width(1.0));
                 plot_ui.line(
