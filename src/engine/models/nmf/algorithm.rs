@@ -78,7 +78,6 @@ impl Nmf {
 
     /// WᵀW, XHᵀ and HHᵀ of the current factors.
     fn refresh_products(&mut self) {
-        let x = self.data.x.view();
         gemm_into(
             &mut self.wtw.view_mut(),
             1.0,
@@ -88,10 +87,16 @@ impl Nmf {
             Op::N,
             false,
         );
+        self.refresh_h_products();
+    }
+
+    /// XHᵀ and HHᵀ of the current H: the W update's numerator and Gram matrix, reused by the
+    /// trace-identity objective.
+    fn refresh_h_products(&mut self) {
         gemm_into(
             &mut self.xht.view_mut(),
             1.0,
-            x,
+            self.data.x.view(),
             Op::N,
             self.h.view(),
             Op::T,
@@ -186,24 +191,7 @@ impl Model for Nmf {
         );
         mu_update(&mut self.h, &self.wtx, &self.wtwh);
         // W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε).
-        gemm_into(
-            &mut self.xht.view_mut(),
-            1.0,
-            x,
-            Op::N,
-            self.h.view(),
-            Op::T,
-            false,
-        );
-        gemm_into(
-            &mut self.hht.view_mut(),
-            1.0,
-            self.h.view(),
-            Op::N,
-            self.h.view(),
-            Op::T,
-            false,
-        );
+        self.refresh_h_products();
         gemm_into(
             &mut self.whht.view_mut(),
             1.0,
