@@ -58,6 +58,8 @@ pub enum UiCommand {
     },
     /// The answer to "unsaved constraints": save, discard or cancel the pending action.
     ResolvePending(Resolution),
+    /// Write the run history table as CSV to this path (atomically).
+    ExportHistory(PathBuf),
 }
 
 /// A constraint file action that needs a path.

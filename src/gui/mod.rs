@@ -8,14 +8,17 @@ use eframe::egui;
 
 mod command;
 mod constraint_actions;
+mod evaluation;
 mod panels;
 mod state;
 mod textures;
 
 pub use command::{FileAction, Resolution, UiCommand};
+pub use evaluation::{EvalInput, evaluate, history_csv};
+pub use panels::results::metric_lines;
 pub use state::{
-    Convergence, KeptCache, PALETTE, Pending, Progress, ScatterCache, ScatterGroup, Series,
-    Session, Settings, Status, Tool, WorkerState,
+    ColorBy, Convergence, Evaluation, HistoryRow, KeptCache, PALETTE, Pending, Progress,
+    ScatterCache, ScatterGroup, Series, Session, Settings, Status, Tool, WorkerState,
 };
 
 use crate::engine::constraints::{Generated, ProtocolOptions, Store};
@@ -102,6 +105,8 @@ enum Background {
         seed: u64,
         result: Result<Generated, String>,
     },
+    /// The evaluation of a finished run (tagged inside with the run's history id).
+    Evaluated(Box<state::Evaluation>),
 }
 
 /// Transient UI state: not persisted, not part of the session's data.
@@ -435,6 +440,7 @@ impl App {
                     self.session.generating = false;
                     self.generated(fingerprint, source, seed, result);
                 }
+                Background::Evaluated(ev) => self.evaluated(*ev),
             }
         }
     }
@@ -449,6 +455,7 @@ impl App {
             .as_ref()
             .is_some_and(JobHandle::is_finished);
         let mut snapshot_dirty = false;
+        let mut finished = false;
         let mut count = 0u32;
         let mut drained = false;
         loop {
@@ -466,6 +473,7 @@ impl App {
                 self.session.stale_events += 1;
                 continue;
             }
+            finished |= matches!(event, Event::Finished { .. });
             snapshot_dirty |= self.apply_event(event);
         }
         if drained && thread_ended && self.session.worker.is_active() {
@@ -477,10 +485,11 @@ impl App {
             ));
             self.session.retire_job();
         }
-        if snapshot_dirty
-            && let (Some(data), Some(snap)) = (&self.session.dataset, &self.session.snapshot)
-        {
-            self.session.scatter = ScatterCache::build(data, snap);
+        if snapshot_dirty {
+            self.session.rebuild_scatter();
+        }
+        if finished {
+            self.run_finished();
         }
     }
 
@@ -645,6 +654,7 @@ impl App {
                         self.ctx.send_viewport_cmd(egui::ViewportCommand::Close);
                     }
                 }
+                UiCommand::ExportHistory(p) => self.export_history(&p),
                 other => self.constraint_command(other),
             }
         }
@@ -689,6 +699,7 @@ impl App {
             .as_ref()
             .map(Store::snapshot)
             .unwrap_or_default();
+        self.session.run_side = Some(Arc::clone(&side));
         let mut job = Job::new(id, data, spec, fit);
         job.side = side;
         match JobHandle::spawn(job, self.events_tx.clone(), Arc::clone(&self.waker)) {
@@ -857,13 +868,24 @@ impl eframe::App for App {
             .resizable(true)
             .default_size(300.0)
             .show(ui, |ui| {
-                panels::model::show(
-                    ui,
-                    &mut self.settings,
-                    &self.session,
-                    &mut self.flags,
-                    &mut self.commands,
-                );
+                egui::ScrollArea::vertical()
+                    .id_salt("right_scroll")
+                    .show(ui, |ui| {
+                        panels::model::show(
+                            ui,
+                            &mut self.settings,
+                            &self.session,
+                            &mut self.flags,
+                            &mut self.commands,
+                        );
+                        ui.separator();
+                        panels::results::show(
+                            ui,
+                            &mut self.settings,
+                            &mut self.session,
+                            &mut self.commands,
+                        );
+                    });
             });
         egui::CentralPanel::no_frame().show(ui, |ui| {
             egui::Panel::bottom("convergence_panel")

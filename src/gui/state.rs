@@ -7,6 +7,8 @@ use crate::engine::constraints::Store;
 use crate::engine::data::{Dataset, LoadOptions, Preprocess};
 use crate::engine::experiment::{FitOptions, StopReason};
 use crate::engine::models::{ModelKind, ModelSpec};
+use crate::engine::eval::{ClassificationReport, ClusteringSummary};
+use crate::engine::models::SideInfo;
 use crate::engine::worker::{JobHandle, JobId, RunResult, Snapshot};
 use egui::Color32;
 use egui_plot::{PlotPoint, PlotTransform};
@@ -38,6 +40,8 @@ pub struct Settings {
     /// Logarithmic y axis on the convergence plot.
     pub log_y: bool,
     pub dark: bool,
+    /// k-means restarts of the evaluation after each run (MODELS.md §8.2 uses 50).
+    pub kmeans_restarts: usize,
 }
 
 impl Default for Settings {
@@ -58,6 +62,7 @@ impl Default for Settings {
             params: BTreeMap::new(),
             log_y: true,
             dark: true,
+            kmeans_restarts: 10,
         }
     }
 }
@@ -213,6 +218,9 @@ pub struct ScatterCache {
     pub index_axes: bool,
     /// Position of every sample by index (for triplet lines and picking).
     pub by_sample: Vec<PlotPoint>,
+    /// Colour by k-means cluster: positions of the samples whose cluster, mapped to a class by
+    /// the Hungarian best map, disagrees with the truth (drawn as crosses).
+    pub misassigned: Vec<PlotPoint>,
 }
 
 /// Tab10-like palette, readable on dark and light backgrounds.
@@ -232,6 +240,58 @@ pub const PALETTE: [Color32; 10] = [
 impl ScatterCache {
     /// Group the snapshot's projection by label.
     pub fn build(data: &Dataset, snapshot: &Snapshot) -> Self {
+        Self::build_coloured(data, snapshot, None)
+    }
+
+    /// Group the snapshot's projection by k-means cluster when `eval` has clusters for every
+    /// sample (misassigned samples listed apart), else by label.
+    pub fn build_coloured(
+        data: &Dataset,
+        snapshot: &Snapshot,
+        eval: Option<&Evaluation>,
+    ) -> Self {
+        let proj = &snapshot.projection;
+        let n = proj.nrows().min(data.n());
+        if let Some(ev) = eval
+            && proj.ncols() >= 2
+            && ev.clusters.len() == n
+            && n > 0
+        {
+            let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
+            let c = ev.clusters.iter().copied().max().map_or(0, |m| m + 1);
+            let mut groups: Vec<ScatterGroup> = (0..c)
+                .map(|g| ScatterGroup {
+                    name: format!("cluster {}", g + 1),
+                    color: PALETTE[g % PALETTE.len()],
+                    points: Vec::new(),
+                    indices: Vec::new(),
+                })
+                .collect();
+            for (i, &g) in ev.clusters.iter().enumerate() {
+                if let Some(group) = groups.get_mut(g) {
+                    group.points.push(point(i));
+                    group.indices.push(i);
+                }
+            }
+            groups.retain(|g| !g.points.is_empty());
+            return Self {
+                iteration: snapshot.iteration,
+                groups,
+                index_axes: snapshot.h.nrows() == 1,
+                by_sample: (0..n).map(point).collect(),
+                misassigned: ev
+                    .misassigned
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, wrong)| **wrong && *i < n)
+                    .map(|(i, _)| point(i))
+                    .collect(),
+            };
+        }
+        Self::build_by_label(data, snapshot)
+    }
+
+    fn build_by_label(data: &Dataset, snapshot: &Snapshot) -> Self {
         let proj = &snapshot.projection;
         if proj.ncols() < 2 {
             return Self::default();
@@ -269,6 +329,7 @@ impl ScatterCache {
             groups,
             index_axes: snapshot.h.nrows() == 1,
             by_sample: (0..n).map(point).collect(),
+            misassigned: Vec::new(),
         }
     }
 
@@ -293,6 +354,69 @@ impl ScatterCache {
         }
         best.map(|(_, i)| i)
     }
+}
+
+/// What the scatter's colours show.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorBy {
+    /// The dataset's ground-truth classes.
+    #[default]
+    Truth,
+    /// The clusters of the lowest-inertia k-means restart of the evaluation.
+    Cluster,
+}
+
+impl ColorBy {
+    pub const ALL: [ColorBy; 2] = [ColorBy::Truth, ColorBy::Cluster];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            ColorBy::Truth => "truth",
+            ColorBy::Cluster => "k-means cluster",
+        }
+    }
+}
+
+/// The evaluation of one finished run (computed on a background thread).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evaluation {
+    /// History id of the run it belongs to.
+    pub run: u64,
+    /// Number of k-means clusters c (classes when labelled, else k).
+    pub n_clusters: usize,
+    pub restarts: usize,
+    /// ACC / NMI mean ± std over the restarts (labelled data only).
+    pub clustering: Option<ClusteringSummary>,
+    /// Cluster of each sample in the lowest-inertia restart.
+    pub clusters: Vec<usize>,
+    /// Per sample: its best-map class differs from the truth (labelled data only).
+    pub misassigned: Vec<bool>,
+    /// 80/20 stratified split, linear SVM (labelled data only).
+    pub classification: Option<ClassificationReport>,
+    /// Share of the run's triplets H keeps (runs with triplets only).
+    pub kept: Option<f64>,
+    /// Non-fatal problems (one metric could not be computed), shown in the panel.
+    pub notes: Vec<String>,
+    pub seconds: f64,
+}
+
+/// One finished run of the session, as the history table shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryRow {
+    /// Run number in this session (1, 2, ...).
+    pub id: u64,
+    pub model: String,
+    /// Hyperparameters as `name=value` separated by spaces (k first).
+    pub params: String,
+    pub seed: u64,
+    pub iterations: usize,
+    pub seconds: f64,
+    /// Filled when the evaluation arrives.
+    pub acc: Option<f64>,
+    pub nmi: Option<f64>,
+    pub kept: Option<f64>,
+    /// Objective per iteration (for overlaying two runs).
+    pub curve: Series,
 }
 
 /// Runtime state of one app session (never persisted).
@@ -356,6 +480,19 @@ pub struct Session {
     pub pending: Option<Pending>,
     /// Frame time of the last `logic` + `ui` pass, in milliseconds.
     pub frame_ms: f32,
+    /// The side information the current run was started with (for "triplets kept").
+    pub run_side: Option<Arc<SideInfo>>,
+    /// History id of the run being evaluated on a background thread, if any.
+    pub evaluating: Option<u64>,
+    /// Evaluation of the last finished run.
+    pub evaluation: Option<Arc<Evaluation>>,
+    /// Every finished run of this session, oldest first.
+    pub history: Vec<HistoryRow>,
+    /// History ids selected in the table (at most two; two overlay their curves).
+    pub selected_runs: Vec<u64>,
+    pub color_by: ColorBy,
+    /// Text of the history export path field.
+    pub history_path_input: String,
 }
 
 /// What a click on the scatter does.
@@ -430,6 +567,41 @@ impl Session {
         self.scatter = ScatterCache::default();
         self.result = None;
         self.hovered = None;
+        self.evaluating = None;
+        self.evaluation = None;
+    }
+
+    /// Rebuild the scatter groups from the current snapshot, colour mode and evaluation.
+    pub fn rebuild_scatter(&mut self) {
+        let (Some(data), Some(snap)) = (&self.dataset, &self.snapshot) else {
+            return;
+        };
+        let eval = match self.color_by {
+            ColorBy::Cluster => self.evaluation.as_deref(),
+            ColorBy::Truth => None,
+        };
+        self.scatter = ScatterCache::build_coloured(data, snap, eval);
+    }
+
+    /// Select or unselect a history row; selecting a third drops the oldest selection.
+    pub fn toggle_run(&mut self, id: u64) {
+        if let Some(pos) = self.selected_runs.iter().position(|&r| r == id) {
+            self.selected_runs.remove(pos);
+        } else {
+            self.selected_runs.push(id);
+            if self.selected_runs.len() > 2 {
+                self.selected_runs.remove(0);
+            }
+        }
+    }
+
+    /// The two selected runs whose convergence curves are overlaid, if two are selected.
+    pub fn overlay(&self) -> Option<[&HistoryRow; 2]> {
+        let [a, b] = self.selected_runs.as_slice() else {
+            return None;
+        };
+        let find = |id: &u64| self.history.iter().find(|r| r.id == *id);
+        Some([find(a)?, find(b)?])
     }
 
     /// Cancel the current job without waiting: its thread winds down in the background.

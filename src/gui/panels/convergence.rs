@@ -37,8 +37,11 @@ pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
         if !conv.total.is_empty() {
             ui.label(RichText::new(format!("{} iterations", conv.total.len())).weak());
         }
+        if let Some([a, b]) = session.overlay() {
+            ui.label(RichText::new(format!("overlay: run {} and run {}", a.id, b.id)).weak());
+        }
     });
-    if conv.total.is_empty() {
+    if conv.total.is_empty() && session.overlay().is_none() {
         ui.label(
             RichText::new("The objective per iteration appears here while a model runs.").weak(),
         );
@@ -74,6 +77,22 @@ pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
                 .width(2.0)
                 .id("total"),
         );
+        if let Some(runs) = session.overlay() {
+            for (r, colour) in runs.iter().zip([
+                egui::Color32::from_rgb(255, 127, 14),
+                egui::Color32::from_rgb(44, 160, 44),
+            ]) {
+                plot_ui.line(
+                    Line::new(
+                        format!("run {} ({})", r.id, r.model),
+                        decimated(pick(&r.curve, log)),
+                    )
+                    .color(colour)
+                    .width(1.5)
+                    .id(("overlay", r.id)),
+                );
+            }
+        }
         if conv.terms.len() > 1 {
             for (name, series) in &conv.terms {
                 plot_ui.line(

@@ -6,6 +6,7 @@ pub mod constraints;
 pub mod convergence;
 pub mod data;
 pub mod model;
+pub mod results;
 pub mod scatter;
 
 use super::command::Commands;

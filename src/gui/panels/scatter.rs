@@ -7,7 +7,7 @@ use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::gui::UiCommand;
 use crate::gui::command::Commands;
-use crate::gui::state::{PALETTE, Session, Tool};
+use crate::gui::state::{ColorBy, PALETTE, Session, Tool};
 use egui::{Color32, RichText};
 use egui_plot::{
     Legend, Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Polygon, Text,
@@ -86,6 +86,28 @@ fn toolbar(ui: &mut egui::Ui, session: &mut Session, data: &Dataset) {
             .labelled_by(l.id);
             ui.separator();
         }
+        let l = ui.label("Colour by");
+        let before = session.color_by;
+        egui::ComboBox::from_id_salt("color_by")
+            .selected_text(session.color_by.label())
+            .show_ui(ui, |ui| {
+                for c in ColorBy::ALL {
+                    ui.selectable_value(&mut session.color_by, c, c.label());
+                }
+            })
+            .response
+            .labelled_by(l.id)
+            .on_hover_text(
+                "k-means cluster: the lowest-inertia restart of the evaluation; crosses mark \
+                 samples whose cluster (mapped to a class by the best map) is not their class",
+            );
+        if session.color_by != before {
+            session.rebuild_scatter();
+            if session.color_by == ColorBy::Cluster && session.evaluation.is_none() {
+                session.set_status("Colour by cluster: the clusters appear once a run is evaluated");
+            }
+        }
+        ui.separator();
         let mut show_triplets = !session.hide_triplets;
         if ui
             .checkbox(&mut show_triplets, "Show triplets")
@@ -234,6 +256,15 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
                     .shape(MarkerShape::Circle)
                     .filled(true)
                     .id(("cls", g)),
+            );
+        }
+        if !cache.misassigned.is_empty() {
+            plot_ui.points(
+                Points::new("misassigned", PlotPoints::Borrowed(&cache.misassigned))
+                    .color(super::ERROR_RED)
+                    .radius(radius + 2.0)
+                    .shape(MarkerShape::Cross)
+                    .id("misassigned"),
             );
         }
         for (c, (name, color, pts)) in rings.into_iter().enumerate() {

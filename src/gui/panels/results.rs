@@ -1,0 +1,251 @@
+//! Results panel (below the model panel): ACC / NMI ± std over the k-means restarts,
+//! classification accuracy and macro-F1, triplets kept, the confusion matrix as a heatmap, and
+//! the run history table (select two runs to overlay their curves; export as CSV).
+
+use eframe::egui;
+
+use crate::engine::data::Dataset;
+use crate::engine::eval::{ConfusionMatrix, MeanStd};
+use crate::gui::command::Commands;
+use crate::gui::state::{Evaluation, Session, Settings};
+use crate::gui::{PALETTE, UiCommand};
+use egui::{Color32, DragValue, RichText};
+use egui_extras::{Column, TableBuilder};
+use std::path::PathBuf;
+
+/// Largest number of k-means restarts offered.
+pub const MAX_RESTARTS: usize = 500;
+
+/// "0.812 ± 0.034".
+pub fn mean_std(m: &MeanStd) -> String {
+    format!("{:.3} ± {:.3}", m.mean, m.std)
+}
+
+/// The text of each metric line, as the panel shows it (tests look them up by this text).
+pub fn metric_lines(ev: &Evaluation) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(c) = &ev.clustering {
+        lines.push(format!("ACC: {}", mean_std(&c.acc)));
+        lines.push(format!("NMI (max): {}", mean_std(&c.nmi_max)));
+        lines.push(format!("NMI (sqrt): {}", mean_std(&c.nmi_sqrt)));
+        lines.push(format!("NMI (arith): {}", mean_std(&c.nmi_arith)));
+    }
+    if let Some(r) = &ev.classification {
+        lines.push(format!("Classification ACC: {:.3}", r.accuracy));
+        lines.push(format!("Macro-F1: {:.3}", r.macro_f1));
+    }
+    if let Some(k) = ev.kept {
+        lines.push(format!("Triplets kept: {:.1} %", 100.0 * k));
+    }
+    lines
+}
+
+pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &mut Session, cmds: &mut Commands) {
+    ui.heading("Results");
+    ui.horizontal(|ui| {
+        let l = ui.label("k-means restarts");
+        ui.add(DragValue::new(&mut settings.kmeans_restarts).range(1..=MAX_RESTARTS))
+            .labelled_by(l.id)
+            .on_hover_text("Restarts of k-means on H after each run (MODELS.md §8.2 uses 50)");
+    });
+    if let Some(run) = session.evaluating {
+        ui.horizontal(|ui| {
+            ui.spinner();
+            ui.label(format!("Evaluating run {run}…"));
+        });
+    }
+    match session.evaluation.clone() {
+        Some(ev) => evaluation(ui, &ev, session.dataset.as_deref()),
+        None if session.evaluating.is_none() => {
+            ui.label(RichText::new("Scores appear here when a run finishes.").weak());
+        }
+        None => {}
+    }
+    ui.separator();
+    history(ui, session, cmds);
+}
+
+fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
+    ui.label(
+        RichText::new(format!(
+            "Run {}: k-means c = {}, {} restarts ({:.2} s)",
+            ev.run, ev.n_clusters, ev.restarts, ev.seconds
+        ))
+        .weak(),
+    );
+    let lines = metric_lines(ev);
+    if lines.is_empty() {
+        ui.label(
+            RichText::new("No ground-truth labels and no triplets: nothing to score.").weak(),
+        );
+    }
+    for line in lines {
+        ui.label(line);
+    }
+    for note in &ev.notes {
+        ui.label(RichText::new(note).color(super::ERROR_RED));
+    }
+    if let Some(r) = &ev.classification {
+        ui.label(RichText::new("Confusion matrix (rows: true, columns: predicted)").weak());
+        heatmap(ui, &r.confusion, data);
+    }
+}
+
+/// Colour of a cell holding `v` of at most `max`: from the panel background to blue.
+fn cell_colour(bg: Color32, v: usize, max: usize) -> Color32 {
+    let t = if max == 0 {
+        0.0
+    } else {
+        v as f32 / max as f32
+    };
+    let hi = PALETTE[0];
+    let mix = |a: u8, b: u8| (f32::from(a) + t * (f32::from(b) - f32::from(a))).round() as u8;
+    Color32::from_rgb(mix(bg.r(), hi.r()), mix(bg.g(), hi.g()), mix(bg.b(), hi.b()))
+}
+
+/// Confusion matrix as painted rectangles; hovering a cell names the classes and the count.
+fn heatmap(ui: &mut egui::Ui, cm: &ConfusionMatrix, data: Option<&Dataset>) {
+    let c = cm.labels.len();
+    if c == 0 {
+        return;
+    }
+    let cell = (ui.available_width() / c as f32).clamp(4.0, 24.0);
+    let size = egui::vec2(cell * c as f32, cell * c as f32);
+    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::hover());
+    response.widget_info(|| {
+        egui::WidgetInfo::labeled(egui::WidgetType::Image, true, "Confusion matrix")
+    });
+    let max = cm
+        .counts
+        .iter()
+        .flat_map(|r| r.iter().copied())
+        .max()
+        .unwrap_or(0);
+    let bg = ui.visuals().extreme_bg_color;
+    let painter = ui.painter_at(rect);
+    for (a, row) in cm.counts.iter().enumerate() {
+        for (b, &v) in row.iter().enumerate() {
+            let min = rect.min + egui::vec2(b as f32 * cell, a as f32 * cell);
+            let r = egui::Rect::from_min_size(min, egui::vec2(cell, cell)).shrink(0.5);
+            painter.rect_filled(r, 0.0, cell_colour(bg, v, max));
+            if a == b {
+                painter.rect_stroke(
+                    r,
+                    0.0,
+                    egui::Stroke::new(1.0, ui.visuals().weak_text_color()),
+                    egui::StrokeKind::Inside,
+                );
+            }
+        }
+    }
+    let Some(pos) = response.hover_pos() else {
+        return;
+    };
+    let rel = pos - rect.min;
+    let (a, b) = ((rel.y / cell) as usize, (rel.x / cell) as usize);
+    let (Some(row), Some(&ta), Some(&pb)) = (cm.counts.get(a), cm.labels.get(a), cm.labels.get(b))
+    else {
+        return;
+    };
+    let v = row.get(b).copied().unwrap_or(0);
+    let name = |id: usize| {
+        data.and_then(|d| d.class_names.get(id).cloned())
+            .unwrap_or_else(|| format!("class {id}"))
+    };
+    response.on_hover_text_at_pointer(format!(
+        "true: {}\npredicted: {}\n{v} samples",
+        name(ta),
+        name(pb)
+    ));
+}
+
+fn fmt_opt(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_owned(), |x| format!("{x:.3}"))
+}
+
+/// One row per finished run; two selected rows overlay their convergence curves.
+fn history(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
+    ui.label(RichText::new("Run history").strong());
+    if session.history.is_empty() {
+        ui.label(RichText::new("Every finished run of this session is listed here.").weak());
+        return;
+    }
+    ui.label(
+        RichText::new("Select two runs to overlay their convergence curves.")
+            .weak()
+            .small(),
+    );
+    let mut toggled = None;
+    egui::ScrollArea::horizontal()
+        .id_salt("history_scroll")
+        .show(ui, |ui| {
+            TableBuilder::new(ui)
+                .id_salt("history_table")
+                .striped(true)
+                .vscroll(false)
+                .column(Column::auto())
+                .columns(Column::auto(), 8)
+                .header(18.0, |mut row| {
+                    for h in [
+                        "Run", "Model", "Params", "Seed", "Iter", "Time", "ACC", "NMI", "Kept",
+                    ] {
+                        row.col(|ui| {
+                            ui.strong(h);
+                        });
+                    }
+                })
+                .body(|mut body| {
+                    for r in &session.history {
+                        let selected = session.selected_runs.contains(&r.id);
+                        body.row(18.0, |mut row| {
+                            row.set_selected(selected);
+                            row.col(|ui| {
+                                let mut on = selected;
+                                if ui
+                                    .checkbox(&mut on, format!("run {}", r.id))
+                                    .on_hover_text("Select to overlay its convergence curve")
+                                    .changed()
+                                {
+                                    toggled = Some(r.id);
+                                }
+                            });
+                            for text in [
+                                r.model.clone(),
+                                r.params.clone(),
+                                r.seed.to_string(),
+                                r.iterations.to_string(),
+                                format!("{:.2} s", r.seconds),
+                                fmt_opt(r.acc),
+                                fmt_opt(r.nmi),
+                                fmt_opt(r.kept),
+                            ] {
+                                row.col(|ui| {
+                                    ui.label(text);
+                                });
+                            }
+                        });
+                    }
+                });
+        });
+    if let Some(id) = toggled {
+        session.toggle_run(id);
+    }
+    ui.horizontal(|ui| {
+        let l = ui.label("CSV path");
+        ui.add(
+            egui::TextEdit::singleline(&mut session.history_path_input)
+                .desired_width(140.0)
+                .hint_text("runs.csv"),
+        )
+        .labelled_by(l.id);
+        if ui
+            .button("Export CSV")
+            .on_hover_text("Write the history table to the typed path")
+            .clicked()
+        {
+            cmds.push(UiCommand::ExportHistory(PathBuf::from(
+                session.history_path_input.trim(),
+            )));
+        }
+    });
+}

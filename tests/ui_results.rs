@@ -1,0 +1,206 @@
+//! UI tests of the results panel (issue 4 item 3) with egui_kittest: a finished run is
+//! evaluated off the UI thread (repeated k-means ACC / NMI, classification, triplets kept),
+//! the scores are shown, every run lands in the history table, two selected runs overlay
+//! their convergence curves, the scatter colours by k-means cluster with misassigned samples
+//! marked, and the table exports to CSV.
+
+#![cfg(feature = "gui")]
+#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
+
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use nmf_playground::engine::constraints::ProtocolOptions;
+use nmf_playground::gui::{App, ColorBy, EvalInput, UiCommand, WorkerState, evaluate, metric_lines};
+use std::time::Duration;
+
+const MAX_STEPS: usize = 3000;
+
+fn harness() -> Harness<'static, App> {
+    Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .with_max_steps(200)
+        .build_eframe(|cc| App::new(cc))
+}
+
+#[track_caller]
+fn step_until(h: &mut Harness<'static, App>, what: &str, max: usize, pred: impl Fn(&App) -> bool) {
+    for _ in 0..max {
+        h.step();
+        if pred(h.state()) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let s = h.state().session();
+    panic!(
+        "timed out waiting for {what}: worker {:?}, status {:?}",
+        s.worker, s.status
+    );
+}
+
+fn loaded() -> Harness<'static, App> {
+    let mut h = harness();
+    step_until(&mut h, "the sample to load", MAX_STEPS, |a| {
+        a.session().dataset.is_some()
+    });
+    h.step();
+    // Few restarts keep the test quick; the protocol's 50 are a setting.
+    h.state_mut().settings_mut().kmeans_restarts = 5;
+    h
+}
+
+/// Click Run, wait for the run to finish and for its evaluation (run number `run`).
+fn run_and_evaluate(h: &mut Harness<'static, App>, run: u64) {
+    h.get_by_label("Run").click();
+    step_until(h, "the run to finish", MAX_STEPS, |a| {
+        matches!(a.session().worker, WorkerState::Finished(_))
+            && a.session().history.len() as u64 == run
+    });
+    step_until(h, "the evaluation", MAX_STEPS, |a| {
+        a.session().evaluating.is_none()
+            && a.session().evaluation.as_ref().is_some_and(|e| e.run == run)
+    });
+    h.run_steps(2);
+}
+
+fn in_unit(x: f64) -> bool {
+    (0.0..=1.0).contains(&x)
+}
+
+#[test]
+fn evaluation_history_overlay_colour_and_export() {
+    let mut h = loaded();
+    run_and_evaluate(&mut h, 1);
+    {
+        let s = h.state().session();
+        let ev = s.evaluation.clone().expect("evaluation");
+        let c = ev.clustering.as_ref().expect("labelled sample: clustering scores");
+        for m in [c.acc, c.nmi_max, c.nmi_sqrt, c.nmi_arith] {
+            assert!(in_unit(m.mean) && m.std >= 0.0, "{m:?}");
+        }
+        assert_eq!(c.restarts, 5);
+        let r = ev.classification.as_ref().expect("classification");
+        assert!(in_unit(r.accuracy) && in_unit(r.macro_f1), "{r:?}");
+        assert!(!r.confusion.counts.is_empty());
+        assert!(ev.kept.is_none(), "no triplets in the first run");
+        let n = s.dataset.as_ref().expect("dataset").n();
+        assert_eq!(ev.clusters.len(), n);
+        assert_eq!(ev.misassigned.len(), n);
+        // Every score is shown in the panel.
+        let lines = metric_lines(&ev);
+        assert!(lines.len() >= 6, "{lines:?}");
+        for line in &lines {
+            h.get_by_label(line);
+        }
+        h.get_by_label("Confusion matrix");
+        assert_eq!(s.history.len(), 1);
+        let row = &s.history[0];
+        assert_eq!(row.acc, Some(c.acc.mean));
+        assert_eq!(row.iterations, s.convergence.total.len());
+    }
+    h.get_by_label("run 1");
+
+    // A second run, with triplets this time: two rows, triplets kept reported.
+    h.state_mut().push_command(UiCommand::GenerateTriplets {
+        opts: ProtocolOptions {
+            anchor_fraction: 0.05,
+            per_anchor: 4,
+            ..ProtocolOptions::default()
+        },
+        from_truth: true,
+    });
+    step_until(&mut h, "generated triplets", MAX_STEPS, |a| {
+        a.session()
+            .store
+            .as_ref()
+            .is_some_and(|s| !s.triplets().is_empty())
+    });
+    h.state_mut().settings_mut().seed = 7;
+    run_and_evaluate(&mut h, 2);
+    {
+        let s = h.state().session();
+        assert_eq!(s.history.len(), 2);
+        assert_eq!(s.history[1].seed, 7);
+        let kept = s.evaluation.as_ref().and_then(|e| e.kept).expect("kept");
+        assert!(in_unit(kept));
+        assert_eq!(s.history[1].kept, Some(kept));
+        assert!(s.overlay().is_none());
+    }
+
+    // Select both rows: their curves are overlaid.
+    h.get_by_label("run 1").click();
+    h.step();
+    h.get_by_label("run 2").click();
+    h.run_steps(2);
+    {
+        let s = h.state().session();
+        let [a, b] = s.overlay().expect("overlay of two runs");
+        assert_eq!((a.id, b.id), (1, 2));
+        assert!(!a.curve.is_empty() && !b.curve.is_empty());
+    }
+    h.get_by_label("overlay: run 1 and run 2");
+
+    // Colour by k-means cluster: groups are clusters, misassigned samples are crossed.
+    h.get_by_label("Colour by").click();
+    h.run_steps(2);
+    h.get_by_label("k-means cluster").click();
+    h.run_steps(2);
+    {
+        let s = h.state().session();
+        assert_eq!(s.color_by, ColorBy::Cluster);
+        assert!(
+            s.scatter.groups.iter().all(|g| g.name.starts_with("cluster ")),
+            "{:?}",
+            s.scatter.groups.iter().map(|g| &g.name).collect::<Vec<_>>()
+        );
+        let ev = s.evaluation.as_ref().expect("evaluation");
+        let wrong = ev.misassigned.iter().filter(|&&w| w).count();
+        assert_eq!(s.scatter.misassigned.len(), wrong);
+        let n: usize = s.scatter.groups.iter().map(|g| g.points.len()).sum();
+        assert_eq!(n, ev.clusters.len());
+    }
+
+    // Export the history table.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("runs.csv");
+    h.get_by_label("CSV path").click();
+    h.step();
+    h.get_by_label("CSV path")
+        .type_text(&path.display().to_string());
+    h.step();
+    h.get_by_label("Export CSV").click();
+    h.run_steps(2);
+    let text = std::fs::read_to_string(&path).expect("exported CSV");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(lines[0].starts_with("run,model,params"), "{text}");
+    assert!(lines[1].starts_with("1,") && lines[2].starts_with("2,"), "{text}");
+    assert!(!h.state().session().status.is_error);
+    h.check_accessibility();
+}
+
+#[test]
+fn evaluate_scores_two_separated_groups_perfectly() {
+    // Two well-separated groups in H (k = 2, n = 8): k-means recovers them exactly.
+    let mut h = ndarray::Array2::<f64>::zeros((2, 8));
+    let labels: Vec<usize> = (0..8).map(|i| i / 4).collect();
+    for (i, &l) in labels.iter().enumerate() {
+        h[[l, i]] = 1.0 + 0.01 * i as f64;
+    }
+    let ev = evaluate(&EvalInput {
+        run: 3,
+        h,
+        labels: Some(labels),
+        n_classes: 2,
+        triplets: Vec::new(),
+        seed: 0,
+        restarts: 4,
+    });
+    assert_eq!(ev.run, 3);
+    let c = ev.clustering.expect("clustering");
+    assert!((c.acc.mean - 1.0).abs() < 1e-12, "{c:?}");
+    assert!((c.nmi_sqrt.mean - 1.0).abs() < 1e-12, "{c:?}");
+    assert!(ev.misassigned.iter().all(|w| !w));
+    assert!(ev.notes.is_empty() || ev.classification.is_none(), "{:?}", ev.notes);
+}
