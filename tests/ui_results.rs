@@ -11,7 +11,9 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::ProtocolOptions;
-use nmf_playground::gui::{App, ColorBy, EvalInput, UiCommand, WorkerState, evaluate, metric_lines};
+use nmf_playground::gui::{
+    App, ColorBy, EvalInput, UiCommand, WorkerState, evaluate, metric_lines,
+};
 use std::time::Duration;
 
 const MAX_STEPS: usize = 3000;
@@ -59,7 +61,10 @@ fn run_and_evaluate(h: &mut Harness<'static, App>, run: u64) {
     });
     step_until(h, "the evaluation", MAX_STEPS, |a| {
         a.session().evaluating.is_none()
-            && a.session().evaluation.as_ref().is_some_and(|e| e.run == run)
+            && a.session()
+                .evaluation
+                .as_ref()
+                .is_some_and(|e| e.run == run)
     });
     h.run_steps(2);
 }
@@ -75,7 +80,10 @@ fn evaluation_history_overlay_colour_and_export() {
     {
         let s = h.state().session();
         let ev = s.evaluation.clone().expect("evaluation");
-        let c = ev.clustering.as_ref().expect("labelled sample: clustering scores");
+        let c = ev
+            .clustering
+            .as_ref()
+            .expect("labelled sample: clustering scores");
         for m in [c.acc, c.nmi_max, c.nmi_sqrt, c.nmi_arith] {
             assert!(in_unit(m.mean) && m.std >= 0.0, "{m:?}");
         }
@@ -97,7 +105,10 @@ fn evaluation_history_overlay_colour_and_export() {
         assert_eq!(s.history.len(), 1);
         let row = &s.history[0];
         assert_eq!(row.acc, Some(c.acc.mean));
-        assert_eq!(row.iterations, s.convergence.total.len());
+        assert_eq!(
+            row.iterations,
+            s.result.as_ref().expect("result").record.iterations()
+        );
     }
     h.get_by_label("run 1");
 
@@ -150,7 +161,10 @@ fn evaluation_history_overlay_colour_and_export() {
         let s = h.state().session();
         assert_eq!(s.color_by, ColorBy::Cluster);
         assert!(
-            s.scatter.groups.iter().all(|g| g.name.starts_with("cluster ")),
+            s.scatter
+                .groups
+                .iter()
+                .all(|g| g.name.starts_with("cluster ")),
             "{:?}",
             s.scatter.groups.iter().map(|g| &g.name).collect::<Vec<_>>()
         );
@@ -175,7 +189,10 @@ fn evaluation_history_overlay_colour_and_export() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[0].starts_with("run,model,params"), "{text}");
-    assert!(lines[1].starts_with("1,") && lines[2].starts_with("2,"), "{text}");
+    assert!(
+        lines[1].starts_with("1,") && lines[2].starts_with("2,"),
+        "{text}"
+    );
     assert!(!h.state().session().status.is_error);
     h.check_accessibility();
 }
@@ -202,5 +219,9 @@ fn evaluate_scores_two_separated_groups_perfectly() {
     assert!((c.acc.mean - 1.0).abs() < 1e-12, "{c:?}");
     assert!((c.nmi_sqrt.mean - 1.0).abs() < 1e-12, "{c:?}");
     assert!(ev.misassigned.iter().all(|w| !w));
-    assert!(ev.notes.is_empty() || ev.classification.is_none(), "{:?}", ev.notes);
+    assert!(
+        ev.notes.is_empty() || ev.classification.is_none(),
+        "{:?}",
+        ev.notes
+    );
 }

@@ -231,7 +231,10 @@ impl App {
                 s.history.len(),
                 path.display()
             )),
-            Err(e) => s.set_error(format!("{}: could not write the history: {e}", path.display())),
+            Err(e) => s.set_error(format!(
+                "{}: could not write the history: {e}",
+                path.display()
+            )),
         }
     }
 }

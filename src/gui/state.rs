@@ -5,10 +5,10 @@ use eframe::egui;
 
 use crate::engine::constraints::Store;
 use crate::engine::data::{Dataset, LoadOptions, Preprocess};
-use crate::engine::experiment::{FitOptions, StopReason};
-use crate::engine::models::{ModelKind, ModelSpec};
 use crate::engine::eval::{ClassificationReport, ClusteringSummary};
+use crate::engine::experiment::{FitOptions, StopReason};
 use crate::engine::models::SideInfo;
+use crate::engine::models::{ModelKind, ModelSpec};
 use crate::engine::worker::{JobHandle, JobId, RunResult, Snapshot};
 use egui::Color32;
 use egui_plot::{PlotPoint, PlotTransform};
@@ -245,11 +245,7 @@ impl ScatterCache {
 
     /// Group the snapshot's projection by k-means cluster when `eval` has clusters for every
     /// sample (misassigned samples listed apart), else by label.
-    pub fn build_coloured(
-        data: &Dataset,
-        snapshot: &Snapshot,
-        eval: Option<&Evaluation>,
-    ) -> Self {
+    pub fn build_coloured(data: &Dataset, snapshot: &Snapshot, eval: Option<&Evaluation>) -> Self {
         let proj = &snapshot.projection;
         let n = proj.nrows().min(data.n());
         if let Some(ev) = eval

@@ -40,7 +40,12 @@ pub fn metric_lines(ev: &Evaluation) -> Vec<String> {
     lines
 }
 
-pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &mut Session, cmds: &mut Commands) {
+pub fn show(
+    ui: &mut egui::Ui,
+    settings: &mut Settings,
+    session: &mut Session,
+    cmds: &mut Commands,
+) {
     ui.heading("Results");
     ui.horizontal(|ui| {
         let l = ui.label("k-means restarts");
@@ -75,9 +80,7 @@ fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
     );
     let lines = metric_lines(ev);
     if lines.is_empty() {
-        ui.label(
-            RichText::new("No ground-truth labels and no triplets: nothing to score.").weak(),
-        );
+        ui.label(RichText::new("No ground-truth labels and no triplets: nothing to score.").weak());
     }
     for line in lines {
         ui.label(line);
@@ -93,14 +96,14 @@ fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
 
 /// Colour of a cell holding `v` of at most `max`: from the panel background to blue.
 fn cell_colour(bg: Color32, v: usize, max: usize) -> Color32 {
-    let t = if max == 0 {
-        0.0
-    } else {
-        v as f32 / max as f32
-    };
+    let t = if max == 0 { 0.0 } else { v as f32 / max as f32 };
     let hi = PALETTE[0];
     let mix = |a: u8, b: u8| (f32::from(a) + t * (f32::from(b) - f32::from(a))).round() as u8;
-    Color32::from_rgb(mix(bg.r(), hi.r()), mix(bg.g(), hi.g()), mix(bg.b(), hi.b()))
+    Color32::from_rgb(
+        mix(bg.r(), hi.r()),
+        mix(bg.g(), hi.g()),
+        mix(bg.b(), hi.b()),
+    )
 }
 
 /// Confusion matrix as painted rectangles; hovering a cell names the classes and the count.
@@ -112,9 +115,7 @@ fn heatmap(ui: &mut egui::Ui, cm: &ConfusionMatrix, data: Option<&Dataset>) {
     let cell = (ui.available_width() / c as f32).clamp(4.0, 24.0);
     let size = egui::vec2(cell * c as f32, cell * c as f32);
     let (rect, response) = ui.allocate_exact_size(size, egui::Sense::hover());
-    response.widget_info(|| {
-        egui::WidgetInfo::labeled(egui::WidgetType::Image, true, "Confusion matrix")
-    });
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, "Confusion matrix"));
     let max = cm
         .counts
         .iter()

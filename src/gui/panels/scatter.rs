@@ -104,7 +104,8 @@ fn toolbar(ui: &mut egui::Ui, session: &mut Session, data: &Dataset) {
         if session.color_by != before {
             session.rebuild_scatter();
             if session.color_by == ColorBy::Cluster && session.evaluation.is_none() {
-                session.set_status("Colour by cluster: the clusters appear once a run is evaluated");
+                session
+                    .set_status("Colour by cluster: the clusters appear once a run is evaluated");
             }
         }
         ui.separator();
