@@ -69,6 +69,18 @@ fn run_and_evaluate(h: &mut Harness<'static, App>, run: u64) {
     h.run_steps(2);
 }
 
+/// Scroll the widget labelled `label` into view (the right panel scrolls), then click it.
+fn click_visible(h: &mut Harness<'static, App>, label: &str) {
+    // Away from the last widget first, so its tooltip does not cover the next one.
+    h.hover_at(egui::pos2(5.0, 5.0));
+    h.run_steps(2);
+    h.get_by_label(label).scroll_to_me();
+    // Scrolling animates over a few frames.
+    h.run_steps(20);
+    h.get_by_label(label).click();
+    h.run_steps(2);
+}
+
 fn in_unit(x: f64) -> bool {
     (0.0..=1.0).contains(&x)
 }
@@ -140,10 +152,8 @@ fn evaluation_history_overlay_colour_and_export() {
     }
 
     // Select both rows: their curves are overlaid.
-    h.get_by_label("run 1").click();
-    h.step();
-    h.get_by_label("run 2").click();
-    h.run_steps(2);
+    click_visible(&mut h, "run 1");
+    click_visible(&mut h, "run 2");
     {
         let s = h.state().session();
         let [a, b] = s.overlay().expect("overlay of two runs");
@@ -178,14 +188,18 @@ fn evaluation_history_overlay_colour_and_export() {
     // Export the history table.
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("runs.csv");
-    h.get_by_label("CSV path").click();
-    h.step();
+    click_visible(&mut h, "CSV path");
     h.get_by_label("CSV path")
         .type_text(&path.display().to_string());
     h.step();
-    h.get_by_label("Export CSV").click();
-    h.run_steps(2);
-    let text = std::fs::read_to_string(&path).expect("exported CSV");
+    click_visible(&mut h, "Export CSV");
+    let s = h.state().session();
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "exported CSV: {e}; path field {:?}, status {:?}",
+            s.history_path_input, s.status
+        )
+    });
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
     assert!(lines[0].starts_with("run,model,params"), "{text}");

@@ -868,7 +868,8 @@ impl eframe::App for App {
             .resizable(true)
             .default_size(300.0)
             .show(ui, |ui| {
-                egui::ScrollArea::vertical()
+                // Both axes: the history table is wider than the panel.
+                egui::ScrollArea::both()
                     .id_salt("right_scroll")
                     .show(ui, |ui| {
                         panels::model::show(

@@ -10,7 +10,6 @@ use crate::gui::command::Commands;
 use crate::gui::state::{Evaluation, Session, Settings};
 use crate::gui::{PALETTE, UiCommand};
 use egui::{Color32, DragValue, RichText};
-use egui_extras::{Column, TableBuilder};
 use std::path::PathBuf;
 
 /// Largest number of k-means restarts offered.
@@ -176,57 +175,39 @@ fn history(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
             .weak()
             .small(),
     );
+    // A Grid, not egui_extras' TableBuilder: the table's own ScrollArea would swallow the
+    // panel's scroll-into-view requests (egui takes scroll targets at the innermost area), so
+    // keyboard and screen-reader navigation could not reach rows below the fold.
     let mut toggled = None;
-    egui::ScrollArea::horizontal()
-        .id_salt("history_scroll")
+    egui::Grid::new("history_table")
+        .striped(true)
+        .num_columns(9)
         .show(ui, |ui| {
-            TableBuilder::new(ui)
-                .id_salt("history_table")
-                .striped(true)
-                .vscroll(false)
-                .column(Column::auto())
-                .columns(Column::auto(), 8)
-                .header(18.0, |mut row| {
-                    for h in [
-                        "Run", "Model", "Params", "Seed", "Iter", "Time", "ACC", "NMI", "Kept",
-                    ] {
-                        row.col(|ui| {
-                            ui.strong(h);
-                        });
-                    }
-                })
-                .body(|mut body| {
-                    for r in &session.history {
-                        let selected = session.selected_runs.contains(&r.id);
-                        body.row(18.0, |mut row| {
-                            row.set_selected(selected);
-                            row.col(|ui| {
-                                let mut on = selected;
-                                if ui
-                                    .checkbox(&mut on, format!("run {}", r.id))
-                                    .on_hover_text("Select to overlay its convergence curve")
-                                    .changed()
-                                {
-                                    toggled = Some(r.id);
-                                }
-                            });
-                            for text in [
-                                r.model.clone(),
-                                r.params.clone(),
-                                r.seed.to_string(),
-                                r.iterations.to_string(),
-                                format!("{:.2} s", r.seconds),
-                                fmt_opt(r.acc),
-                                fmt_opt(r.nmi),
-                                fmt_opt(r.kept),
-                            ] {
-                                row.col(|ui| {
-                                    ui.label(text);
-                                });
-                            }
-                        });
-                    }
-                });
+            for h in [
+                "#", "Model", "Params", "Seed", "Iter", "Time", "ACC", "NMI", "Kept",
+            ] {
+                ui.strong(h);
+            }
+            ui.end_row();
+            for r in &session.history {
+                let mut on = session.selected_runs.contains(&r.id);
+                if ui
+                    .checkbox(&mut on, format!("run {}", r.id))
+                    .on_hover_text("Select two runs to overlay their convergence curves")
+                    .changed()
+                {
+                    toggled = Some(r.id);
+                }
+                ui.label(&r.model);
+                ui.label(&r.params);
+                ui.label(r.seed.to_string());
+                ui.label(r.iterations.to_string());
+                ui.label(format!("{:.2} s", r.seconds));
+                ui.label(fmt_opt(r.acc));
+                ui.label(fmt_opt(r.nmi));
+                ui.label(fmt_opt(r.kept));
+                ui.end_row();
+            }
         });
     if let Some(id) = toggled {
         session.toggle_run(id);
@@ -249,4 +230,6 @@ fn history(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
             )));
         }
     });
+    // Room for the panel's horizontal scroll bar, which floats over the bottom edge.
+    ui.add_space(16.0);
 }
