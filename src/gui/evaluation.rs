@@ -203,18 +203,9 @@ impl App {
             row.nmi = ev.clustering.as_ref().map(|c| c.nmi_sqrt.mean);
             row.kept = ev.kept;
         }
-        let msg = match &ev.clustering {
-            Some(c) => format!(
-                "Evaluated run {} in {:.2} s: ACC {:.3}, NMI {:.3} ({} k-means restarts)",
-                ev.run, ev.seconds, c.acc.mean, c.nmi_sqrt.mean, ev.restarts
-            ),
-            None => format!("Evaluated run {} in {:.2} s", ev.run, ev.seconds),
-        };
         s.evaluation = Some(Arc::new(ev));
+        // The status line keeps the run's "Finished" message; the scores are in the panel.
         s.rebuild_scatter();
-        if !s.status.is_error {
-            s.set_status(msg);
-        }
     }
 
     /// Write the history table to `path` (atomically).
