@@ -5,7 +5,6 @@
 //! marked, and the table exports to CSV.
 
 #![cfg(feature = "gui")]
-#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 use eframe::egui;
 use egui_kittest::Harness;
