@@ -122,6 +122,14 @@ fn evaluation_history_overlay_colour_and_export() {
         );
     }
     h.get_by_label("run 1");
+    // Hovering the heatmap's first cell names the classes and the count.
+    let cell = h.get_by_label("Confusion matrix").rect().min + egui::vec2(3.0, 3.0);
+    h.hover_at(cell);
+    h.run_steps(30);
+    assert!(
+        h.query_all_by_label_contains("predicted: ").count() >= 1,
+        "no heatmap tooltip"
+    );
 
     // A second run, with triplets this time: two rows, triplets kept reported.
     h.state_mut().push_command(UiCommand::GenerateTriplets {
@@ -139,7 +147,19 @@ fn evaluation_history_overlay_colour_and_export() {
             .is_some_and(|s| !s.triplets().is_empty())
     });
     h.state_mut().settings_mut().seed = 7;
-    run_and_evaluate(&mut h, 2);
+    h.state_mut().settings_mut().kmeans_restarts = 50;
+    h.get_by_label("Run").click();
+    // From the click on, run 1's evaluation is never shown again (a late one is dropped).
+    step_until(&mut h, "run 2's evaluation", MAX_STEPS, |a| {
+        let s = a.session();
+        assert_ne!(
+            s.evaluation.as_ref().map(|e| e.run),
+            Some(1),
+            "stale evaluation"
+        );
+        s.evaluating.is_none() && s.evaluation.as_ref().is_some_and(|e| e.run == 2)
+    });
+    h.run_steps(2);
     {
         let s = h.state().session();
         assert_eq!(s.history.len(), 2);
