@@ -106,7 +106,7 @@ pub fn evaluate(input: &EvalInput) -> Evaluation {
 /// The history table as CSV (header and one row per run).
 pub fn history_csv(rows: &[HistoryRow]) -> String {
     let opt = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
-    let mut out = String::from("run,model,params,seed,iterations,seconds,acc,nmi,kept\n");
+    let mut out = String::from("run,model,params,seed,iterations,seconds,acc,nmi_sqrt,kept\n");
     for r in rows {
         let _ = writeln!(
             out,

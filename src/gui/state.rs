@@ -407,7 +407,8 @@ pub struct HistoryRow {
     pub seed: u64,
     pub iterations: usize,
     pub seconds: f64,
-    /// Filled when the evaluation arrives.
+    /// Filled when the evaluation arrives: mean ACC and mean NMI (sqrt normalisation) over
+    /// the k-means restarts, and the share of triplets kept.
     pub acc: Option<f64>,
     pub nmi: Option<f64>,
     pub kept: Option<f64>,

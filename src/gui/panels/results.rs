@@ -184,7 +184,15 @@ fn history(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
         .num_columns(9)
         .show(ui, |ui| {
             for h in [
-                "#", "Model", "Params", "Seed", "Iter", "Time", "ACC", "NMI", "Kept",
+                "#",
+                "Model",
+                "Params",
+                "Seed",
+                "Iter",
+                "Time",
+                "ACC",
+                "NMI (sqrt)",
+                "Kept",
             ] {
                 ui.strong(h);
             }
