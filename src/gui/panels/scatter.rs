@@ -198,7 +198,7 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
         3.5
     };
     let mut plot = Plot::new("scatter")
-        .legend(Legend::default())
+        .legend(Legend::default().follow_insertion_order(true))
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None);
