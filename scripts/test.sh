@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-debian.sh
-cargo test --benches
+cargo test --bench engine
 cargo test --lib --bins --tests "$@"
