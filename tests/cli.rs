@@ -256,3 +256,40 @@ fn iris_orl_folder_and_mat_give_non_increasing_objectives() {
         }
     }
 }
+
+#[test]
+fn score_agrees_on_a_permuted_labelling_and_exits_2_on_mismatched_lengths() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let truth = dir.path().join("truth.txt");
+    let pred = dir.path().join("pred.txt");
+    let short = dir.path().join("short.txt");
+    std::fs::write(&truth, "a\na\nb\nb\nc\nc\n").expect("write");
+    std::fs::write(&pred, "2\n2\n0\n0\n1\n1\n").expect("write");
+    std::fs::write(&short, "0\n1\n").expect("write");
+    let p = |f: &Path| f.to_str().expect("utf8").to_owned();
+    let out = run(&[
+        "score",
+        "--truth",
+        &p(&truth),
+        "--pred",
+        &p(&pred),
+        "--json",
+    ]);
+    let v = json_of(&out);
+    assert_eq!(v["n"], 6);
+    for key in ["acc", "nmi_max", "nmi_sqrt", "nmi_arith"] {
+        let x = v[key].as_f64().expect("metric");
+        assert!(
+            (x - 1.0).abs() < 1e-12,
+            "{key} = {x} for a permuted perfect labelling"
+        );
+    }
+    let out = run(&["score", "--truth", &p(&truth), "--pred", &p(&short)]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("truth.txt") && err.contains("short.txt"),
+        "{err}"
+    );
+    assert!(err.contains('6') && err.contains('2'), "both counts: {err}");
+}
