@@ -22,7 +22,7 @@ pub use params::RpnmfParams;
 use super::nmf::algorithm::{FLOOR, mu_update};
 use super::nmf::init::random_wh;
 use crate::engine::data::Dataset;
-use crate::engine::linalg::{Op, gemm, gemm_into};
+use crate::engine::linalg::{Op, gemm_into};
 use crate::engine::models::{
     EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, SideInfo, Term, Triplet,
 };
@@ -63,15 +63,24 @@ pub struct Rpnmf {
     h: Array2<f64>,
     x_norm2: f64,
     // Workspaces.
-    wtx: Array2<f64>,  // k×n  WᵀX for the current W
-    wtw: Array2<f64>,  // k×k
-    num: Array2<f64>,  // k×n
-    den: Array2<f64>,  // k×n
-    cand: Array2<f64>, // k×n  candidate H
-    t: Vec<f64>,       // margins
+    wtx: Array2<f64>,    // k×n  WᵀX for the current W
+    wtw: Array2<f64>,    // k×k
+    num: Array2<f64>,    // k×n
+    den: Array2<f64>,    // k×n
+    cand: Array2<f64>,   // k×n  candidate H
+    xht: Array2<f64>,    // m×k  XHᵀ (W step)
+    whht: Array2<f64>,   // m×k  W HHᵀ (W step)
+    w_prev: Array2<f64>, // m×k  W before the step (restored on divergence)
+    scratch: Scratch,    // margins and HHᵀ
     iteration: usize,
     objective: Objective,
     stats: SafeguardStats,
+}
+
+/// Buffers reused by every objective evaluation: the margins and HHᵀ (k×k).
+struct Scratch {
+    t: Vec<f64>,
+    hht: Array2<f64>,
 }
 
 /// `(reconstruction, ranking)` of H given the products of the current W.
@@ -82,12 +91,13 @@ fn terms(
     h: ArrayView2<'_, f64>,
     triplets: &[Triplet],
     p: &RpnmfParams,
-    t: &mut Vec<f64>,
+    scratch: &mut Scratch,
 ) -> (f64, f64) {
-    let hht = gemm(h, Op::N, h, Op::T);
+    let Scratch { t, hht } = scratch;
+    gemm_into(&mut hht.view_mut(), 1.0, h, Op::N, h, Op::T, false);
     let cross: f64 = Zip::from(wtx).and(h).fold(0.0, |acc, &a, &b| acc + a * b);
     let gram: f64 = Zip::from(wtw)
-        .and(&hht)
+        .and(&*hht)
         .fold(0.0, |acc, &a, &b| acc + a * b);
     let recon = (x_norm2 - 2.0 * cross + gram).max(0.0);
     margins(h, triplets, p.delta, t);
@@ -170,7 +180,13 @@ impl Rpnmf {
             num: Array2::zeros((k, n)),
             den: Array2::zeros((k, n)),
             cand: Array2::zeros((k, n)),
-            t: Vec::with_capacity(triplets.len()),
+            xht: Array2::zeros((data.m(), k)),
+            whht: Array2::zeros((data.m(), k)),
+            w_prev: Array2::zeros((data.m(), k)),
+            scratch: Scratch {
+                t: Vec::with_capacity(triplets.len()),
+                hht: Array2::zeros((k, k)),
+            },
             iteration: 0,
             objective: objective_of(0.0, 0.0),
             stats: SafeguardStats::default(),
@@ -184,7 +200,7 @@ impl Rpnmf {
             s.h.view(),
             &s.triplets,
             &s.params,
-            &mut s.t,
+            &mut s.scratch,
         );
         s.objective = objective_of(r, q);
         Ok(s)
@@ -231,11 +247,35 @@ impl Rpnmf {
     /// `W ← W ⊙ (XHᵀ) ⊘ max(W(HHᵀ), ε)` (MODELS.md §4.4, W step [P]).
     fn w_step(&mut self) {
         let x = self.data.x.view();
-        let xht = gemm(x, Op::N, self.h.view(), Op::T);
-        let hht = gemm(self.h.view(), Op::N, self.h.view(), Op::T);
-        let whht = gemm(self.w.view(), Op::N, hht.view(), Op::N);
+        gemm_into(
+            &mut self.xht.view_mut(),
+            1.0,
+            x,
+            Op::N,
+            self.h.view(),
+            Op::T,
+            false,
+        );
+        gemm_into(
+            &mut self.scratch.hht.view_mut(),
+            1.0,
+            self.h.view(),
+            Op::N,
+            self.h.view(),
+            Op::T,
+            false,
+        );
+        gemm_into(
+            &mut self.whht.view_mut(),
+            1.0,
+            self.w.view(),
+            Op::N,
+            self.scratch.hht.view(),
+            Op::N,
+            false,
+        );
         // The NMF rule, floored at the smallest normal f64 (subnormals slow every product).
-        mu_update(&mut self.w, &xht, &whht);
+        mu_update(&mut self.w, &self.xht, &self.whht);
     }
 }
 
@@ -245,7 +285,7 @@ impl Model for Rpnmf {
     }
 
     fn step(&mut self) -> Result<Objective, ModelError> {
-        let prev_w = self.w.clone();
+        self.w_prev.assign(&self.w);
         // a. W step, then the products of the new W.
         self.w_step();
         self.refresh_w_products();
@@ -257,10 +297,10 @@ impl Model for Rpnmf {
             self.h.view(),
             &self.triplets,
             &self.params,
-            &mut self.t,
+            &mut self.scratch,
         );
         let f0 = r0 + q0;
-        self.roles.fill(&self.t);
+        self.roles.fill(&self.scratch.t);
         // c. Candidate H' = H ⊙ ratio, ratio = (WᵀX + αH·Mneg) ⊘ max(WᵀWH + αH·Mpos, ε).
         let alpha = self.params.alpha;
         self.roles.mneg.left_mul_into(self.h.view(), &mut self.num);
@@ -296,7 +336,7 @@ impl Model for Rpnmf {
                 self.cand.view(),
                 &self.triplets,
                 &self.params,
-                &mut self.t,
+                &mut self.scratch,
             );
             if r1 + q1 <= f0 {
                 std::mem::swap(&mut self.h, &mut self.cand);
@@ -315,7 +355,7 @@ impl Model for Rpnmf {
                     self.cand.view(),
                     &self.triplets,
                     &self.params,
-                    &mut self.t,
+                    &mut self.scratch,
                 );
                 if r2 + q2 <= f0 {
                     std::mem::swap(&mut self.h, &mut self.cand);
@@ -339,7 +379,7 @@ impl Model for Rpnmf {
                 self.h.view(),
                 &self.triplets,
                 &self.params,
-                &mut self.t,
+                &mut self.scratch,
             )
         };
         self.iteration += 1;
@@ -352,7 +392,7 @@ impl Model for Rpnmf {
             if !self.params.safeguard {
                 std::mem::swap(&mut self.h, &mut self.cand);
             }
-            self.w = prev_w;
+            std::mem::swap(&mut self.w, &mut self.w_prev);
             self.refresh_w_products();
             return Err(ModelError::Diverged {
                 iteration: self.iteration,
