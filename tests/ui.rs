@@ -4,49 +4,14 @@
 
 #![cfg(feature = "gui")]
 
+mod common;
+
+use common::{MAX_STEPS, loaded, step_until};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::gui::{App, Settings, WorkerState};
 use std::time::Duration;
-
-/// Generous cap for waiting on the worker (steps of ~10 ms each).
-const MAX_STEPS: usize = 3000;
-
-fn harness() -> Harness<'static, App> {
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .with_max_steps(200)
-        .build_eframe(|cc| App::new(cc))
-}
-
-/// Step frames (sleeping between them so worker and loader threads progress) until `pred`
-/// holds; panics with the app's status after `max` steps.
-#[track_caller]
-fn step_until(h: &mut Harness<'static, App>, what: &str, max: usize, pred: impl Fn(&App) -> bool) {
-    for _ in 0..max {
-        h.step();
-        if pred(h.state()) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let s = h.state().session();
-    panic!(
-        "timed out waiting for {what}: worker {:?}, status {:?}, iteration {}",
-        s.worker, s.status, s.progress.iteration
-    );
-}
-
-/// A harness with the bundled sample loaded.
-fn loaded() -> Harness<'static, App> {
-    let mut h = harness();
-    step_until(&mut h, "the sample to load", MAX_STEPS, |a| {
-        a.session().dataset.is_some()
-    });
-    h.step();
-    h
-}
 
 /// Settings for a run that lasts long enough to be paused or stopped.
 fn make_long(h: &mut Harness<'static, App>) {

@@ -5,45 +5,18 @@
 #![cfg(feature = "gui")]
 #![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
+mod common;
+
+use common::{MAX_STEPS, loaded, step_until};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::{ProtocolOptions, Triplet};
 use nmf_playground::gui::{App, Tool, UiCommand, WorkerState};
-use std::time::Duration;
-
-const MAX_STEPS: usize = 3000;
-
-fn harness() -> Harness<'static, App> {
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .with_max_steps(200)
-        .build_eframe(|cc| App::new(cc))
-}
-
-#[track_caller]
-fn step_until(h: &mut Harness<'static, App>, what: &str, max: usize, pred: impl Fn(&App) -> bool) {
-    for _ in 0..max {
-        h.step();
-        if pred(h.state()) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let s = h.state().session();
-    panic!(
-        "timed out waiting for {what}: worker {:?}, status {:?}",
-        s.worker, s.status
-    );
-}
 
 /// The bundled sample loaded and factorized once, so the scatter is drawn.
 fn with_scatter() -> Harness<'static, App> {
-    let mut h = harness();
-    step_until(&mut h, "the sample to load", MAX_STEPS, |a| {
-        a.session().dataset.is_some()
-    });
-    h.step();
+    let mut h = loaded();
     h.get_by_label("Run").click();
     step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
         matches!(a.session().worker, WorkerState::Finished(_))

@@ -6,6 +6,9 @@
 
 #![cfg(feature = "gui")]
 
+mod common;
+
+use common::{MAX_STEPS, step_until};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -13,39 +16,9 @@ use nmf_playground::engine::constraints::ProtocolOptions;
 use nmf_playground::gui::{
     App, ColorBy, EvalInput, UiCommand, WorkerState, evaluate, metric_lines,
 };
-use std::time::Duration;
-
-const MAX_STEPS: usize = 3000;
-
-fn harness() -> Harness<'static, App> {
-    Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .with_max_steps(200)
-        .build_eframe(|cc| App::new(cc))
-}
-
-#[track_caller]
-fn step_until(h: &mut Harness<'static, App>, what: &str, max: usize, pred: impl Fn(&App) -> bool) {
-    for _ in 0..max {
-        h.step();
-        if pred(h.state()) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let s = h.state().session();
-    panic!(
-        "timed out waiting for {what}: worker {:?}, status {:?}",
-        s.worker, s.status
-    );
-}
 
 fn loaded() -> Harness<'static, App> {
-    let mut h = harness();
-    step_until(&mut h, "the sample to load", MAX_STEPS, |a| {
-        a.session().dataset.is_some()
-    });
-    h.step();
+    let mut h = common::loaded();
     // Few restarts keep the test quick; the protocol's 50 are a setting.
     h.state_mut().settings_mut().kmeans_restarts = 5;
     h
