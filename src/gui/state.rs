@@ -62,7 +62,7 @@ impl Default for Settings {
             params: BTreeMap::new(),
             log_y: true,
             dark: true,
-            kmeans_restarts: 10,
+            kmeans_restarts: 50,
         }
     }
 }
