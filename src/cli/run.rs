@@ -281,6 +281,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             .copied()
             .unwrap_or(rec.initial_objective),
     );
+    for note in &outcome.notes {
+        eprintln!("note: {note}");
+    }
 
     let h = model.h().to_owned();
     let w = model.w().map(|w| w.to_owned());
@@ -314,6 +317,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         "initial_objective": rec.initial_objective,
         "objective": rec.objective,
         "terms": rec.terms,
+        "notes": outcome.notes,
         "triplets": {"count": side.triplets.len(), "source": triplet_source},
         "metrics": Value::Object(metrics),
     });
@@ -341,8 +345,8 @@ fn write_outputs(
     for c in clusters {
         cl.push_str(&format!("{c}\n"));
     }
-    write_atomic(&dir.join("clusters.csv"), cl.as_bytes())?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_atomic(&dir.join("clusters.csv"), cl.as_bytes())?;
     write_atomic(&dir.join("H.csv"), matrix_csv(h).as_bytes())?;
     write_atomic(&dir.join("H.npy"), &matrix_npy(h)?)?;
     if let Some(w) = w {

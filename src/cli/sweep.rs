@@ -64,6 +64,7 @@ pub const COLUMNS: &[&str] = &[
     "accuracy",
     "macro_f1",
     "macro_f1_of_means",
+    "notes",
     "error",
 ];
 
@@ -441,6 +442,7 @@ fn fit_and_score(
         (outcome.stop == StopReason::Converged).to_string(),
     );
     row.insert("seconds".into(), f(rec.seconds));
+    row.insert("notes".into(), outcome.notes.join("; "));
     row.insert(
         "objective".into(),
         f(rec

@@ -69,6 +69,8 @@ impl FitRecord {
 pub struct FitOutcome {
     pub record: FitRecord,
     pub stop: StopReason,
+    /// The model's [`Model::notes`] after the fit.
+    pub notes: Vec<String>,
 }
 
 /// A fit that failed, with the history up to the failure (so a GUI can still plot it).
@@ -133,5 +135,9 @@ pub fn fit(
     }
     model.finish();
     record.seconds = start.elapsed().as_secs_f64();
-    Ok(FitOutcome { record, stop })
+    Ok(FitOutcome {
+        record,
+        stop,
+        notes: model.notes(),
+    })
 }

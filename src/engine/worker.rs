@@ -75,6 +75,8 @@ pub struct RunResult {
     pub w: Option<Array2<f64>>,
     /// Final projection of H.
     pub projection: Option<Array2<f64>>,
+    /// The model's notes on the fit ([`crate::engine::models::Model::notes`]).
+    pub notes: Vec<String>,
 }
 
 impl RunResult {
@@ -295,6 +297,7 @@ fn run_job(job: Job, commands: &Receiver<Command>, events: &Sender<Event>, waker
                     w: model.w().map(|w| w.to_owned()),
                     h,
                     projection,
+                    notes: out.notes,
                 }),
             });
         }

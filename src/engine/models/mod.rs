@@ -91,6 +91,11 @@ pub trait Model: Send {
     fn objective(&self) -> Objective;
     /// Post-processing after the last iteration (e.g. unit-norm W columns, MODELS.md §10.3).
     fn finish(&mut self) {}
+    /// Things the user should know about the finished fit that are not errors (e.g. RPNMF's
+    /// safeguard rejecting H steps); shown by the CLI and the GUI. Empty by default.
+    fn notes(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// Triplet `(i, j, q)`: sample i is more related to j than to q (MODELS.md §4).

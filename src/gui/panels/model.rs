@@ -7,7 +7,7 @@ use crate::engine::models::ModelKind;
 use crate::gui::command::Commands;
 use crate::gui::state::{Session, Settings, WorkerState};
 use crate::gui::{UiCommand, UiFlags};
-use egui::{DragValue, RichText};
+use egui::{Color32, DragValue, RichText};
 
 /// Largest iteration cap offered (the convergence history keeps every iteration).
 pub const MAX_ITER_CAP: usize = 1_000_000;
@@ -245,7 +245,17 @@ fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
                 ui.end_row();
             }
         });
+    if !state.is_active()
+        && let Some(result) = &session.result
+    {
+        for note in &result.notes {
+            ui.label(RichText::new(format!("note: {note}")).color(NOTE_COLOUR));
+        }
+    }
 }
+
+/// Amber, as the data panel's warnings: worth reading, not an error.
+const NOTE_COLOUR: Color32 = Color32::from_rgb(220, 170, 40);
 
 fn format_secs(s: f64) -> String {
     if s < 60.0 {
