@@ -298,3 +298,197 @@ fn rpnmf_without_triplets_explains_and_with_generated_ones_runs() {
     h.run_steps(2);
     assert!(h.state().session().hide_triplets);
 }
+
+/// Drag the primary button along `path` (screen points), one pointer event per frame.
+fn drag_along(h: &mut Harness<'static, App>, path: &[egui::Pos2]) {
+    let first = path[0];
+    h.hover_at(first);
+    h.step();
+    h.drag_at(first);
+    h.step();
+    for &p in &path[1..] {
+        h.hover_at(p);
+        h.step();
+    }
+    let last = *path.last().expect("path");
+    h.event(egui::Event::PointerButton {
+        pos: last,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+}
+
+/// The points of the rectangle's outline, every `step` px, starting and ending at `r.min`.
+fn outline(r: egui::Rect, step: f32) -> Vec<egui::Pos2> {
+    let corners = [r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom()];
+    let mut pts = Vec::new();
+    for (a, b) in corners.iter().zip(corners.iter().cycle().skip(1)) {
+        let steps = (a.distance(*b) / step).ceil().max(1.0) as usize;
+        for s in 0..steps {
+            pts.push(a.lerp(*b, s as f32 / steps as f32));
+        }
+    }
+    pts.push(r.left_top());
+    pts
+}
+
+#[test]
+fn lasso_paints_the_points_inside_as_one_undo_step() {
+    let mut h = with_scatter();
+    h.get_by_label("Label").click();
+    h.run_steps(2);
+    let class = h.state().session().paint_class.clone();
+    let n = h.state().session().scatter.by_sample.len();
+    let pos: Vec<egui::Pos2> = (0..n).map(|i| screen_of(&h, i)).collect();
+    // A rectangle around the densest spot of the plot: centred on a sample with many others
+    // within 60 px.
+    let frame = h
+        .state()
+        .session()
+        .plot_transform
+        .expect("transform")
+        .frame()
+        .shrink(70.0);
+    let centre = (0..n)
+        .filter(|&i| frame.contains(pos[i]))
+        .max_by_key(|&i| pos.iter().filter(|p| p.distance(pos[i]) < 60.0).count())
+        .expect("a sample inside the frame");
+    let rect = egui::Rect::from_center_size(pos[centre], egui::vec2(110.0, 110.0));
+    let clearly_in: Vec<usize> = (0..n)
+        .filter(|&i| rect.shrink(6.0).contains(pos[i]))
+        .collect();
+    let clearly_out: Vec<usize> = (0..n)
+        .filter(|&i| !rect.expand(6.0).contains(pos[i]))
+        .collect();
+    assert!(clearly_in.len() >= 3, "only {} samples in the lasso", clearly_in.len());
+
+    drag_along(&mut h, &outline(rect, 8.0));
+    h.run_steps(2);
+    let s = h.state().session();
+    let st = s.store.as_ref().expect("store");
+    let labels = st.labels();
+    let c = labels
+        .class_names()
+        .iter()
+        .position(|nm| *nm == class)
+        .expect("painted class");
+    for &i in &clearly_in {
+        assert_eq!(labels.get(i), Some(c), "sample {i} inside the lasso: {:?}", s.status);
+    }
+    for &i in &clearly_out {
+        assert_eq!(labels.get(i), None, "sample {i} outside the lasso was painted");
+    }
+    assert!(s.lasso.is_empty(), "the lasso is cleared after the drag");
+    assert_eq!(st.undo_len(), 1, "one drag is one undo step");
+
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    let st = h.state().session().store.as_ref().expect("store");
+    assert_eq!(st.labels().n_labelled(), 0, "Ctrl+Z unpaints the whole lasso");
+}
+
+/// Loading another dataset with unsaved constraints asks first: Cancel keeps everything,
+/// Save writes the typed file and then loads, Discard loads without saving.
+#[test]
+fn unsaved_constraints_modal_cancel_save_discard() {
+    use nmf_playground::engine::data::samples::Sample;
+    let mut h = with_scatter();
+    let n0 = h.state().session().dataset.as_ref().expect("data").n();
+    let t = Triplet::new(0, 1, 2);
+    h.state_mut().push_command(UiCommand::AddTriplet(t));
+    h.run_steps(2);
+    assert!(h.state().session().has_unsaved_constraints());
+
+    let ask = |h: &mut Harness<'static, App>| {
+        h.state_mut()
+            .push_command(UiCommand::LoadSample(Sample::Blobs));
+        h.run_steps(3);
+        assert!(h.state().session().pending.is_some());
+        h.get_by_label("Unsaved constraints");
+    };
+    let n_now = |h: &Harness<'static, App>| h.state().session().dataset.as_ref().map(|d| d.n());
+
+    // Cancel: nothing loaded, the triplet is still there.
+    ask(&mut h);
+    h.get_by_label("Cancel").click();
+    h.run_steps(3);
+    assert!(h.state().session().pending.is_none());
+    assert_eq!(n_now(&h), Some(n0));
+    assert_eq!(triplets(&h), vec![t]);
+
+    // Save: the typed path is written, then the new dataset loads.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("kept.json");
+    ask(&mut h);
+    let field = h.get_by_label("Save to");
+    field.focus();
+    field.type_text(path.to_str().expect("utf8"));
+    h.run_steps(1);
+    h.get_by_label("Save").click();
+    step_until(&mut h, "the blobs sample to load", MAX_STEPS, |a| {
+        a.session().dataset.as_ref().is_some_and(|d| d.n() != n0)
+    });
+    let text = std::fs::read_to_string(&path).expect("constraints were saved before loading");
+    assert!(text.contains("\"triplets\""), "{text}");
+
+    // Discard: back to the glyphs, add a triplet, load blobs again and throw it away.
+    h.state_mut()
+        .push_command(UiCommand::LoadSample(Sample::Glyphs));
+    step_until(&mut h, "the glyphs to load", MAX_STEPS, |a| {
+        a.session().dataset.as_ref().is_some_and(|d| d.n() == n0)
+    });
+    h.state_mut().push_command(UiCommand::AddTriplet(t));
+    h.run_steps(2);
+    ask(&mut h);
+    h.get_by_label("Discard").click();
+    step_until(&mut h, "the blobs sample to load", MAX_STEPS, |a| {
+        a.session().dataset.as_ref().is_some_and(|d| d.n() != n0)
+    });
+    assert!(triplets(&h).is_empty());
+    assert!(!h.state().session().has_unsaved_constraints());
+}
+
+/// Export CSV writes `i,j,q` lines through the typed path; Import CSV adds them back as one
+/// undo step; a malformed file is refused with the line named.
+#[test]
+fn csv_export_and_import_through_the_panel() {
+    let mut h = with_scatter();
+    let ts = [Triplet::new(0, 1, 2), Triplet::new(3, 4, 5)];
+    for t in ts {
+        h.state_mut().push_command(UiCommand::AddTriplet(t));
+    }
+    h.run_steps(2);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("t.csv");
+    let field = h.get_by_label("Constraints file");
+    field.focus();
+    field.type_text(path.to_str().expect("utf8"));
+    h.run_steps(1);
+    h.get_by_label("Export CSV…").click();
+    h.run_steps(2);
+    let text = std::fs::read_to_string(&path).expect("exported");
+    let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('i')).collect();
+    assert_eq!(rows, vec!["0,1,2", "3,4,5"], "{text}");
+
+    h.state_mut().push_command(UiCommand::Undo);
+    h.state_mut().push_command(UiCommand::Undo);
+    h.run_steps(2);
+    assert!(triplets(&h).is_empty());
+    let undo_before = h.state().session().store.as_ref().expect("store").undo_len();
+    h.get_by_label("Import CSV…").click();
+    h.run_steps(2);
+    assert_eq!(triplets(&h), ts.to_vec(), "{:?}", h.state().session().status);
+    let st = h.state().session().store.as_ref().expect("store");
+    assert_eq!(st.undo_len(), undo_before + 1, "an import is one undo step");
+
+    std::fs::write(&path, "i,j,q\n0,1,2\n7,7\n").expect("write");
+    h.state_mut()
+        .push_command(UiCommand::ImportTripletsCsv(path.clone()));
+    h.run_steps(2);
+    let s = h.state().session();
+    assert!(s.status.is_error, "{:?}", s.status);
+    assert!(s.status.text.contains("line 3"), "{}", s.status.text);
+    assert_eq!(triplets(&h), ts.to_vec(), "a refused import changes nothing");
+}
