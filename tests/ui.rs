@@ -217,3 +217,26 @@ fn model_help_window_explains_the_model() {
     h.get_by_label(&format!("About {}", kind.label()));
     h.get_by_label(&format!("Math: {}", kind.section()));
 }
+
+/// On/off hyperparameters (RPNMF's safeguard, normalize_w) are checkboxes storing 0 or 1.
+#[test]
+fn flag_hyperparameters_are_checkboxes() {
+    let mut h = loaded();
+    h.state_mut().settings_mut().model = "rpnmf".to_owned();
+    h.run_steps(2);
+    let value = |h: &Harness<'static, App>, name: &str| {
+        h.state()
+            .settings()
+            .params
+            .get("rpnmf")
+            .and_then(|p| p.get(name))
+            .copied()
+    };
+    assert_eq!(value(&h, "safeguard"), Some(1.0));
+    h.get_by_label("safeguard").click();
+    h.run_steps(2);
+    assert_eq!(value(&h, "safeguard"), Some(0.0), "unticking turns it off");
+    h.get_by_label("normalize_w").click();
+    h.run_steps(2);
+    assert_eq!(value(&h, "normalize_w"), Some(1.0));
+}

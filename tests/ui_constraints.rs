@@ -322,7 +322,12 @@ fn drag_along(h: &mut Harness<'static, App>, path: &[egui::Pos2]) {
 
 /// The points of the rectangle's outline, every `step` px, starting and ending at `r.min`.
 fn outline(r: egui::Rect, step: f32) -> Vec<egui::Pos2> {
-    let corners = [r.left_top(), r.right_top(), r.right_bottom(), r.left_bottom()];
+    let corners = [
+        r.left_top(),
+        r.right_top(),
+        r.right_bottom(),
+        r.left_bottom(),
+    ];
     let mut pts = Vec::new();
     for (a, b) in corners.iter().zip(corners.iter().cycle().skip(1)) {
         let steps = (a.distance(*b) / step).ceil().max(1.0) as usize;
@@ -362,7 +367,11 @@ fn lasso_paints_the_points_inside_as_one_undo_step() {
     let clearly_out: Vec<usize> = (0..n)
         .filter(|&i| !rect.expand(6.0).contains(pos[i]))
         .collect();
-    assert!(clearly_in.len() >= 3, "only {} samples in the lasso", clearly_in.len());
+    assert!(
+        clearly_in.len() >= 3,
+        "only {} samples in the lasso",
+        clearly_in.len()
+    );
 
     drag_along(&mut h, &outline(rect, 8.0));
     h.run_steps(2);
@@ -375,10 +384,19 @@ fn lasso_paints_the_points_inside_as_one_undo_step() {
         .position(|nm| *nm == class)
         .expect("painted class");
     for &i in &clearly_in {
-        assert_eq!(labels.get(i), Some(c), "sample {i} inside the lasso: {:?}", s.status);
+        assert_eq!(
+            labels.get(i),
+            Some(c),
+            "sample {i} inside the lasso: {:?}",
+            s.status
+        );
     }
     for &i in &clearly_out {
-        assert_eq!(labels.get(i), None, "sample {i} outside the lasso was painted");
+        assert_eq!(
+            labels.get(i),
+            None,
+            "sample {i} outside the lasso was painted"
+        );
     }
     assert!(s.lasso.is_empty(), "the lasso is cleared after the drag");
     assert_eq!(st.undo_len(), 1, "one drag is one undo step");
@@ -386,7 +404,11 @@ fn lasso_paints_the_points_inside_as_one_undo_step() {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
     h.run_steps(2);
     let st = h.state().session().store.as_ref().expect("store");
-    assert_eq!(st.labels().n_labelled(), 0, "Ctrl+Z unpaints the whole lasso");
+    assert_eq!(
+        st.labels().n_labelled(),
+        0,
+        "Ctrl+Z unpaints the whole lasso"
+    );
 }
 
 /// Loading another dataset with unsaved constraints asks first: Cancel keeps everything,
@@ -476,10 +498,21 @@ fn csv_export_and_import_through_the_panel() {
     h.state_mut().push_command(UiCommand::Undo);
     h.run_steps(2);
     assert!(triplets(&h).is_empty());
-    let undo_before = h.state().session().store.as_ref().expect("store").undo_len();
+    let undo_before = h
+        .state()
+        .session()
+        .store
+        .as_ref()
+        .expect("store")
+        .undo_len();
     h.get_by_label("Import CSV…").click();
     h.run_steps(2);
-    assert_eq!(triplets(&h), ts.to_vec(), "{:?}", h.state().session().status);
+    assert_eq!(
+        triplets(&h),
+        ts.to_vec(),
+        "{:?}",
+        h.state().session().status
+    );
     let st = h.state().session().store.as_ref().expect("store");
     assert_eq!(st.undo_len(), undo_before + 1, "an import is one undo step");
 
@@ -490,5 +523,9 @@ fn csv_export_and_import_through_the_panel() {
     let s = h.state().session();
     assert!(s.status.is_error, "{:?}", s.status);
     assert!(s.status.text.contains("line 3"), "{}", s.status.text);
-    assert_eq!(triplets(&h), ts.to_vec(), "a refused import changes nothing");
+    assert_eq!(
+        triplets(&h),
+        ts.to_vec(),
+        "a refused import changes nothing"
+    );
 }

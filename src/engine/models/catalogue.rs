@@ -10,6 +10,8 @@ pub struct HyperParam {
     pub max: f64,
     /// Drag on a log scale in the GUI.
     pub log_scale: bool,
+    /// An on/off switch stored as 0 or 1 (a checkbox in the GUI, `NAME=0|1` in the CLI).
+    pub flag: bool,
     /// The paper's grid, offered as presets.
     pub grid: &'static [f64],
     pub help: &'static str,
@@ -106,6 +108,7 @@ const RPNMF_PARAMS: &[HyperParam] = &[
         min: 0.0,
         max: 1e3,
         log_scale: true,
+        flag: false,
         grid: &[1e-4, 1e-3, 1e-2, 0.1, 1.0],
         help: "α, weight of the ranking loss α Σ softplus(t) in eq. (9) (MODELS.md §4.2). \
                0 gives plain NMF. The paper found clustering flat for 1e-4…0.1 and worse above 0.1.",
@@ -116,6 +119,7 @@ const RPNMF_PARAMS: &[HyperParam] = &[
         min: 0.0,
         max: 1e4,
         log_scale: true,
+        flag: false,
         grid: &[1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0],
         help: "δ, margin in t = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ of eq. (9) (MODELS.md §4.1–4.2): \
                how much closer j must be to i than q, in squared distance in H-space, so its \
@@ -127,10 +131,12 @@ const RPNMF_PARAMS: &[HyperParam] = &[
         min: 0.0,
         max: 1.0,
         log_scale: false,
+        flag: true,
         grid: &[0.0, 1.0],
-        help: "1: if an H update raises the objective, retry with a square-root-damped step, \
-               else keep H, so the objective never rises (MODELS.md §4.5 d). 0: paper-literal \
-               updates, which can diverge with contradictory triplets.",
+        help: "On: if an H update raises the objective, retry with damped steps H ⊙ ratio^γ, \
+               γ = 1/2, 1/4, … 1/1024, else keep H, so the objective never rises (MODELS.md §4.5 \
+               d; the paper's text names only γ = 1/2, which froze H on real data). Off: \
+               paper-literal updates, which can diverge with contradictory triplets.",
     },
     HyperParam {
         name: "normalize_w",
@@ -138,9 +144,13 @@ const RPNMF_PARAMS: &[HyperParam] = &[
         min: 0.0,
         max: 1.0,
         log_scale: false,
+        flag: true,
         grid: &[0.0, 1.0],
-        help: "1: after the last iteration scale W's columns to unit length and H's rows to \
+        help: "On: after the last iteration scale W's columns to unit length and H's rows to \
                compensate, as for NMF before k-means. Off by default: the ranking loss and δ \
-               live in the raw H geometry, which this changes (MODELS.md §4.5, §10.3).",
+               live in the raw H geometry, which this changes (MODELS.md §4.5, §10.3). With a \
+               large δ RPNMF meets the margins by inflating a few rows of H (and shrinking their \
+               W columns); k-means on the raw H then sees little else, so turn this on for \
+               clustering scores.",
     },
 ];

@@ -122,7 +122,12 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
                 let l = ui.label(hp.name).on_hover_text(&tip);
                 let v = values.entry(hp.name.to_owned()).or_insert(hp.default);
                 ui.horizontal(|ui| {
-                    let resp = if hp.log_scale && hp.min > 0.0 {
+                    let resp = if hp.flag {
+                        let mut on = *v != 0.0;
+                        let r = ui.checkbox(&mut on, "");
+                        *v = if on { 1.0 } else { 0.0 };
+                        r
+                    } else if hp.log_scale && hp.min > 0.0 {
                         ui.add(
                             egui::Slider::new(v, hp.min..=hp.max)
                                 .logarithmic(true)
@@ -136,7 +141,7 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
                         )
                     };
                     resp.labelled_by(l.id).on_hover_text(&tip);
-                    if !hp.grid.is_empty() {
+                    if !hp.grid.is_empty() && !hp.flag {
                         ui.menu_button("presets", |ui| {
                             ui.label(RichText::new("the paper's grid").weak());
                             for &g in hp.grid {
