@@ -64,7 +64,8 @@ pub struct RunArgs {
     /// Iteration cap.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_iter: u64,
-    /// Relative objective change below which the fit stops (0 = never).
+    /// Relative objective change below which the fit stops, once the change is also that small
+    /// next to the decrease since the start (0 = never).
     #[arg(long, default_value_t = 1e-5)]
     pub tol: f64,
     /// A hyperparameter, NAME=VALUE (repeatable).

@@ -129,7 +129,8 @@ pub struct SweepArgs {
     /// Iteration cap per run.
     #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_iter: u64,
-    /// Relative objective change below which a fit stops (0 = never).
+    /// Relative objective change below which a fit stops, once the change is also that small next
+    /// to the decrease since the start (0 = never).
     #[arg(long, default_value_t = 1e-5)]
     pub tol: f64,
     #[command(flatten)]

@@ -435,7 +435,9 @@ impl Model for Rpnmf {
     /// stalled H for good: the triplets then probably contradict each other or the data.
     fn notes(&self) -> Vec<String> {
         let s = self.stats;
-        if s.rejected == 0 {
+        // An odd rejection near the end is rounding at a stationary point, not news.
+        let many = s.rejected >= 3 && s.rejected * 20 >= self.iteration;
+        if !many && s.consecutive_rejected < STALL_STEPS {
             return Vec::new();
         }
         let mut note = format!(
@@ -445,8 +447,8 @@ impl Model for Rpnmf {
         );
         if s.consecutive_rejected >= STALL_STEPS {
             note.push_str(&format!(
-                "; H has not moved for the last {} iterations — the triplets probably \
-                 contradict each other or the data (check them, or lower α)",
+                "; H has not moved for the last {} iterations: it is stationary for this W, \
+                 or the triplets contradict each other or the data (check them, or lower α)",
                 s.consecutive_rejected
             ));
         }
@@ -819,6 +821,12 @@ mod tests {
             m.step().unwrap();
         }
         assert!(m.notes().is_empty(), "{:?}", m.notes());
+        m.stats.rejected = 2;
+        m.stats.consecutive_rejected = 1;
+        assert!(
+            m.notes().is_empty(),
+            "two rejections in 20 iterations are rounding"
+        );
         m.stats.rejected = 3;
         m.stats.consecutive_rejected = 1;
         let notes = m.notes();
