@@ -612,6 +612,115 @@ fn npy_bad_values_and_shapes() {
     assert_has(&err_msg(&p, &raw()), &["not a readable .npy"]);
 }
 
+/// A version-1.0 `.npy` file made byte by byte (big-endian data, truncated files: what
+/// ndarray-npy does not write).
+fn npy_by_hand(
+    dir: &TempDir,
+    name: &str,
+    descr: &str,
+    fortran: bool,
+    shape: &str,
+    data: &[u8],
+) -> PathBuf {
+    let f = if fortran { "True" } else { "False" };
+    let mut h =
+        format!("{{'descr': '{descr}', 'fortran_order': {f}, 'shape': {shape}, }}").into_bytes();
+    while !(10 + h.len() + 1).is_multiple_of(64) {
+        h.push(b' ');
+    }
+    h.push(b'\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&u16::try_from(h.len()).must().to_le_bytes());
+    bytes.extend_from_slice(&h);
+    bytes.extend_from_slice(data);
+    let p = dir.path().join(name);
+    std::fs::write(&p, bytes).must();
+    p
+}
+
+#[test]
+fn npy_fortran_order_f32_and_big_endian() {
+    use ndarray_npy::write_npy;
+    let dir = TempDir::new().must();
+    use ndarray::ShapeBuilder;
+    // 3 samples × 2 features in Fortran layout: the file stores 1, 3, 5, 2, 4, 6.
+    let mut a = ndarray::Array2::<f32>::zeros((3, 2).f());
+    a.assign(&ndarray::array![[1.0f32, 2.0], [3.0, 4.0], [5.0, 6.0]]);
+    let p = dir.path().join("f.npy");
+    write_npy(&p, &a).must();
+    let want = ndarray::array![[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]];
+    let d = load(&p, &raw()).must();
+    assert_eq!(d.x, want);
+    assert!(d.x.is_standard_layout());
+    assert_eq!(d.sample_names, ["row 1", "row 2", "row 3"]);
+    // The same matrix as big-endian f64, C order, and as big-endian f32, Fortran order.
+    let c: Vec<u8> = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    let p = npy_by_hand(&dir, "be8.npy", ">f8", false, "(3, 2)", &c);
+    assert_eq!(load(&p, &raw()).must().x, want);
+    let f: Vec<u8> = [1.0f32, 3.0, 5.0, 2.0, 4.0, 6.0]
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .collect();
+    let p = npy_by_hand(&dir, "be4.npy", ">f4", true, "(3, 2)", &f);
+    assert_eq!(load(&p, &raw()).must().x, want);
+}
+
+#[test]
+fn npy_truncated_file_is_named() {
+    let dir = TempDir::new().must();
+    let p = npy_by_hand(&dir, "cut.npy", "<f8", false, "(10, 4)", &[0u8; 100]);
+    assert_has(
+        &err_msg(&p, &raw()),
+        &["truncated .npy file", "10×4", "320 bytes", "100 bytes"],
+    );
+    let p = npy_by_hand(&dir, "head.npy", "<f8", false, "(10, 4)", &[]);
+    let bytes = std::fs::read(&p).must();
+    std::fs::write(&p, &bytes[..30]).must();
+    assert_has(&err_msg(&p, &raw()), &["not a readable .npy", "header"]);
+}
+
+#[test]
+fn npy_streaming_equals_the_whole_file_reader() {
+    use ndarray_npy::{ReadNpyExt, write_npy};
+    use rand::{Rng, SeedableRng};
+    let dir = TempDir::new().must();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let a = ndarray::Array2::from_shape_fn((41, 17), |_| rng.r#gen::<f64>());
+    for (name, arr) in [
+        ("c.npy", a.clone()),
+        ("f.npy", a.t().to_owned().reversed_axes()),
+    ] {
+        let p = dir.path().join(name);
+        write_npy(&p, &arr).must();
+        // The loader before streaming: the whole file parsed, then transposed.
+        let old = ndarray::Array2::<f64>::read_npy(std::fs::File::open(&p).must()).must();
+        let want = old.t().as_standard_layout().into_owned();
+        for pre in [Preprocess::None, Preprocess::L2] {
+            let opts = LoadOptions {
+                preprocess: pre,
+                ..raw()
+            };
+            let got = load(&p, &opts).must();
+            let mut want = want.clone();
+            nmf_playground::engine::data::preprocess::apply(&mut want, pre);
+            assert!(
+                got.x
+                    .iter()
+                    .zip(want.iter())
+                    .all(|(g, w)| g.to_bits() == w.to_bits()),
+                "{name} {pre:?}"
+            );
+            assert_eq!(
+                got.fingerprint,
+                nmf_playground::engine::data::fingerprint_of(&old.t().to_owned())
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------- .mat errors
 
 #[test]

@@ -243,6 +243,9 @@ pub(crate) fn check_value(
     text: impl FnOnce() -> String,
     place: impl FnOnce() -> Place,
 ) -> Result<(), DataError> {
+    if value_ok(v, preprocess) {
+        return Ok(());
+    }
     if !v.is_finite() {
         return Err(DataError::NotFinite {
             path: path.to_path_buf(),
@@ -250,14 +253,19 @@ pub(crate) fn check_value(
             value: text(),
         });
     }
-    if v < 0.0 && preprocess != Preprocess::Shift {
-        return Err(DataError::Negative {
-            path: path.to_path_buf(),
-            at: place(),
-            value: v,
-        });
-    }
-    Ok(())
+    Err(DataError::Negative {
+        path: path.to_path_buf(),
+        at: place(),
+        value: v,
+    })
+}
+
+/// The test behind [`check_value`] without building an error: finite, and nonnegative unless
+/// the preprocessing shifts negatives away. Streaming loaders scan with it and build the error
+/// (which clones the path) only for the value they report.
+#[inline]
+pub(crate) fn value_ok(v: f64, preprocess: Preprocess) -> bool {
+    v.is_finite() && !(v < 0.0 && preprocess != Preprocess::Shift)
 }
 
 /// FNV-1a 64 over the bit patterns of `x`, column by column (sample by sample), with the
