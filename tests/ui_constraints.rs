@@ -470,6 +470,16 @@ fn unsaved_constraints_modal_cancel_save_discard() {
     });
     assert!(triplets(&h).is_empty());
     assert!(!h.state().session().has_unsaved_constraints());
+
+    // Quitting with unsaved constraints asks the same question; Cancel keeps the window.
+    h.state_mut().push_command(UiCommand::AddTriplet(t));
+    h.state_mut().push_command(UiCommand::Quit);
+    h.run_steps(3);
+    h.get_by_label_contains("Quitting loses them");
+    h.get_by_label("Cancel").click();
+    h.run_steps(3);
+    assert!(h.state().session().pending.is_none());
+    assert_eq!(triplets(&h), vec![t]);
 }
 
 /// Export CSV writes `i,j,q` lines through the typed path; Import CSV adds them back as one
