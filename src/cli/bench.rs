@@ -35,6 +35,16 @@ pub struct BenchArgs {
     /// for the peer script `benches/peers/sklearn_nmf.py`.
     #[arg(long)]
     pub export: Option<PathBuf>,
+    /// Only the NMF/RPNMF iteration cases (no kNN, PCA or loaders): for profiling and A/B runs.
+    #[arg(long)]
+    pub models_only: bool,
+    /// Which iteration problems to run: `digits`, `random` (4096×10000, or 1024×2500 with
+    /// --quick) or `both`.
+    #[arg(long, default_value = "both", value_parser = ["digits", "random", "both"])]
+    pub problem: String,
+    /// Use the full-size random problem (4096×10000) even with --quick.
+    #[arg(long)]
+    pub full_random: bool,
 }
 
 /// Everything `bench` measured: the cases and the ratios the targets of issue 5 need.
@@ -249,6 +259,15 @@ fn bench_nmf(
         rp_case.median_ms / nmf_case.median_ms,
     ));
     rep.cases.extend([nmf_case, gemm_case, rp_case]);
+    // The safeguard's work depends on how often it damps or rejects: say so next to the timing.
+    let st = rp.safeguard_stats();
+    rep.notes.push(format!(
+        "rpnmf safeguard [{label}] after {} iterations: {} damped (deepest γ = 2^-{}), {} rejected",
+        rp.iteration(),
+        st.damped,
+        st.deepest,
+        st.rejected
+    ));
     Ok(())
 }
 
@@ -317,16 +336,23 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
     };
     let (reps, it_small, it_big) = if args.quick { (3, 20, 2) } else { (7, 200, 10) };
     let export = args.export.as_deref();
-    let (digits, label) = digits_matrix();
-    bench_nmf(&mut rep, label, digits, 10, reps, it_small, export)?;
-    let (bm, bn) = if args.quick {
-        (1024, 2500)
-    } else {
-        (4096, 10000)
-    };
-    let big = random_matrix(bm, bn, 12);
-    let big_label = format!("random {bm}×{bn}");
-    bench_nmf(&mut rep, &big_label, big, 20, reps, it_big, export)?;
+    if args.problem != "random" {
+        let (digits, label) = digits_matrix();
+        bench_nmf(&mut rep, label, digits, 10, reps, it_small, export)?;
+    }
+    if args.problem != "digits" {
+        let (bm, bn) = if args.quick && !args.full_random {
+            (1024, 2500)
+        } else {
+            (4096, 10000)
+        };
+        let big = random_matrix(bm, bn, 12);
+        let big_label = format!("random {bm}×{bn}");
+        bench_nmf(&mut rep, &big_label, big, 20, reps, it_big, export)?;
+    }
+    if args.models_only {
+        return Ok(rep);
+    }
 
     // 5-NN graph (f32 GEMM screen + exact re-rank, rayon across blocks).
     let (km, kn) = if args.quick {
