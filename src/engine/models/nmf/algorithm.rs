@@ -255,12 +255,30 @@ impl Nmf {
 /// change, so results are otherwise bit-identical.
 pub(crate) const FLOOR: f64 = f64::MIN_POSITIVE;
 
+/// 2²⁵⁶: [`mu_rule`] multiplies in a range scaled by this power of two.
+const MU_SCALE: f64 = 1.157_920_892_373_162e77;
+/// 2⁻²⁵⁶, the exact inverse of [`MU_SCALE`].
+const MU_UNSCALE: f64 = 8.636_168_555_094_445e-78;
+
+/// One entry of the multiplicative rule: `max(z · num / max(den, ε), FLOOR)`.
+///
+/// The product is formed as `(z·2²⁵⁶)·r` and scaled back after the floor, which gives the same
+/// bits as `max(z·r, FLOOR)` (powers of two scale exactly while the result is normal, and any
+/// product below FLOOR becomes FLOOR either way) but never makes a subnormal intermediate for
+/// entries sitting at FLOOR: there `z·r` underflowed every iteration and each such entry took
+/// a microcode assist (digits, k = 10: the H pass grew from 10 % of an iteration at iteration
+/// 1500 to 39 % at iteration 10,000). Differs only if `z·r` exceeds 2⁷⁶⁸ (overflow to ∞).
+#[inline(always)]
+pub(crate) fn mu_rule(z: f64, num: f64, den: f64) -> f64 {
+    ((z * MU_SCALE) * (num / den.max(EPS_DIV))).max(FLOOR * MU_SCALE) * MU_UNSCALE
+}
+
 /// `z ← max(z ⊙ num ⊘ max(den, ε), FLOOR)` in one pass (the multiplicative rule, MODELS.md §1).
 pub(crate) fn mu_update(z: &mut Array2<f64>, num: &Array2<f64>, den: &Array2<f64>) {
     Zip::from(z)
         .and(num)
         .and(den)
-        .for_each(|z, &a, &b| *z = (*z * (a / b.max(EPS_DIV))).max(FLOOR));
+        .for_each(|z, &a, &b| *z = mu_rule(*z, a, b));
 }
 
 impl Model for Nmf {
@@ -484,6 +502,30 @@ mod tests {
         .expect("model");
         assert!(!large.reference);
         assert_eq!(large.x_block, 1024);
+    }
+
+    #[test]
+    fn scaled_mu_rule_gives_the_bits_of_the_plain_rule() {
+        assert_eq!(MU_SCALE, 2f64.powi(256));
+        assert_eq!(MU_UNSCALE, 2f64.powi(-256));
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        // Factor entries from FLOOR up, numerators and denominators from 0 (and subnormal) up.
+        let mut draw = |lo: i32| match rng.gen_range(0..4) {
+            0 => FLOOR,
+            1 => 0.0,
+            2 => f64::MIN_POSITIVE * rng.r#gen::<f64>(),
+            _ => rng.r#gen::<f64>() * 2f64.powi(rng.gen_range(lo..300)),
+        };
+        for _ in 0..200_000 {
+            let z = draw(-1022).max(FLOOR);
+            let (a, b) = (draw(-1074), draw(-1074));
+            let plain = (z * (a / b.max(EPS_DIV))).max(FLOOR);
+            assert_eq!(
+                mu_rule(z, a, b).to_bits(),
+                plain.to_bits(),
+                "{z:e} {a:e} {b:e}"
+            );
+        }
     }
 
     #[test]

@@ -16,8 +16,7 @@
 //! are bit-for-bit repeatable on one machine; against faer's GEMMs only the rounding of the sums
 //! differs.
 
-use super::algorithm::FLOOR;
-use crate::engine::models::EPS_DIV;
+use super::algorithm::mu_rule;
 use faer::traits::pulp;
 
 /// Columns per chunk: the k×CHUNK denominator buffer and the chunk of H stay in L1.
@@ -174,7 +173,7 @@ fn chunk<const W: usize>(
         let den = &work.den[a * W..(a + 1) * W];
         let ha = &mut h[a * hs + h0..a * hs + h0 + W];
         for j in 0..W {
-            ha[j] = (ha[j] * (num[j] / den[j].max(EPS_DIV))).max(FLOOR);
+            ha[j] = mu_rule(ha[j], num[j], den[j]);
         }
     }
     // Upper triangle of HHᵀ, column j into lane j mod LANES; four entries of a row at a time
@@ -249,7 +248,7 @@ fn chunk_tail(
         for j in 0..w {
             let z = &mut h[a * hs + h0 + j];
             let num = wtx[a * xs + x0 + j];
-            *z = (*z * (num / work.den[a * CHUNK + j].max(EPS_DIV))).max(FLOOR);
+            *z = mu_rule(*z, num, work.den[a * CHUNK + j]);
         }
     }
     let mut p = 0;
