@@ -142,6 +142,20 @@ pub fn gemm_into(
     }
 }
 
+/// `C ← α·A·B` (or `C += α·A·B` with `Accum::Add`) on faer views with any strides, e.g. a
+/// block of columns of a row-major matrix (the blocked NMF pass). Clears the upper register
+/// state afterwards like [`gemm_into`].
+pub(crate) fn matmul(
+    c: MatMut<'_, f64>,
+    beta: Accum,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    alpha: f64,
+) {
+    faer::linalg::matmul::matmul(c, beta, a, b, alpha, par());
+    clear_upper_state();
+}
+
 /// `op(A)·op(B)` as a new array.
 pub fn gemm(a: ArrayView2<'_, f64>, op_a: Op, b: ArrayView2<'_, f64>, op_b: Op) -> Array2<f64> {
     let r = if op_a == Op::T { a.ncols() } else { a.nrows() };

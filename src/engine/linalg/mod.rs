@@ -11,6 +11,7 @@ pub mod knn;
 pub mod sparse;
 pub mod special;
 
+pub(crate) use gemm::matmul;
 pub use gemm::{Op, gemm, gemm_into, par, set_threads, threads};
 pub use knn::{Neighbours, knn, knn_graph};
 pub use sparse::Csr;
