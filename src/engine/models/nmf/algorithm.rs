@@ -15,7 +15,7 @@ const EXACT_BLOCK: usize = 256;
 /// X larger than this (bytes) takes the blocked single pass ([`Nmf::fused_h_step`]); smaller
 /// ones stay in cache between the two GEMMs and keep the reference step, which measured as fast
 /// or faster there (digits 64×1797, k = 10: fused 1.006× the reference).
-const FUSED_MIN_BYTES: usize = 4 << 20;
+pub(crate) const FUSED_MIN_BYTES: usize = 4 << 20;
 /// Bytes of X per column block of the single pass: 256 columns at m = 4096 (measured on
 /// 4096×10000, k = 20: blocks of 128–512 columns 0.77–0.91× the reference step, 64 columns
 /// 0.98×, the whole matrix as one block 1.0–1.05×).
@@ -85,7 +85,7 @@ impl Nmf {
             residual: None,
             hpass: HPassWork::new(k),
             reference: m * n * size_of::<f64>() <= FUSED_MIN_BYTES,
-            x_block: (X_BLOCK_BYTES / (m.max(1) * size_of::<f64>())).clamp(64, n.max(64)),
+            x_block: x_block_columns(m, n),
             iteration: 0,
             objective: f64::NAN,
             data,
@@ -183,30 +183,16 @@ impl Nmf {
         ) else {
             return false;
         };
-        let wt = MatRef::from_row_major_slice(ws, m, k).transpose();
-        let block = self.x_block.max(1);
-        self.hpass.reset_gram();
-        let mut j0 = 0;
-        while j0 < n {
-            let len = block.min(n - j0);
-            let xb = MatRef::from_row_major_slice_with_stride(&xs[j0..], m, len, n);
-            // A row-major k×len block with row stride n, built as the transpose of a
-            // column-major one: faer 0.24.4's `from_row_major_slice_with_stride_mut` swaps the
-            // strides (row stride 1, column stride n) and the GEMM then writes out of bounds.
-            let wtx_b = MatMut::from_column_major_slice_with_stride_mut(&mut wtx[j0..], len, k, n)
-                .transpose_mut();
-            matmul(wtx_b, Accum::Replace, wt, xb, 1.0);
-            update_h_columns(&mut self.hpass, gram, hs, n, j0, wtx, n, j0, len);
-            let hb = MatRef::from_row_major_slice_with_stride(&hs[j0..], k, len, n);
-            matmul(
-                MatMut::from_row_major_slice_mut(xht, m, k),
-                if j0 == 0 { Accum::Replace } else { Accum::Add },
-                xb,
-                hb.transpose(),
-                1.0,
-            );
-            j0 += len;
-        }
+        let gram_work = &mut self.hpass;
+        gram_work.reset_gram();
+        blocked_pass_over_x(
+            xs,
+            (m, n, k),
+            ws,
+            self.x_block,
+            (wtx, hs, xht),
+            |wtx, hs, j0, len| update_h_columns(gram_work, gram, hs, n, j0, wtx, n, j0, len),
+        );
         if let Some(hht) = self.hht.as_slice_mut() {
             self.hpass.gram_into(hht);
         }
@@ -245,6 +231,49 @@ impl Nmf {
             start = end;
         }
         total
+    }
+}
+
+/// Columns per block of the single pass over X: [`X_BLOCK_BYTES`] of X, at least 64.
+pub(crate) fn x_block_columns(m: usize, n: usize) -> usize {
+    (X_BLOCK_BYTES / (m.max(1) * size_of::<f64>())).clamp(64, n.max(64))
+}
+
+/// One blocked pass over X (m×n row-major `x`; W m×k row-major `w`): for each block B of
+/// `block` columns, `(WᵀX)_B` into those columns of `wtx` (k×n row-major), then
+/// `update(wtx, h, j0, len)` sets columns `j0..j0 + len` of H (k×n row-major `h`), then
+/// `XHᵀ += X_B H_Bᵀ` into `xht` (m×k row-major, replaced by the first block) while `X_B` is
+/// still in cache. The blocked single pass of [`Nmf`] and of RPNMF's H step.
+pub(crate) fn blocked_pass_over_x(
+    x: &[f64],
+    (m, n, k): (usize, usize, usize),
+    w: &[f64],
+    block: usize,
+    (wtx, h, xht): (&mut [f64], &mut [f64], &mut [f64]),
+    mut update: impl FnMut(&[f64], &mut [f64], usize, usize),
+) {
+    let wt = MatRef::from_row_major_slice(w, m, k).transpose();
+    let block = block.max(1);
+    let mut j0 = 0;
+    while j0 < n {
+        let len = block.min(n - j0);
+        let xb = MatRef::from_row_major_slice_with_stride(&x[j0..], m, len, n);
+        // A row-major k×len block with row stride n, built as the transpose of a
+        // column-major one: faer 0.24.4's `from_row_major_slice_with_stride_mut` swaps the
+        // strides (row stride 1, column stride n) and the GEMM then writes out of bounds.
+        let wtx_b = MatMut::from_column_major_slice_with_stride_mut(&mut wtx[j0..], len, k, n)
+            .transpose_mut();
+        matmul(wtx_b, Accum::Replace, wt, xb, 1.0);
+        update(wtx, h, j0, len);
+        let hb = MatRef::from_row_major_slice_with_stride(&h[j0..], k, len, n);
+        matmul(
+            MatMut::from_row_major_slice_mut(xht, m, k),
+            if j0 == 0 { Accum::Replace } else { Accum::Add },
+            xb,
+            hb.transpose(),
+            1.0,
+        );
+        j0 += len;
     }
 }
 
