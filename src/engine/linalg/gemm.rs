@@ -82,6 +82,17 @@ fn as_faer<'a>(a: &'a ArrayView2<'_, f64>) -> Option<MatRef<'a, f64>> {
     None
 }
 
+/// `C ← AᵀA` (the k×k Gram matrix of an m×k A's columns, e.g. WᵀW in the H update of the
+/// multiplicative rules).
+pub fn gram_of_columns(c: &mut ArrayViewMut2<'_, f64>, a: ArrayView2<'_, f64>) {
+    gemm_into(c, 1.0, a, Op::T, a, Op::N, false);
+}
+
+/// `C ← AAᵀ` (the k×k Gram matrix of a k×n A's rows, e.g. HHᵀ in the W update).
+pub fn gram_of_rows(c: &mut ArrayViewMut2<'_, f64>, a: ArrayView2<'_, f64>) {
+    gemm_into(c, 1.0, a, Op::N, a, Op::T, false);
+}
+
 /// `C ← α·op(A)·op(B)` (or `C += α·op(A)·op(B)` when `accumulate`), through faer.
 ///
 /// `C` must be standard (row-major) layout; `A` and `B` may be row- or column-major views.

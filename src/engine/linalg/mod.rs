@@ -12,6 +12,6 @@ pub mod sparse;
 pub mod special;
 
 pub(crate) use gemm::matmul;
-pub use gemm::{Op, gemm, gemm_into, par, set_threads, threads};
+pub use gemm::{Op, gemm, gemm_into, gram_of_columns, gram_of_rows, par, set_threads, threads};
 pub use knn::{Neighbours, knn, knn_graph};
 pub use sparse::Csr;

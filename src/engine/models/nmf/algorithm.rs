@@ -1,7 +1,7 @@
 use super::fused::{HPassWork, update_h_columns};
 use super::init::random_wh;
 use crate::engine::data::Dataset;
-use crate::engine::linalg::{Op, gemm_into, matmul};
+use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows, matmul};
 use crate::engine::models::{EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective};
 use faer::{Accum, MatMut, MatRef};
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Zip, s};
@@ -97,15 +97,7 @@ impl Nmf {
 
     /// WᵀW, XHᵀ and HHᵀ of the current factors.
     fn refresh_products(&mut self) {
-        gemm_into(
-            &mut self.wtw.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::T,
-            self.w.view(),
-            Op::N,
-            false,
-        );
+        gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
         self.refresh_h_products();
     }
 
@@ -121,15 +113,7 @@ impl Nmf {
             Op::T,
             false,
         );
-        gemm_into(
-            &mut self.hht.view_mut(),
-            1.0,
-            self.h.view(),
-            Op::N,
-            self.h.view(),
-            Op::T,
-            false,
-        );
+        gram_of_rows(&mut self.hht.view_mut(), self.h.view());
     }
 
     /// The H update and the W update's XHᵀ and HHᵀ, one faer product each: WᵀX, WᵀW·H, a MU
@@ -331,15 +315,7 @@ impl Model for Nmf {
         );
         mu_update(&mut self.w, &self.xht, &self.whht);
         // New WᵀW: the objective's Gram term now, the next H update's denominator later.
-        gemm_into(
-            &mut self.wtw.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::T,
-            self.w.view(),
-            Op::N,
-            false,
-        );
+        gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
         self.iteration += 1;
         self.objective = if self.iteration.is_multiple_of(EXACT_EVERY) {
             self.exact_objective()

@@ -33,7 +33,7 @@ use super::nmf::algorithm::{
 };
 use super::nmf::init::random_wh;
 use crate::engine::data::Dataset;
-use crate::engine::linalg::{Op, gemm_into};
+use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
 use crate::engine::models::{
     EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, SideInfo, Term, Triplet,
 };
@@ -156,15 +156,7 @@ impl Iterate {
     /// HHᵀ, the margins, σ and the ranking loss, from `h` and its transpose `h_t` (which the
     /// caller has filled). O(nk² + |T|k).
     fn evaluate(&mut self, triplets: &[Triplet], p: &RpnmfParams) {
-        gemm_into(
-            &mut self.hht.view_mut(),
-            1.0,
-            self.h.view(),
-            Op::N,
-            self.h.view(),
-            Op::T,
-            false,
-        );
+        gram_of_rows(&mut self.hht.view_mut(), self.h.view());
         margins_t(self.h_t.view(), triplets, p.delta, &mut self.t);
         self.ranking = sigmoids_and_loss(&self.t, p.alpha, &mut self.sig);
     }
@@ -477,15 +469,7 @@ impl Rpnmf {
 
     /// WᵀW for the current W.
     fn refresh_wtw(&mut self) {
-        gemm_into(
-            &mut self.wtw.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::T,
-            self.w.view(),
-            Op::N,
-            false,
-        );
+        gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
     }
 
     /// `W ← W ⊙ (XHᵀ) ⊘ max(W(HHᵀ), ε)` (MODELS.md §4.4, W step [P]), with the kept HHᵀ of
@@ -927,15 +911,7 @@ mod tests {
             h: &Array2<f64>,
         ) -> (f64, f64, Vec<f64>) {
             let mut hht = Array2::zeros((h.nrows(), h.nrows()));
-            gemm_into(
-                &mut hht.view_mut(),
-                1.0,
-                h.view(),
-                Op::N,
-                h.view(),
-                Op::T,
-                false,
-            );
+            gram_of_rows(&mut hht.view_mut(), h.view());
             let cross: f64 = Zip::from(wtx).and(h).fold(0.0, |acc, &a, &b| acc + a * b);
             let gram: f64 = Zip::from(wtw)
                 .and(&hht)
