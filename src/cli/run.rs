@@ -36,6 +36,34 @@ pub struct DataArgs {
     pub resize: Option<(u32, u32)>,
 }
 
+/// When a fit stops, shared by `run` and `sweep`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StopArgs {
+    /// Iteration cap per fit.
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_iter: u64,
+    /// Relative objective change below which a fit stops, once the change is also that small
+    /// next to the decrease since the start (0 = never).
+    #[arg(long, default_value_t = 1e-5)]
+    pub tol: f64,
+}
+
+impl StopArgs {
+    /// The fit loop's options; a negative or non-finite `--tol` is bad input.
+    pub fn fit_options(&self) -> Result<FitOptions, CliError> {
+        if !self.tol.is_finite() || self.tol < 0.0 {
+            return Err(CliError::BadInput(anyhow!(
+                "--tol must be ≥ 0, got {}",
+                self.tol
+            )));
+        }
+        Ok(FitOptions {
+            max_iter: usize::try_from(self.max_iter).unwrap_or(usize::MAX),
+            tol: self.tol,
+        })
+    }
+}
+
 /// Triplet options (MODELS.md §8.4 protocol when generated).
 #[derive(Debug, Clone, clap::Args)]
 pub struct TripletArgs {
@@ -61,13 +89,8 @@ pub struct RunArgs {
     /// Seed of every random choice (initialisation, triplets, k-means).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Iteration cap.
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_iter: u64,
-    /// Relative objective change below which the fit stops, once the change is also that small
-    /// next to the decrease since the start (0 = never).
-    #[arg(long, default_value_t = 1e-5)]
-    pub tol: f64,
+    #[command(flatten)]
+    pub stop: StopArgs,
     /// A hyperparameter, NAME=VALUE (repeatable).
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
@@ -204,12 +227,7 @@ pub fn model_spec(args: &RunArgs, data: &Dataset) -> Result<ModelSpec, CliError>
 
 /// `run`: load, fit with progress on stderr, print/write the results.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
-    if !args.tol.is_finite() || args.tol < 0.0 {
-        return Err(CliError::BadInput(anyhow!(
-            "--tol must be ≥ 0, got {}",
-            args.tol
-        )));
-    }
+    let fit = args.stop.fit_options()?;
     if args.threads == 0 {
         return Err(CliError::BadInput(anyhow!("--threads must be ≥ 1")));
     }
@@ -237,11 +255,6 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let mut model =
         models::build(&spec, Arc::clone(&data), &side).map_err(|e| CliError::BadInput(e.into()))?;
-    let fit = FitOptions {
-        max_iter: usize::try_from(args.max_iter).unwrap_or(usize::MAX),
-        tol: args.tol,
-    };
-
     let tty = std::io::stderr().is_terminal();
     let mut last = Instant::now();
     let every = if tty {

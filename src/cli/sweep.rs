@@ -16,14 +16,14 @@
 
 use super::CliError;
 use super::output::write_atomic;
-use super::run::{DataArgs, TripletArgs, load_data};
+use super::run::{DataArgs, StopArgs, TripletArgs, load_data};
 use crate::engine::constraints::generate::{ProtocolOptions, generate_triplets, labels_from_truth};
 use crate::engine::data::Dataset;
 use crate::engine::eval::{
     KMeansParams, LinearSvmParams, MeanStd, classify_split, derive_seed, repeated_kmeans,
     summarize_repeated_kmeans, triplets_kept,
 };
-use crate::engine::experiment::{self, FitOptions, StopReason};
+use crate::engine::experiment::{self, StopReason};
 use crate::engine::linalg;
 use crate::engine::models::{self, ModelKind, ModelSpec, SideInfo, Triplet};
 use anyhow::{Context, anyhow};
@@ -126,13 +126,8 @@ pub struct SweepArgs {
     /// Base seed; repeat r uses derive_seed(seed, r).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Iteration cap per run.
-    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(1..))]
-    pub max_iter: u64,
-    /// Relative objective change below which a fit stops, once the change is also that small next
-    /// to the decrease since the start (0 = never).
-    #[arg(long, default_value_t = 1e-5)]
-    pub tol: f64,
+    #[command(flatten)]
+    pub stop: StopArgs,
     #[command(flatten)]
     pub triplet_opts: TripletArgs,
     /// Parallel runs (default: the number of CPU cores).
@@ -430,10 +425,8 @@ fn fit_and_score(
         labels: Vec::new(),
     };
     let mut model = models::build(&spec, Arc::clone(data), &side)?;
-    let opts = FitOptions {
-        max_iter: usize::try_from(args.max_iter).unwrap_or(usize::MAX),
-        tol: args.tol,
-    };
+    // Checked once in `run_sweep`.
+    let opts = args.stop.fit_options().map_err(|e| anyhow!("{e}"))?;
     let outcome = experiment::fit(model.as_mut(), &opts, |_, _, _| ControlFlow::Continue(()))
         .map_err(|e| anyhow!("{} after {} iterations", e.error, e.record.objective.len()))?;
     let rec = &outcome.record;
@@ -563,9 +556,7 @@ pub fn run_sweep(
     args: &SweepArgs,
     progress: &(dyn Fn(&Progress) + Sync),
 ) -> Result<SweepSummary, CliError> {
-    if !args.tol.is_finite() || args.tol < 0.0 {
-        return Err(bad(anyhow!("--tol must be ≥ 0, got {}", args.tol)));
-    }
+    args.stop.fit_options()?;
     if args.jobs == Some(0) {
         return Err(bad(anyhow!("--jobs must be ≥ 1")));
     }
@@ -613,8 +604,8 @@ pub fn run_sweep(
         k,
         protocol: args.protocol,
         seed: args.seed,
-        max_iter: args.max_iter,
-        tol: args.tol,
+        max_iter: args.stop.max_iter,
+        tol: args.stop.tol,
         kmeans_repeats: args.kmeans_repeats,
         anchors: args.triplet_opts.anchors,
         per_anchor: args.triplet_opts.per_anchor,
