@@ -79,6 +79,13 @@ fn nmf_iteration(c: &mut Criterion) {
             black_box(wtx[[0, 0]] + xht[[0, 0]])
         })
     });
+    // The same two products by the kernels the iteration uses (thin WᵀX, faer XHᵀ here).
+    c.bench_function("nmf big products 64x1797 k=10", |b| {
+        b.iter(|| {
+            model.big_products();
+            black_box(model.h()[[0, 0]])
+        })
+    });
 }
 
 fn rpnmf_iteration(c: &mut Criterion) {

@@ -10,4 +10,5 @@ pub mod fsutil;
 pub mod linalg;
 pub mod models;
 pub mod projection;
+pub mod sys;
 pub mod worker;

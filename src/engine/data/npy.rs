@@ -499,8 +499,9 @@ impl<'p> Npy<'p> {
     ) -> Result<Array2<f64>, DataError> {
         let chunk = chunk.max(1);
         let (n, m) = (self.header.shape[0], self.header.shape[1]);
-        // Zeroed allocation: fresh pages from the OS, resident only once written.
-        let mut x = vec![0.0; m * n];
+        // Zeroed allocation: fresh pages from the OS, resident only once written; 2 MiB pages
+        // when X is large (`sys::huge_page_buffer`: the NMF products walk it in column blocks).
+        let mut x = crate::engine::sys::huge_page_buffer(m * n);
         // (row, column, value) of the first bad value in row-major order.
         let mut first_bad: Option<(usize, usize, f64)> = None;
         if self.header.fortran_order {

@@ -22,42 +22,11 @@ pub fn par() -> Par {
     }
 }
 
-/// Clear the upper halves of the vector registers (`vzeroupper`) after a faer kernel.
-///
-/// faer's AVX-512 micro-kernels return with the upper register state dirty. On the Intel Xeon
-/// of the development box, every legacy-SSE instruction that follows then pays a transition
-/// penalty: all scalar f64 code of the crate (the MU passes, the trace objective, margins) and
-/// libm's `exp`/`log1p` ran up to 30× slower (measured: `softplus` 9 ns per call in a fresh
-/// process, 285 ns right after a GEMM). Call this after every faer kernel call; it costs one
-/// instruction and leaves all results bit-identical.
+/// Clear the upper halves of the vector registers after a faer kernel (see
+/// [`crate::engine::sys::clear_upper_state`]).
 #[inline]
 pub(crate) fn clear_upper_state() {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx") {
-            zeroupper::run();
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[expect(
-    unsafe_code,
-    reason = "the one audited unsafe block: vzeroupper needs AVX, detected at run time"
-)]
-mod zeroupper {
-    #[target_feature(enable = "avx")]
-    fn zeroupper_avx() {
-        std::arch::x86_64::_mm256_zeroupper();
-    }
-
-    /// Only call after `is_x86_feature_detected!("avx")` returned true.
-    #[inline]
-    pub(super) fn run() {
-        // SAFETY: the caller checked at run time that the CPU supports AVX, the only
-        // requirement of `zeroupper_avx`; vzeroupper touches no memory.
-        unsafe { zeroupper_avx() }
-    }
+    crate::engine::sys::clear_upper_state();
 }
 
 /// Whether an operand is used as is or transposed.
@@ -151,20 +120,6 @@ pub fn gemm_into(
             c.assign(&tmp);
         }
     }
-}
-
-/// `C ← α·A·B` (or `C += α·A·B` with `Accum::Add`) on faer views with any strides, e.g. a
-/// block of columns of a row-major matrix (the blocked NMF pass). Clears the upper register
-/// state afterwards like [`gemm_into`].
-pub(crate) fn matmul(
-    c: MatMut<'_, f64>,
-    beta: Accum,
-    a: MatRef<'_, f64>,
-    b: MatRef<'_, f64>,
-    alpha: f64,
-) {
-    faer::linalg::matmul::matmul(c, beta, a, b, alpha, par());
-    clear_upper_state();
 }
 
 /// `op(A)·op(B)` as a new array.

@@ -1,9 +1,9 @@
 use super::fused::{HPassWork, update_h_columns};
 use super::init::random_wh;
 use crate::engine::data::Dataset;
-use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows, matmul};
+use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns};
+use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
 use crate::engine::models::{EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective};
-use faer::{Accum, MatMut, MatRef};
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Zip, s};
 use std::sync::Arc;
 
@@ -13,13 +13,15 @@ const EXACT_EVERY: usize = 50;
 /// Column block of the exact residual: the buffer is m × EXACT_BLOCK, never m × n.
 const EXACT_BLOCK: usize = 256;
 /// X larger than this (bytes) takes the blocked single pass ([`Nmf::fused_h_step`]); smaller
-/// ones stay in cache between the two GEMMs and keep the reference step, which measured as fast
-/// or faster there (digits 64×1797, k = 10: fused 1.006× the reference).
+/// ones stay in cache between the two products and keep the reference step (thin `WᵀX`, faer
+/// for the rest), which measured as fast or faster there (digits 64×1797, k = 10: fused 1.006×
+/// the reference; faer's `XHᵀ` 0.056 ms against 0.095 ms for the thin kernel at k = 10).
 pub(crate) const FUSED_MIN_BYTES: usize = 4 << 20;
-/// Bytes of X per column block of the single pass: 256 columns at m = 4096 (measured on
-/// 4096×10000, k = 20: blocks of 128–512 columns 0.77–0.91× the reference step, 64 columns
-/// 0.98×, the whole matrix as one block 1.0–1.05×).
-const X_BLOCK_BYTES: usize = 8 << 20;
+/// Bytes of X per column block of the single pass: 4096 columns at m = 4096. Long row
+/// segments matter more than keeping the block in cache for the second product (4096×10000,
+/// k = 20, thin kernels, per iteration: blocks of 16 MiB 115–120 ms, 32 MiB 106–114, 64 MiB
+/// 97–100, 128 MiB 91–96, the whole 328 MB matrix 99–104).
+const X_BLOCK_BYTES: usize = 128 << 20;
 
 /// Euclidean NMF, `min ‖X − WH‖²_F` s.t. W, H ≥ 0 (MODELS.md §3.1).
 ///
@@ -43,6 +45,7 @@ pub struct Nmf {
     whht: Array2<f64>,          // m×k  W HHᵀ
     residual: Option<Vec<f64>>, // m×EXACT_BLOCK, allocated on first exact recomputation
     hpass: HPassWork,           // fused H pass: k×CHUNK denominators, HHᵀ partial sums
+    xht_acc: XhtAccumulator,    // single pass: XHᵀ sums (m×k padded) and the block's Hᵀ
     /// Use the reference step (one faer product each; small X, and the tests' baseline).
     reference: bool,
     /// Columns per block of the single pass over X.
@@ -84,6 +87,7 @@ impl Nmf {
             whht: Array2::zeros((m, k)),
             residual: None,
             hpass: HPassWork::new(k),
+            xht_acc: XhtAccumulator::new(m, k),
             reference: m * n * size_of::<f64>() <= FUSED_MIN_BYTES,
             x_block: x_block_columns(m, n),
             iteration: 0,
@@ -99,6 +103,69 @@ impl Nmf {
     fn refresh_products(&mut self) {
         gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
         self.refresh_h_products();
+    }
+
+    /// WᵀX over all columns: the thin kernel with X in cache (digits, k = 10: 0.036 ms against
+    /// faer's 0.055), faer when an array is not contiguous row-major.
+    fn wtx_whole(&mut self) {
+        let (m, n) = self.data.x.dim();
+        let k = self.w.ncols();
+        if let (Some(x), Some(w), Some(out)) = (
+            self.data.x.as_slice(),
+            self.w.as_slice(),
+            self.wtx.as_slice_mut(),
+        ) {
+            wt_x_columns(w, (m, k), x, n, 0..n, out, n, ChunkRows::Cached);
+        } else {
+            gemm_into(
+                &mut self.wtx.view_mut(),
+                1.0,
+                self.w.view(),
+                Op::T,
+                self.data.x.view(),
+                Op::N,
+                false,
+            );
+        }
+    }
+
+    /// WᵀX and XHᵀ of the current W and H by the same kernels and column blocks as
+    /// [`Model::step`], updating nothing else: the "two big products" that `bench` divides an
+    /// iteration by.
+    pub fn big_products(&mut self) {
+        let (m, n) = self.data.x.dim();
+        let k = self.w.ncols();
+        if !self.reference
+            && let (Some(x), Some(w), Some(h), Some(wtx), Some(xht)) = (
+                self.data.x.as_slice(),
+                self.w.as_slice(),
+                self.h.as_slice_mut(),
+                self.wtx.as_slice_mut(),
+                self.xht.as_slice_mut(),
+            )
+        {
+            // The update leaves H as it is.
+            blocked_pass_over_x(
+                x,
+                (m, n, k),
+                w,
+                self.x_block,
+                (wtx, h, xht),
+                &mut self.xht_acc,
+                |_, _, _, _| {},
+            );
+        } else {
+            self.wtx_whole();
+            gemm_into(
+                &mut self.xht.view_mut(),
+                1.0,
+                self.data.x.view(),
+                Op::N,
+                self.h.view(),
+                Op::T,
+                false,
+            );
+        }
     }
 
     /// XHᵀ and HHᵀ of the current H: the W update's numerator and Gram matrix, reused by the
@@ -119,17 +186,8 @@ impl Nmf {
     /// The H update and the W update's XHᵀ and HHᵀ, one faer product each: WᵀX, WᵀW·H, a MU
     /// pass, XHᵀ, HHᵀ. The reference the fused pass is tested against.
     fn reference_h_step(&mut self) {
-        let x = self.data.x.view();
         // H ← H ⊙ (WᵀX) ⊘ max(WᵀW H, ε); WᵀW is cached from the previous W update.
-        gemm_into(
-            &mut self.wtx.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::T,
-            x,
-            Op::N,
-            false,
-        );
+        self.wtx_whole();
         gemm_into(
             &mut self.wtwh.view_mut(),
             1.0,
@@ -146,10 +204,11 @@ impl Nmf {
     /// The same as [`Self::reference_h_step`] with the k×k×n work fused into one pass over H
     /// (`fused::update_h_columns`: WᵀW·H, the MU update and HHᵀ, chunk by chunk in L1).
     ///
-    /// X is read once instead of twice: for each block B of columns, `(WᵀX)_B` → update `H_B`
-    /// (it needs only WᵀW) → `XHᵀ += X_B H_Bᵀ` while `X_B` is still in cache (4096×10000,
-    /// k = 20: whole iterations 0.77–0.87× as long as with the reference step). Returns false (nothing done) when an array
-    /// is not contiguous row-major.
+    /// For each block B of columns, `(WᵀX)_B` → update `H_B` (it needs only WᵀW) →
+    /// `XHᵀ += X_B H_Bᵀ` while `X_B` may still be in cache, both products by the thin kernels of
+    /// [`crate::engine::linalg::thin`] ([`blocked_pass_over_x`]). On 4096×10000, k = 20 this is
+    /// 85–96 ms per iteration where the reference step (faer on the whole X) takes ~200 ms.
+    /// Returns false (nothing done) when an array is not contiguous row-major.
     fn fused_h_step(&mut self) -> bool {
         let (m, n) = self.data.x.dim();
         let k = self.h.nrows();
@@ -175,6 +234,7 @@ impl Nmf {
             ws,
             self.x_block,
             (wtx, hs, xht),
+            &mut self.xht_acc,
             |wtx, hs, j0, len| update_h_columns(gram_work, gram, hs, n, j0, wtx, n, j0, len),
         );
         if let Some(hht) = self.hht.as_slice_mut() {
@@ -226,39 +286,28 @@ pub(crate) fn x_block_columns(m: usize, n: usize) -> usize {
 /// One blocked pass over X (m×n row-major `x`; W m×k row-major `w`): for each block B of
 /// `block` columns, `(WᵀX)_B` into those columns of `wtx` (k×n row-major), then
 /// `update(wtx, h, j0, len)` sets columns `j0..j0 + len` of H (k×n row-major `h`), then
-/// `XHᵀ += X_B H_Bᵀ` into `xht` (m×k row-major, replaced by the first block) while `X_B` is
-/// still in cache. The blocked single pass of [`Nmf`] and of RPNMF's H step.
+/// `XHᵀ += X_B H_Bᵀ` into `xht` (m×k row-major, replaced) while `X_B` is still in cache. The
+/// blocked single pass of [`Nmf`] and of RPNMF's H step; both products are the thin kernels of
+/// [`crate::engine::linalg::thin`] (`acc` is their `XHᵀ` workspace).
 pub(crate) fn blocked_pass_over_x(
     x: &[f64],
     (m, n, k): (usize, usize, usize),
     w: &[f64],
     block: usize,
     (wtx, h, xht): (&mut [f64], &mut [f64], &mut [f64]),
+    acc: &mut XhtAccumulator,
     mut update: impl FnMut(&[f64], &mut [f64], usize, usize),
 ) {
-    let wt = MatRef::from_row_major_slice(w, m, k).transpose();
     let block = block.max(1);
     let mut j0 = 0;
     while j0 < n {
         let len = block.min(n - j0);
-        let xb = MatRef::from_row_major_slice_with_stride(&x[j0..], m, len, n);
-        // A row-major k×len block with row stride n, built as the transpose of a
-        // column-major one: faer 0.24.4's `from_row_major_slice_with_stride_mut` swaps the
-        // strides (row stride 1, column stride n) and the GEMM then writes out of bounds.
-        let wtx_b = MatMut::from_column_major_slice_with_stride_mut(&mut wtx[j0..], len, k, n)
-            .transpose_mut();
-        matmul(wtx_b, Accum::Replace, wt, xb, 1.0);
+        wt_x_columns(w, (m, k), x, n, j0..j0 + len, wtx, n, ChunkRows::Streaming);
         update(wtx, h, j0, len);
-        let hb = MatRef::from_row_major_slice_with_stride(&h[j0..], k, len, n);
-        matmul(
-            MatMut::from_row_major_slice_mut(xht, m, k),
-            if j0 == 0 { Accum::Replace } else { Accum::Add },
-            xb,
-            hb.transpose(),
-            1.0,
-        );
+        acc.add_columns(x, n, h, n, j0..j0 + len, j0 == 0);
         j0 += len;
     }
+    acc.write_into(xht);
 }
 
 /// Floor of a factor entry after an update: the smallest normal f64. Without it, entries that
@@ -506,7 +555,8 @@ mod tests {
         )
         .expect("model");
         assert!(!large.reference);
-        assert_eq!(large.x_block, 1024);
+        // 32 MiB of X per block is 4096 columns at m = 1024: the whole 2500 columns.
+        assert_eq!(large.x_block, 2500);
     }
 
     #[test]

@@ -33,6 +33,7 @@ use super::nmf::algorithm::{
 };
 use super::nmf::init::random_wh;
 use crate::engine::data::Dataset;
+use crate::engine::linalg::thin::XhtAccumulator;
 use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
 use crate::engine::models::{
     EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, SideInfo, Term, Triplet,
@@ -106,6 +107,8 @@ pub struct Rpnmf {
     blocked: bool,
     /// Columns per block of that pass (a multiple of [`BLOCK`]).
     x_block: usize,
+    /// That pass's `XHᵀ` workspace (m×k padded to lanes of 8, and one block's Hᵀ).
+    xht_acc: XhtAccumulator,
     iteration: usize,
     objective: Objective,
     stats: SafeguardStats,
@@ -418,6 +421,7 @@ impl Rpnmf {
             blocked: data.m() * n * size_of::<f64>() > FUSED_MIN_BYTES
                 && data.x.as_slice().is_some(),
             x_block: (x_block_columns(data.m(), n) / BLOCK).max(1) * BLOCK,
+            xht_acc: XhtAccumulator::new(data.m(), k),
             iteration: 0,
             objective: objective_of(0.0, 0.0),
             stats: SafeguardStats::default(),
@@ -578,6 +582,7 @@ impl Rpnmf {
             w,
             self.x_block,
             (wtx, cand, xht),
+            &mut self.xht_acc,
             |wtx, cand, j0, len| {
                 let parts = RatioParts {
                     alpha,
@@ -1232,7 +1237,7 @@ mod tests {
         };
         let run = |blocked: bool| {
             let mut m = Rpnmf::new(data.clone(), &spec(20, 0, &[]), &side).unwrap();
-            assert!(m.blocked && m.x_block == 256);
+            assert!(m.blocked && m.x_block == 4096);
             m.blocked = blocked;
             for _ in 0..200 {
                 m.step().unwrap();

@@ -1,0 +1,107 @@
+//! The crate's only `unsafe` code: two calls to the CPU and the OS that have no safe wrapper,
+//! each behind a safe function with its precondition checked here.
+//!
+//! - [`clear_upper_state`]: `vzeroupper` after faer's hand-written AVX-512 kernels.
+//! - [`huge_page_buffer`]: `madvise(MADV_HUGEPAGE)` on the buffer of a large X.
+//!
+//! The rest of the crate is `#![deny(unsafe_code)]` (Cargo.toml `[lints]`).
+
+/// Clear the upper halves of the vector registers (`vzeroupper`) after a faer kernel.
+///
+/// faer's AVX-512 micro-kernels return with the upper register state dirty. On the Intel Xeon
+/// of the development box, every legacy-SSE instruction that follows then pays a transition
+/// penalty: all scalar f64 code of the crate (the MU passes, the trace objective, margins) and
+/// libm's `exp`/`log1p` ran up to 30× slower (measured: `softplus` 9 ns per call in a fresh
+/// process, 285 ns right after a GEMM). Call this after every faer kernel call; it costs one
+/// instruction and leaves all results bit-identical. (Code compiled by rustc, such as
+/// `linalg::thin`, gets its `vzeroupper` from the compiler.)
+#[inline]
+pub(crate) fn clear_upper_state() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx") {
+            zeroupper::run();
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[expect(
+    unsafe_code,
+    reason = "audited: vzeroupper needs AVX, detected at run time"
+)]
+mod zeroupper {
+    #[target_feature(enable = "avx")]
+    fn zeroupper_avx() {
+        std::arch::x86_64::_mm256_zeroupper();
+    }
+
+    /// Only call after `is_x86_feature_detected!("avx")` returned true.
+    #[inline]
+    pub(super) fn run() {
+        // SAFETY: the caller checked at run time that the CPU supports AVX, the only
+        // requirement of `zeroupper_avx`; vzeroupper touches no memory.
+        unsafe { zeroupper_avx() }
+    }
+}
+
+/// Buffers at least this large (bytes) ask for 2 MiB pages.
+pub const HUGE_PAGE_MIN_BYTES: usize = 32 << 20;
+
+/// A zeroed `Vec<f64>` of `len` values; when it is at least [`HUGE_PAGE_MIN_BYTES`], its pages
+/// are advised as transparent huge pages before the first touch (Linux; a no-op elsewhere or
+/// when the kernel refuses). Like `vec![0.0; len]` the memory comes zeroed from the OS and
+/// becomes resident only where it is written.
+///
+/// The NMF products walk X in column blocks, i.e. thousands of rows far apart: with 4 KiB pages
+/// every row is a TLB miss. With 2 MiB pages (4096×10000, k = 20, measured in one sitting):
+/// faer's `WᵀX` on blocks 119 → 81 ms, the thin-kernel pair of `linalg::thin` 141 → 101 ms.
+/// NumPy does the same for its large arrays (`madvise(MADV_HUGEPAGE)` above 4 MiB), so the
+/// scikit-learn peer of the benchmark already had it. Transparent huge pages set to `never`
+/// make the advice a no-op; `always` makes it unnecessary.
+pub fn huge_page_buffer(len: usize) -> Vec<f64> {
+    // A large zeroed allocation is a fresh anonymous mapping: no page is touched yet, so the
+    // advice applies to every page of it.
+    let mut v = vec![0.0; len];
+    if len * size_of::<f64>() >= HUGE_PAGE_MIN_BYTES {
+        advise_huge(v.as_mut_ptr().cast(), len * size_of::<f64>());
+    }
+    v
+}
+
+/// Advise the 2 MiB-aligned part of `[ptr, ptr + bytes)` as transparent huge pages.
+#[cfg(target_os = "linux")]
+#[expect(
+    unsafe_code,
+    reason = "audited: madvise on the aligned interior of a live allocation we own"
+)]
+fn advise_huge(ptr: *mut u8, bytes: usize) {
+    const HUGE: usize = 2 << 20;
+    let start = (ptr as usize).next_multiple_of(HUGE);
+    let end = (ptr as usize + bytes) & !(HUGE - 1);
+    if end > start {
+        // SAFETY: [start, end) lies inside the allocation of `bytes` bytes at `ptr` (the caller's
+        // Vec capacity), so it is mapped memory of this process; MADV_HUGEPAGE only changes how
+        // the kernel backs those pages and never their contents or validity. A failure (e.g.
+        // THP compiled out) leaves the memory as it was, so the result is ignored.
+        let _ =
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge(_ptr: *mut u8, _bytes: usize) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_page_buffers_are_zeroed_and_sized() {
+        for len in [0, 1, 1000, HUGE_PAGE_MIN_BYTES / 8 + 3] {
+            let v = huge_page_buffer(len);
+            assert_eq!(v.len(), len);
+            assert!(v.iter().all(|&x| x == 0.0));
+        }
+    }
+}
