@@ -15,7 +15,7 @@
 //!   broadcast of X, up to 4 vectors of `Hᵀ`), reading each row of X sequentially.
 //!
 //! Measured (1 thread, 4096×10000, k = 20, blocks of 4096 columns, 2 MiB pages): the pair
-//! 84–88 ms, against 131 ms for faer on blocks of the same matrix and 190–215 ms for faer on
+//! 84–90 ms, against 131 ms for faer on blocks of the same matrix and 190–215 ms for faer on
 //! the whole of it; digits 64×1797, k = 10: `WᵀX` 0.036 ms against faer's 0.055 ms. See
 //! `nmf-playground bench`.
 //!
