@@ -4,37 +4,16 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use ndarray::Array2;
+use nmf_playground::cli::bench::random_matrix;
+use nmf_playground::engine::constraints::generate::random_triplets;
 use nmf_playground::engine::data::Dataset;
 use nmf_playground::engine::linalg::{Op, gemm_into, knn};
 use nmf_playground::engine::models::nmf::Nmf;
 use nmf_playground::engine::models::rpnmf::Rpnmf;
-use nmf_playground::engine::models::{Model, ModelKind, ModelSpec, SideInfo, Triplet};
+use nmf_playground::engine::models::{Model, ModelKind, ModelSpec, SideInfo};
 use nmf_playground::engine::projection::Projector;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::hint::black_box;
 use std::sync::Arc;
-
-fn random_matrix(m: usize, n: usize, seed: u64) -> Array2<f64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    Array2::from_shape_simple_fn((m, n), || rng.r#gen::<f64>())
-}
-
-fn random_triplets(n: usize, count: usize, seed: u64) -> Vec<Triplet> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(count);
-    while out.len() < count {
-        let (i, j, q) = (
-            rng.gen_range(0..n),
-            rng.gen_range(0..n),
-            rng.gen_range(0..n),
-        );
-        if i != j && i != q && j != q {
-            out.push(Triplet { i, j, q });
-        }
-    }
-    out
-}
 
 /// Digits shape: 64×1797, k = 10 (values 0..16 like the real data).
 fn digits() -> Arc<Dataset> {

@@ -7,11 +7,12 @@
 
 use super::CliError;
 use super::output::{matrix_npy, write_atomic};
+use crate::engine::constraints::generate::random_triplets;
 use crate::engine::data::{Dataset, LoadOptions};
 use crate::engine::linalg::{Op, gemm_into, knn::knn};
 use crate::engine::models::nmf::Nmf;
 use crate::engine::models::rpnmf::Rpnmf;
-use crate::engine::models::{Model, ModelKind, ModelSpec, SideInfo, Triplet};
+use crate::engine::models::{Model, ModelKind, ModelSpec, SideInfo};
 use crate::engine::projection::Projector;
 use anyhow::anyhow;
 use ndarray::Array2;
@@ -111,23 +112,6 @@ pub fn random_matrix(m: usize, n: usize, seed: u64) -> Array2<f64> {
     let mut v = crate::engine::sys::huge_page_buffer(m * n);
     v.iter_mut().for_each(|x| *x = rng.r#gen::<f64>());
     Array2::from_shape_vec((m, n), v).expect("m·n values")
-}
-
-/// `count` seeded random valid triplets (three distinct samples below n; n ≥ 3).
-pub fn random_triplets(n: usize, count: usize, seed: u64) -> Vec<Triplet> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(count);
-    while out.len() < count && n >= 3 {
-        let (i, j, q) = (
-            rng.gen_range(0..n),
-            rng.gen_range(0..n),
-            rng.gen_range(0..n),
-        );
-        if i != j && i != q && j != q {
-            out.push(Triplet { i, j, q });
-        }
-    }
-    out
 }
 
 /// The digits problem: `../shared/data/digits_sklearn` (64×1797) when present, else a seeded

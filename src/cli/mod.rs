@@ -2,7 +2,7 @@
 //! Results go to stdout or `--out`, progress to stderr. Exit codes: 0 ok, 2 bad input or
 //! arguments (the message names the file and the place), 1 anything else.
 
-mod bench;
+pub mod bench;
 mod output;
 mod run;
 pub mod score;

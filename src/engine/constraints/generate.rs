@@ -308,6 +308,24 @@ pub fn reveal_labels(
     Ok(idx.into_iter().map(|i| (i, truth[i])).collect())
 }
 
+/// `count` seeded uniform random valid triplets (three distinct samples below n; none when
+/// n < 3). Not a protocol: the workload of benchmarks and of tests that need many triplets.
+pub fn random_triplets(n: usize, count: usize, seed: u64) -> Vec<Triplet> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(count);
+    while out.len() < count && n >= 3 {
+        let (i, j, q) = (
+            rng.gen_range(0..n),
+            rng.gen_range(0..n),
+            rng.gen_range(0..n),
+        );
+        if i != j && i != q && j != q {
+            out.push(Triplet { i, j, q });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,9 +1,10 @@
 //! Dense and sparse linear-algebra kernels shared by the models (DESIGN.md §4).
 //!
-//! All dense products go through [`gemm`], which hands contiguous ndarray views to faer 0.24
-//! through its safe row-major slice constructors. The crate's only `unsafe` is one audited
-//! `vzeroupper` after faer kernels (`crate::engine::sys`, an x86 SSE-transition penalty). Products
-//! run single-threaded by default: on a shared 2-vCPU box multi-threaded BLAS collapsed under
+//! Dense products go through [`gemm`], which hands contiguous ndarray views to faer 0.24
+//! through its safe row-major slice constructors, except NMF's and RPNMF's two big products
+//! `WᵀX` and `XHᵀ`, which use the thin kernels of [`thin`] (faster at rank k ≪ m, n). The
+//! crate's `unsafe` (a `vzeroupper` after faer kernels, `madvise` for large buffers) is all in
+//! `crate::engine::sys`. Products run single-threaded by default: on a shared 2-vCPU box multi-threaded BLAS collapsed under
 //! load, so parallelism goes across runs instead; [`set_threads`] opts in.
 
 mod gemm;

@@ -42,8 +42,8 @@ const MAX_VECS: usize = 4;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ChunkRows {
     /// 16 rows: X comes from DRAM, read as 16 concurrent sequential streams (4096×10000,
-    /// k = 20, per iteration: 4 rows 106–111 ms, 8 rows 91–93, 16 rows 85–88, 24 rows 97–100,
-    /// 32 rows 136–141, the last beyond what the hardware prefetchers track).
+    /// k = 20, medians of `bench --models-only --problem random` per iteration: 4 rows
+    /// 106–111 ms, 8 rows 91–93, 16 rows 87–96, 24 rows 100–102, 32 rows 138–139).
     Streaming,
     /// 32 rows: X is in cache (fewer accumulator round trips; digits 64×1797: 0.036 ms for
     /// `WᵀX` against 0.058 ms with 8 rows).

@@ -284,7 +284,7 @@ pub(crate) fn x_block_columns(m: usize, n: usize) -> usize {
 /// One blocked pass over X (m×n row-major `x`; W m×k row-major `w`): for each block B of
 /// `block` columns, `(WᵀX)_B` into those columns of `wtx` (k×n row-major), then
 /// `update(wtx, h, j0, len)` sets columns `j0..j0 + len` of H (k×n row-major `h`), then
-/// `XHᵀ += X_B H_Bᵀ` into `xht` (m×k row-major, replaced) while `X_B` is still in cache. The
+/// `XHᵀ += X_B H_Bᵀ` into `xht` (m×k row-major, replaced), while `X_B` may still be in cache. The
 /// blocked single pass of [`Nmf`] and of RPNMF's H step; both products are the thin kernels of
 /// [`crate::engine::linalg::thin`] (`acc` is their `XHᵀ` workspace).
 pub(crate) fn blocked_pass_over_x(

@@ -813,6 +813,7 @@ impl Model for Rpnmf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::constraints::generate::random_triplets;
     use crate::engine::linalg::Csr;
     use crate::engine::models::build;
     use algorithm::{margins, ranking_loss};
@@ -1135,23 +1136,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// `count` seeded random triplets of three distinct samples below n.
-    fn random_triplets(n: usize, count: usize, seed: u64) -> Vec<Triplet> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut ts = Vec::with_capacity(count);
-        while ts.len() < count {
-            let t = Triplet::new(
-                rng.gen_range(0..n),
-                rng.gen_range(0..n),
-                rng.gen_range(0..n),
-            );
-            if t.i != t.j && t.i != t.q && t.j != t.q {
-                ts.push(t);
-            }
-        }
-        ts
     }
 
     /// The single blocked pass against the two-pass step: the same safeguard decisions, W and
