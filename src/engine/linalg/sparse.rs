@@ -165,6 +165,18 @@ impl Csr {
             out.assign(&tmp);
             return;
         };
+        // In pulp's context (AVX-512 where present): the same mul-then-add per lane, wider.
+        faer::traits::pulp::Arch::new().dispatch(Gather {
+            m: self,
+            b: bs,
+            k,
+            out: os,
+        });
+    }
+
+    /// [`Self::mul_dense_into`] on row-major slices, in blocks of up to 16 columns.
+    #[inline(always)]
+    fn gather_columns(&self, bs: &[f64], k: usize, os: &mut [f64]) {
         let mut a0 = 0;
         while a0 < k {
             let width = (k - a0).min(16);
@@ -192,6 +204,7 @@ impl Csr {
 
     /// Columns `a0..a0 + W` of `out ← self·B`; `b` and `out` are the row-major slices of
     /// B (ncols×k) and of the output (nrows×k).
+    #[inline(always)]
     fn gather_block<const W: usize>(&self, b: &[f64], k: usize, a0: usize, out: &mut [f64]) {
         for (c, dst) in out.chunks_exact_mut(k).enumerate().take(self.nrows) {
             let (cols, vals) = self.row(c);
@@ -215,6 +228,24 @@ impl Csr {
         let mut out = Array2::zeros((a.nrows(), self.ncols));
         self.left_mul_into(a, &mut out);
         out
+    }
+}
+
+/// [`Csr::mul_dense_into`] as a pulp job (a struct with an always-inlined body: a closure
+/// would be compiled without the wide instructions).
+struct Gather<'a> {
+    m: &'a Csr,
+    b: &'a [f64],
+    k: usize,
+    out: &'a mut [f64],
+}
+
+impl faer::traits::pulp::WithSimd for Gather<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: faer::traits::pulp::Simd>(self, _simd: S) {
+        self.m.gather_columns(self.b, self.k, self.out);
     }
 }
 
