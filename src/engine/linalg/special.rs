@@ -21,6 +21,45 @@ const LN2_LO: f64 = 1.908_214_929_270_587_7e-10;
 /// bits of the result.
 const ROUNDER: f64 = 6_755_399_441_055_744.0;
 
+/// `1/j!` for j = 13 down to 0: the Taylor series of `e^r`, highest degree first.
+const EXP_TAYLOR: [f64; 14] = [
+    1.0 / 6_227_020_800.0,
+    1.0 / 479_001_600.0,
+    1.0 / 39_916_800.0,
+    1.0 / 3_628_800.0,
+    1.0 / 362_880.0,
+    1.0 / 40_320.0,
+    1.0 / 5_040.0,
+    1.0 / 720.0,
+    1.0 / 120.0,
+    1.0 / 24.0,
+    1.0 / 6.0,
+    0.5,
+    1.0,
+    1.0,
+];
+
+/// `1/(2j + 1)` for j = 11 down to 1: the series of `atanh(s)/s − 1` in `z = s²`, over z.
+const ATANH_SERIES: [f64; 11] = [
+    1.0 / 23.0,
+    1.0 / 21.0,
+    1.0 / 19.0,
+    1.0 / 17.0,
+    1.0 / 15.0,
+    1.0 / 13.0,
+    1.0 / 11.0,
+    1.0 / 9.0,
+    1.0 / 7.0,
+    1.0 / 5.0,
+    1.0 / 3.0,
+];
+
+/// `Σ c_i x^(len−1−i)` by Horner's rule with fused multiply-adds (coefficients highest first).
+#[inline(always)]
+fn horner<const N: usize>(x: f64, c: &[f64; N]) -> f64 {
+    c[1..].iter().fold(c[0], |p, &ci| p.mul_add(x, ci))
+}
+
 /// `e^x` for `x ≤ 0` (and NaN → NaN), within 2 ulp, subnormal results included.
 ///
 /// `x = n·ln 2 + r` with `|r| ≤ ln 2 / 2` (Cody–Waite, two-part ln 2), `e^r` by its Taylor
@@ -32,21 +71,7 @@ pub fn exp_nonpositive(x: f64) -> f64 {
     let n = t - ROUNDER;
     let r = (-n).mul_add(LN2_HI, x);
     let r = (-n).mul_add(LN2_LO, r);
-    // Σ_{j=0}^{13} r^j / j!, Horner.
-    let mut p: f64 = 1.0 / 6_227_020_800.0;
-    p = p.mul_add(r, 1.0 / 479_001_600.0);
-    p = p.mul_add(r, 1.0 / 39_916_800.0);
-    p = p.mul_add(r, 1.0 / 3_628_800.0);
-    p = p.mul_add(r, 1.0 / 362_880.0);
-    p = p.mul_add(r, 1.0 / 40_320.0);
-    p = p.mul_add(r, 1.0 / 5_040.0);
-    p = p.mul_add(r, 1.0 / 720.0);
-    p = p.mul_add(r, 1.0 / 120.0);
-    p = p.mul_add(r, 1.0 / 24.0);
-    p = p.mul_add(r, 1.0 / 6.0);
-    p = p.mul_add(r, 0.5);
-    p = p.mul_add(r, 1.0);
-    p = p.mul_add(r, 1.0);
+    let p = horner(r, &EXP_TAYLOR);
     // n sits in the low bits of t (t = 1.5·2⁵² + n exactly, |n| ≤ 1100 here).
     let ni = t.to_bits() as i64 - ROUNDER.to_bits() as i64;
     // Results below 2⁻¹⁰²²: scale by 2^(n + 600), then by 2⁻⁶⁰⁰ (one rounding, into the
@@ -79,17 +104,7 @@ pub fn ln_1p_unit(e: f64) -> (f64, f64) {
     let f = if high { u * 0.5 - 1.0 } else { u - 1.0 };
     let s = f / (2.0 + f);
     let z = s * s;
-    let mut p: f64 = 1.0 / 23.0;
-    p = p.mul_add(z, 1.0 / 21.0);
-    p = p.mul_add(z, 1.0 / 19.0);
-    p = p.mul_add(z, 1.0 / 17.0);
-    p = p.mul_add(z, 1.0 / 15.0);
-    p = p.mul_add(z, 1.0 / 13.0);
-    p = p.mul_add(z, 1.0 / 11.0);
-    p = p.mul_add(z, 1.0 / 9.0);
-    p = p.mul_add(z, 1.0 / 7.0);
-    p = p.mul_add(z, 1.0 / 5.0);
-    p = p.mul_add(z, 1.0 / 3.0);
+    let p = horner(z, &ATANH_SERIES);
     // 2s + 2s·z·p: the leading 2s exactly, the tail rounded once more.
     let two_s = 2.0 * s;
     let tail = (two_s * z).mul_add(p, c);
