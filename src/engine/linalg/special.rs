@@ -73,12 +73,14 @@ pub fn exp_nonpositive(x: f64) -> f64 {
     let r = (-n).mul_add(LN2_LO, r);
     let p = horner(r, &EXP_TAYLOR);
     // n sits in the low bits of t (t = 1.5·2⁵² + n exactly, |n| ≤ 1100 here).
-    let ni = t.to_bits() as i64 - ROUNDER.to_bits() as i64;
+    // (Wrapping: for x = −∞ or NaN the bits are meaningless, and the select below or the NaN
+    // in p decides the result.)
+    let ni = (t.to_bits() as i64).wrapping_sub(ROUNDER.to_bits() as i64);
     // Results below 2⁻¹⁰²²: scale by 2^(n + 600), then by 2⁻⁶⁰⁰ (one rounding, into the
     // subnormal range); otherwise by 2ⁿ and 1.
     let deep = ni < -1000;
     let bias = if deep { 600 } else { 0 };
-    let scale = f64::from_bits(((ni + bias + 1023) as u64) << 52);
+    let scale = f64::from_bits((ni.wrapping_add(bias + 1023) as u64) << 52);
     let post = if deep {
         f64::from_bits(((1023 - 600) as u64) << 52)
     } else {
@@ -179,6 +181,11 @@ mod tests {
             -745.2,
             -746.0,
             -1000.0,
+            // Margins of a diverging H: t = x·log2(e) + 1.5·2⁵² is then negative, below
+            // −1.5·2⁵² (−1e16) or above it (−6e15, whose bits minus ROUNDER's overflow i64).
+            -1e16,
+            -6e15,
+            -f64::MAX,
             f64::NEG_INFINITY,
         ]);
         for x in xs {
