@@ -57,9 +57,15 @@ pub fn gram_of_columns(c: &mut ArrayViewMut2<'_, f64>, a: ArrayView2<'_, f64>) {
     gemm_into(c, 1.0, a, Op::T, a, Op::N, false);
 }
 
-/// `C ← AAᵀ` (the k×k Gram matrix of a k×n A's rows, e.g. HHᵀ in the W update).
+/// `C ← AAᵀ` (the k×k Gram matrix of a k×n A's rows, e.g. HHᵀ in the W update): the lane
+/// kernel of [`super::gram`] for row-major arrays, faer otherwise.
 pub fn gram_of_rows(c: &mut ArrayViewMut2<'_, f64>, a: ArrayView2<'_, f64>) {
-    gemm_into(c, 1.0, a, Op::N, a, Op::T, false);
+    let dims = a.dim();
+    if let (Some(src), Some(out)) = (a.as_slice(), c.as_slice_mut()) {
+        super::gram::gram_of_rows_into(src, dims, out);
+    } else {
+        gemm_into(c, 1.0, a, Op::N, a, Op::T, false);
+    }
 }
 
 /// `C ← α·op(A)·op(B)` (or `C += α·op(A)·op(B)` when `accumulate`), through faer.

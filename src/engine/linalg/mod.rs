@@ -8,6 +8,7 @@
 //! load, so parallelism goes across runs instead; [`set_threads`] opts in.
 
 mod gemm;
+pub(crate) mod gram;
 pub mod knn;
 pub mod sparse;
 pub mod special;

@@ -986,7 +986,8 @@ mod tests {
             };
             let (m, n) = x.dim();
             let xht = prod(x, Op::N, &self.h, Op::T, m, k);
-            let hht = prod(&self.h, Op::N, &self.h, Op::T, k, k);
+            let mut hht = Array2::zeros((k, k));
+            gram_of_rows(&mut hht.view_mut(), self.h.view());
             let whht = prod(&self.w, Op::N, &hht, Op::N, m, k);
             mu_update(&mut self.w, &xht, &whht);
             let wtx = prod(&self.w, Op::T, x, Op::N, k, n);
