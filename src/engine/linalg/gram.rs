@@ -23,23 +23,33 @@ const CHUNK: usize = 256;
 pub(crate) fn gram_of_rows_into(a: &[f64], (k, n): (usize, usize), out: &mut [f64]) {
     assert!(a.len() >= k * n, "A is smaller than k×n");
     assert!(out.len() >= k * k, "out is smaller than k×k");
-    let mut lanes = vec![0.0f64; k * (k + 1) / 2 * LANES];
-    pulp::Arch::new().dispatch(Gram {
-        a,
-        k,
-        n,
-        lanes: &mut lanes,
-    });
-    let mut p = 0;
-    for r in 0..k {
-        for c in r..k {
-            let l = &lanes[p * LANES..(p + 1) * LANES];
-            let v = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-            out[r * k + c] = v;
-            out[c * k + r] = v;
-            p += 1;
+    LANE_SUMS.with(|cell| {
+        // The thread's buffer of lane sums, grown on first use: no allocation per call.
+        let mut lanes = cell.borrow_mut();
+        let len = k * (k + 1) / 2 * LANES;
+        if lanes.len() < len {
+            lanes.resize(len, 0.0);
         }
-    }
+        let lanes = &mut lanes[..len];
+        lanes.fill(0.0);
+        pulp::Arch::new().dispatch(Gram { a, k, n, lanes });
+        let mut p = 0;
+        for r in 0..k {
+            for c in r..k {
+                let l = &lanes[p * LANES..(p + 1) * LANES];
+                let v = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+                out[r * k + c] = v;
+                out[c * k + r] = v;
+                p += 1;
+            }
+        }
+    });
+}
+
+thread_local! {
+    /// Lane sums of [`gram_of_rows_into`], k(k+1)/2 × [`LANES`], reused by every call on the
+    /// thread (HHᵀ is formed every iteration, five times per iteration in RPNMF).
+    static LANE_SUMS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// The lane sums of [`gram_of_rows_into`] as a pulp job (a struct with an always-inlined body:
