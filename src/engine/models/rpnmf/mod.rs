@@ -29,7 +29,7 @@ pub mod params;
 pub use params::RpnmfParams;
 
 use super::nmf::algorithm::{
-    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, mu_update, x_block_columns,
+    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, mu_update, wt_x_whole, x_block_columns,
 };
 use super::nmf::init::random_wh;
 use crate::engine::data::Dataset;
@@ -505,16 +505,7 @@ impl Rpnmf {
 
     /// WᵀX and WᵀW for the current W.
     fn refresh_w_products(&mut self) {
-        let x = self.data.x.view();
-        gemm_into(
-            &mut self.wtx.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::T,
-            x,
-            Op::N,
-            false,
-        );
+        wt_x_whole(&mut self.wtx, &self.w, &self.data.x);
         self.refresh_wtw();
     }
 
@@ -990,7 +981,8 @@ mod tests {
             gram_of_rows(&mut hht.view_mut(), self.h.view());
             let whht = prod(&self.w, Op::N, &hht, Op::N, m, k);
             mu_update(&mut self.w, &xht, &whht);
-            let wtx = prod(&self.w, Op::T, x, Op::N, k, n);
+            let mut wtx = Array2::zeros((k, n));
+            wt_x_whole(&mut wtx, &self.w, x);
             let wtw = prod(&self.w, Op::T, &self.w, Op::N, k, k);
             let (r0, q0, t) = self.terms(&wtx, &wtw, &self.h);
             let f0 = r0 + q0;
