@@ -15,7 +15,7 @@
 use faer::traits::pulp;
 
 /// Partial sums per entry (one 512-bit vector).
-const LANES: usize = 8;
+pub(crate) const LANES: usize = 8;
 /// Columns per chunk: 10 rows × 256 × 8 bytes = 20 KiB in L1 at k = 10.
 const CHUNK: usize = 256;
 
@@ -26,30 +26,111 @@ pub(crate) fn gram_of_rows_into(a: &[f64], (k, n): (usize, usize), out: &mut [f6
     LANE_SUMS.with(|cell| {
         // The thread's buffer of lane sums, grown on first use: no allocation per call.
         let mut lanes = cell.borrow_mut();
-        let len = k * (k + 1) / 2 * LANES;
+        let len = lane_sums_len(k);
         if lanes.len() < len {
             lanes.resize(len, 0.0);
         }
         let lanes = &mut lanes[..len];
         lanes.fill(0.0);
         pulp::Arch::new().dispatch(Gram { a, k, n, lanes });
-        let mut p = 0;
-        for r in 0..k {
-            for c in r..k {
-                let l = &lanes[p * LANES..(p + 1) * LANES];
-                let v = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-                out[r * k + c] = v;
-                out[c * k + r] = v;
-                p += 1;
-            }
-        }
+        lanes_into(lanes, k, out);
     });
 }
 
 thread_local! {
-    /// Lane sums of [`gram_of_rows_into`], k(k+1)/2 × [`LANES`], reused by every call on the
-    /// thread (HHᵀ is formed every iteration, five times per iteration in RPNMF).
+    /// Lane sums of [`gram_of_rows_into`], reused by every call on the thread (HHᵀ is formed
+    /// every iteration, five times per iteration in RPNMF).
     static LANE_SUMS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Length of the lane sums of a k×k Gram matrix: the upper triangle, [`LANES`] each.
+pub(crate) fn lane_sums_len(k: usize) -> usize {
+    k * (k + 1) / 2 * LANES
+}
+
+/// `lanes += ` the columns `cols` of the k rows of A (row stride `stride` in `a`), entry (r, c),
+/// r ≤ c, of the upper triangle row by row, column j into lane `(j − cols.start) mod LANES`, in
+/// column order. Ranges that start at multiples of [`LANES`] after one another give the sums of
+/// their union. Shared by [`gram_of_rows_into`] and NMF's fused H pass, which forms HHᵀ chunk by
+/// chunk while it updates H; call it inside a pulp context.
+#[inline(always)]
+pub(crate) fn add_to_lanes(
+    a: &[f64],
+    stride: usize,
+    k: usize,
+    cols: std::ops::Range<usize>,
+    lanes: &mut [f64],
+) {
+    let (j0, j1) = (cols.start, cols.start + cols.len() / LANES * LANES);
+    let mut p = 0;
+    for r in 0..k {
+        let ra = &a[r * stride + j0..r * stride + j1];
+        let mut c = r;
+        // Four entries of a row at a time: eight independent FMA chains, row r loaded once
+        // for four.
+        while c + 4 <= k {
+            let rows: [&[f64]; 4] =
+                std::array::from_fn(|t| &a[(c + t) * stride + j0..(c + t) * stride + j1]);
+            let mut acc = [[0.0f64; LANES]; 4];
+            for (t, acc) in acc.iter_mut().enumerate() {
+                acc.copy_from_slice(&lanes[(p + t) * LANES..(p + t + 1) * LANES]);
+            }
+            for (g, x) in ra.chunks_exact(LANES).enumerate() {
+                for (t, acc) in acc.iter_mut().enumerate() {
+                    let y = &rows[t][g * LANES..(g + 1) * LANES];
+                    for l in 0..LANES {
+                        acc[l] = x[l].mul_add(y[l], acc[l]);
+                    }
+                }
+            }
+            for (t, acc) in acc.iter().enumerate() {
+                lanes[(p + t) * LANES..(p + t + 1) * LANES].copy_from_slice(acc);
+            }
+            p += 4;
+            c += 4;
+        }
+        while c < k {
+            let rc = &a[c * stride + j0..c * stride + j1];
+            let mut acc = [0.0f64; LANES];
+            acc.copy_from_slice(&lanes[p * LANES..(p + 1) * LANES]);
+            for (x, y) in ra.chunks_exact(LANES).zip(rc.chunks_exact(LANES)) {
+                for l in 0..LANES {
+                    acc[l] = x[l].mul_add(y[l], acc[l]);
+                }
+            }
+            lanes[p * LANES..(p + 1) * LANES].copy_from_slice(&acc);
+            p += 1;
+            c += 1;
+        }
+    }
+    // The last columns (fewer than LANES), one at a time into their lanes.
+    if j1 < cols.end {
+        let mut p = 0;
+        for r in 0..k {
+            for c in r..k {
+                for j in j1..cols.end {
+                    let s = &mut lanes[p * LANES + (j - j0) % LANES];
+                    *s = a[r * stride + j].mul_add(a[c * stride + j], *s);
+                }
+                p += 1;
+            }
+        }
+    }
+}
+
+/// The k×k Gram matrix from its lane sums (both triangles of `out`, k×k row-major): the
+/// [`LANES`] sums of each entry added pairwise in a fixed order.
+pub(crate) fn lanes_into(lanes: &[f64], k: usize, out: &mut [f64]) {
+    let mut p = 0;
+    for r in 0..k {
+        for c in r..k {
+            let l = &lanes[p * LANES..(p + 1) * LANES];
+            let v = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+            out[r * k + c] = v;
+            out[c * k + r] = v;
+            p += 1;
+        }
+    }
 }
 
 /// The lane sums of [`gram_of_rows_into`] as a pulp job (a struct with an always-inlined body:
@@ -67,63 +148,11 @@ impl pulp::WithSimd for Gram<'_> {
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _simd: S) {
         let Gram { a, k, n, lanes } = self;
-        let full = n / LANES * LANES;
         let mut j0 = 0;
-        while j0 < full {
-            let j1 = (j0 + CHUNK).min(full);
-            let mut p = 0;
-            for r in 0..k {
-                let ra = &a[r * n + j0..r * n + j1];
-                let mut c = r;
-                // Four entries of a row at a time: eight independent FMA chains, row r loaded
-                // once for four.
-                while c + 4 <= k {
-                    let rows: [&[f64]; 4] =
-                        std::array::from_fn(|t| &a[(c + t) * n + j0..(c + t) * n + j1]);
-                    let mut acc = [[0.0f64; LANES]; 4];
-                    for (t, acc) in acc.iter_mut().enumerate() {
-                        acc.copy_from_slice(&lanes[(p + t) * LANES..(p + t + 1) * LANES]);
-                    }
-                    for (g, x) in ra.chunks_exact(LANES).enumerate() {
-                        for (t, acc) in acc.iter_mut().enumerate() {
-                            let y = &rows[t][g * LANES..(g + 1) * LANES];
-                            for l in 0..LANES {
-                                acc[l] = x[l].mul_add(y[l], acc[l]);
-                            }
-                        }
-                    }
-                    for (t, acc) in acc.iter().enumerate() {
-                        lanes[(p + t) * LANES..(p + t + 1) * LANES].copy_from_slice(acc);
-                    }
-                    p += 4;
-                    c += 4;
-                }
-                while c < k {
-                    let rc = &a[c * n + j0..c * n + j1];
-                    let mut acc = [0.0f64; LANES];
-                    acc.copy_from_slice(&lanes[p * LANES..(p + 1) * LANES]);
-                    for (x, y) in ra.chunks_exact(LANES).zip(rc.chunks_exact(LANES)) {
-                        for l in 0..LANES {
-                            acc[l] = x[l].mul_add(y[l], acc[l]);
-                        }
-                    }
-                    lanes[p * LANES..(p + 1) * LANES].copy_from_slice(&acc);
-                    p += 1;
-                    c += 1;
-                }
-            }
+        while j0 < n {
+            let j1 = (j0 + CHUNK).min(n);
+            add_to_lanes(a, n, k, j0..j1, lanes);
             j0 = j1;
-        }
-        // The last n mod 8 columns, lane j mod 8 as above.
-        let mut p = 0;
-        for r in 0..k {
-            for c in r..k {
-                for j in full..n {
-                    let s = &mut lanes[p * LANES + j % LANES];
-                    *s = a[r * n + j].mul_add(a[c * n + j], *s);
-                }
-                p += 1;
-            }
         }
     }
 }

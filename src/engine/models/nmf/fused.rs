@@ -12,18 +12,17 @@
 //! the products.
 //!
 //! Summation orders are fixed by the code, never by the instruction set: every denominator
-//! entry sums over `b = 0..k` in order, and `HHᵀ` keeps [`LANES`] partial sums per entry (column
-//! `j` of a chunk goes to lane `j mod LANES`) that are added in a fixed order at the end. So runs
-//! are bit-for-bit repeatable on one machine; against faer's GEMMs only the rounding of the sums
-//! differs.
+//! entry sums over `b = 0..k` in order, and `HHᵀ` keeps eight partial sums per entry (column
+//! `j` of a chunk goes to lane `j mod 8`, by `linalg::gram::add_to_lanes`, which `HHᵀ` of the
+//! other steps shares) that are added in a fixed order at the end. So runs are bit-for-bit
+//! repeatable on one machine; against faer's GEMMs only the rounding of the sums differs.
 
 use super::algorithm::mu_rule;
+use crate::engine::linalg::gram::{add_to_lanes, lane_sums_len, lanes_into};
 use faer::traits::pulp;
 
 /// Columns per chunk: the k×CHUNK denominator buffer and the chunk of H stay in L1.
 pub(crate) const CHUNK: usize = 32;
-/// Partial sums per entry of `HHᵀ` (one 512-bit or two 256-bit registers).
-pub(crate) const LANES: usize = 8;
 
 /// Workspace of the fused pass for rank k (allocated once, reused by every iteration).
 #[derive(Debug, Clone)]
@@ -31,7 +30,7 @@ pub(crate) struct HPassWork {
     k: usize,
     /// k×CHUNK denominators `(WᵀW·H)` of the current chunk.
     den: Vec<f64>,
-    /// Upper triangle of `HHᵀ`, row by row (`a ≤ b`), [`LANES`] partial sums each.
+    /// Upper triangle of `HHᵀ`, row by row (`a ≤ b`), eight partial sums each.
     gram_lanes: Vec<f64>,
 }
 
@@ -40,7 +39,7 @@ impl HPassWork {
         Self {
             k,
             den: vec![0.0; k * CHUNK],
-            gram_lanes: vec![0.0; k * (k + 1) / 2 * LANES],
+            gram_lanes: vec![0.0; lane_sums_len(k)],
         }
     }
 
@@ -51,18 +50,7 @@ impl HPassWork {
 
     /// Write the accumulated `HHᵀ` (both triangles) into `hht` (k×k row-major).
     pub(crate) fn gram_into(&self, hht: &mut [f64]) {
-        let k = self.k;
-        let mut p = 0;
-        for a in 0..k {
-            for b in a..k {
-                let l = &self.gram_lanes[p * LANES..(p + 1) * LANES];
-                // Fixed pairwise order.
-                let v = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
-                hht[a * k + b] = v;
-                hht[b * k + a] = v;
-                p += 1;
-            }
-        }
+        lanes_into(&self.gram_lanes, self.k, hht);
     }
 }
 
@@ -177,48 +165,8 @@ fn chunk<const W: usize>(
             ha[j] = mu_rule(ha[j], num[j], den[j]);
         }
     }
-    // Upper triangle of HHᵀ, column j into lane j mod LANES; four entries of a row at a time
-    // so that eight independent FMA chains hide the latency.
-    let mut p = 0;
-    for a in 0..k {
-        let ha = row::<W>(h, a * hs + h0);
-        let mut b = a;
-        while b + 4 <= k {
-            let slot = &mut work.gram_lanes[p * LANES..(p + 4) * LANES];
-            let mut acc = [0.0f64; 4 * LANES];
-            acc.copy_from_slice(slot);
-            let h1 = row::<W>(h, b * hs + h0);
-            let h2 = row::<W>(h, (b + 1) * hs + h0);
-            let h3 = row::<W>(h, (b + 2) * hs + h0);
-            let h4 = row::<W>(h, (b + 3) * hs + h0);
-            for g in 0..W / LANES {
-                for l in 0..LANES {
-                    let j = g * LANES + l;
-                    acc[l] = ha[j].mul_add(h1[j], acc[l]);
-                    acc[LANES + l] = ha[j].mul_add(h2[j], acc[LANES + l]);
-                    acc[2 * LANES + l] = ha[j].mul_add(h3[j], acc[2 * LANES + l]);
-                    acc[3 * LANES + l] = ha[j].mul_add(h4[j], acc[3 * LANES + l]);
-                }
-            }
-            slot.copy_from_slice(&acc);
-            p += 4;
-            b += 4;
-        }
-        while b < k {
-            let hb = row::<W>(h, b * hs + h0);
-            let slot = &mut work.gram_lanes[p * LANES..(p + 1) * LANES];
-            let mut acc = [0.0f64; LANES];
-            acc.copy_from_slice(slot);
-            for (ga, gb) in ha.chunks_exact(LANES).zip(hb.chunks_exact(LANES)) {
-                for ((s, &x), &y) in acc.iter_mut().zip(ga).zip(gb) {
-                    *s = x.mul_add(y, *s);
-                }
-            }
-            slot.copy_from_slice(&acc);
-            p += 1;
-            b += 1;
-        }
-    }
+    // The new columns into the lane sums of HHᵀ's upper triangle.
+    add_to_lanes(h, hs, k, h0..h0 + W, &mut work.gram_lanes);
 }
 
 /// A last chunk narrower than CHUNK: the same operations in the same order, one column at a time.
@@ -252,16 +200,7 @@ fn chunk_tail(
             *z = mu_rule(*z, num, work.den[a * CHUNK + j]);
         }
     }
-    let mut p = 0;
-    for a in 0..k {
-        for b in a..k {
-            for j in 0..w {
-                let slot = &mut work.gram_lanes[p * LANES + j % LANES];
-                *slot = h[a * hs + h0 + j].mul_add(h[b * hs + h0 + j], *slot);
-            }
-            p += 1;
-        }
-    }
+    add_to_lanes(h, hs, k, h0..h0 + w, &mut work.gram_lanes);
 }
 
 /// `W` consecutive elements from `start` (a constant length, so bounds checks fold away).
