@@ -3,6 +3,7 @@
 //!
 //! - [`clear_upper_state`]: `vzeroupper` after faer's hand-written AVX-512 kernels.
 //! - [`huge_page_buffer`]: `madvise(MADV_HUGEPAGE)` on the buffer of a large X.
+//! - [`prefetch`]: `prefetcht0`, a hint to load a cache line of X ahead of its use.
 //!
 //! The rest of the crate is `#![deny(unsafe_code)]` (Cargo.toml `[lints]`).
 
@@ -42,6 +43,39 @@ mod zeroupper {
         // SAFETY: the caller checked at run time that the CPU supports AVX, the only
         // requirement of `zeroupper_avx`; vzeroupper touches no memory.
         unsafe { zeroupper_avx() }
+    }
+}
+
+/// Ask the CPU to bring the cache line holding `s[at]` into L1 (`prefetcht0`). Only a hint:
+/// nothing is read into the program, and results never depend on it. A no-op when `at` is out
+/// of range or off x86_64.
+///
+/// `linalg::thin`'s `WᵀX` reads 16 rows of a large X side by side, 128 bytes of each per
+/// step; the hardware prefetchers do not run far enough ahead on that pattern, and a prefetch a
+/// few steps ahead in each row saves ~15 % of a 4096×10000 NMF iteration (see
+/// `thin::PREFETCH_COLUMNS`).
+#[inline(always)]
+pub(crate) fn prefetch(s: &[f64], at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(v) = s.get(at) {
+        hint::prefetch_t0(v);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (s, at);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[expect(
+    unsafe_code,
+    reason = "audited: prefetcht0 of a reference we hold; SSE is part of the x86_64 baseline"
+)]
+mod hint {
+    #[inline(always)]
+    pub(super) fn prefetch_t0(v: &f64) {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 CPU has; it never faults and
+        // writes nothing, and the pointer comes from a live reference anyway.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(v).cast()) }
     }
 }
 

@@ -25,6 +25,7 @@
 //! results are bit-for-bit repeatable, and the same with AVX2 or AVX-512 (pulp picks the widest
 //! the CPU has; the kernels are plain loops over `[f64; 8]` that vectorize in its context).
 
+use crate::engine::sys::prefetch;
 use faer::traits::pulp;
 use std::ops::Range;
 
@@ -38,12 +39,27 @@ const LANES: usize = 8;
 /// sweep; larger k takes several).
 const MAX_VECS: usize = 4;
 
+/// How far ahead (in columns) [`ChunkRows::Streaming`] prefetches each row of X: with 16 rows
+/// read side by side, 128 bytes of each per tile, the hardware prefetchers fall behind. Measured
+/// on 4096×10000, k = 20 (`WᵀX` alone over the whole pass, medians of `bench --models-only
+/// --problem random`, one sitting): no prefetch 48.7 ms; 32 columns 41.2, 48 → 39.2, 64 →
+/// 40.8–41.6, 96 → 41.3, 128 → 43.7, 256 → 43.2. Longer chunks with prefetch stayed slower
+/// (32 rows: 64–74 ms; 64 rows: 70–88 ms), and so did 8 rows (46–50 ms).
+const PREFETCH_COLUMNS: usize = 48;
+/// How far ahead (in columns) [`XhtAccumulator`] prefetches each of its tile's rows of X, one
+/// cache line per row every 8 columns. A smaller gain than in `WᵀX`, since these rows are read
+/// whole, 8 at a time, which the hardware prefetchers follow better: the 4096×10000 pair
+/// 74.0–75.6 → 71.6–73.4 ms (three alternated `bench` runs), 16 columns less, 64 and 128 the
+/// same as 32 within noise; 40-iteration runs A/B 0.982 (7 pairs, whole processes).
+const XHT_PREFETCH_COLUMNS: usize = 32;
+
 /// Rows of X per chunk of [`wt_x_columns`]: the accumulators go back to memory once per chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ChunkRows {
     /// 16 rows: X comes from DRAM, read as 16 concurrent sequential streams (4096×10000,
     /// k = 20, medians of `bench --models-only --problem random` per iteration: 4 rows
-    /// 106–111 ms, 8 rows 91–93, 16 rows 87–96, 24 rows 100–102, 32 rows 138–139).
+    /// 106–111 ms, 8 rows 91–93, 16 rows 87–96, 24 rows 100–102, 32 rows 138–139), each
+    /// prefetched [`PREFETCH_COLUMNS`] ahead.
     Streaming,
     /// 32 rows: X is in cache (fewer accumulator round trips; digits 64×1797: 0.036 ms for
     /// `WᵀX` against 0.058 ms with 8 rows).
@@ -55,6 +71,14 @@ impl ChunkRows {
         match self {
             Self::Streaming => 16,
             Self::Cached => 32,
+        }
+    }
+
+    /// Columns of prefetch distance (0: none).
+    fn prefetch(self) -> usize {
+        match self {
+            Self::Streaming => PREFETCH_COLUMNS,
+            Self::Cached => 0,
         }
     }
 }
@@ -98,6 +122,7 @@ pub(crate) fn wt_x_columns(
         out,
         os,
         chunk: chunk.rows(),
+        prefetch: chunk.prefetch(),
     });
 }
 
@@ -111,6 +136,7 @@ struct WtX<'a> {
     out: &'a mut [f64],
     os: usize,
     chunk: usize,
+    prefetch: usize,
 }
 
 impl pulp::WithSimd for WtX<'_> {
@@ -128,6 +154,7 @@ impl pulp::WithSimd for WtX<'_> {
             out,
             os,
             chunk,
+            prefetch,
         } = self;
         let mut i0 = 0;
         while i0 < m {
@@ -153,6 +180,9 @@ impl pulp::WithSimd for WtX<'_> {
                         col: c,
                         rows: rows.clone(),
                         first,
+                        // The first tile of rows of Wᵀ brings the chunk's rows of X in; the
+                        // others read them from L1.
+                        prefetch: if r0 == 0 { prefetch } else { 0 },
                     };
                     match width {
                         TILE_COLS => strip_rows::<TILE_COLS>(kt, t, out, os),
@@ -180,6 +210,8 @@ struct Strip<'a> {
     rows: Range<usize>,
     /// The first chunk of rows: start from zero instead of the stored partial sums.
     first: bool,
+    /// Prefetch each row this many columns ahead (0: none; full-width tiles only).
+    prefetch: usize,
 }
 
 #[inline(always)]
@@ -209,6 +241,7 @@ fn strip<const KT: usize, const SW: usize>(t: Strip<'_>, out: &mut [f64], os: us
         col,
         rows,
         first,
+        prefetch: ahead,
     } = t;
     let mut acc = [[0.0f64; SW]; KT];
     if !first {
@@ -218,6 +251,12 @@ fn strip<const KT: usize, const SW: usize>(t: Strip<'_>, out: &mut [f64], os: us
         }
     }
     for i in rows {
+        if SW == TILE_COLS && ahead > 0 {
+            // The two cache lines of this row's tile `ahead` columns on (a row is 64-byte
+            // aligned when X is, and tiles start at multiples of 16 columns).
+            prefetch(x, i * xs + col + ahead);
+            prefetch(x, i * xs + col + ahead + 8);
+        }
         let xr: &[f64; SW] = fixed(&x[i * xs + col..]);
         let wr: &[f64; KT] = fixed(&w[i * k + r0..]);
         for a in 0..KT {
@@ -425,18 +464,27 @@ fn xht_tile<const IT: usize, const RV: usize>(
         }
     }
     let rows: [&[f64]; IT] = std::array::from_fn(|t| &x[(i0 + t) * xs..(i0 + t) * xs + len]);
-    for j in 0..len {
-        let hr = &ht[j * kp + v0 * LANES..j * kp + (v0 + RV) * LANES];
-        // By value: with references the compiler kept the sums on the stack, scalar.
-        let hv: [[f64; LANES]; RV] = std::array::from_fn(|v| *fixed(&hr[v * LANES..]));
-        for t in 0..IT {
-            let xb = rows[t][j];
-            for v in 0..RV {
-                for l in 0..LANES {
-                    acc[t][v][l] = xb.mul_add(hv[v][l], acc[t][v][l]);
+    // Columns in steps of one cache line of each row, whose line XHT_PREFETCH_COLUMNS on is
+    // requested first.
+    let mut j0 = 0;
+    while j0 < len {
+        for row in &rows {
+            prefetch(row, j0 + XHT_PREFETCH_COLUMNS);
+        }
+        for j in j0..(j0 + LANES).min(len) {
+            let hr = &ht[j * kp + v0 * LANES..j * kp + (v0 + RV) * LANES];
+            // By value: with references the compiler kept the sums on the stack, scalar.
+            let hv: [[f64; LANES]; RV] = std::array::from_fn(|v| *fixed(&hr[v * LANES..]));
+            for t in 0..IT {
+                let xb = rows[t][j];
+                for v in 0..RV {
+                    for l in 0..LANES {
+                        acc[t][v][l] = xb.mul_add(hv[v][l], acc[t][v][l]);
+                    }
                 }
             }
         }
+        j0 += LANES;
     }
     for (t, acc) in acc.iter().enumerate() {
         for (v, acc) in acc.iter().enumerate() {
