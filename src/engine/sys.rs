@@ -1,4 +1,4 @@
-//! The crate's only `unsafe` code: two calls to the CPU and the OS that have no safe wrapper,
+//! The crate's only `unsafe` code: three calls to the CPU and the OS that have no safe wrapper,
 //! each behind a safe function with its precondition checked here.
 //!
 //! - [`clear_upper_state`]: `vzeroupper` after faer's hand-written AVX-512 kernels.
