@@ -52,7 +52,7 @@ mod zeroupper {
 ///
 /// `linalg::thin`'s `WᵀX` reads 16 rows of a large X side by side, 128 bytes of each per
 /// step; the hardware prefetchers do not run far enough ahead on that pattern, and a prefetch a
-/// few steps ahead in each row saves ~15 % of a 4096×10000 NMF iteration (see
+/// few steps ahead in each row saves 9–15 % of a 4096×10000 NMF iteration (see
 /// `thin::PREFETCH_COLUMNS`).
 #[inline(always)]
 pub(crate) fn prefetch(s: &[f64], at: usize) {
