@@ -188,9 +188,9 @@ mod tests {
 
     #[test]
     fn lanes_follow_the_column_index() {
-        // Lane j mod 8 in column order, then pairwise: with 1e16 in column 0 and 1 in columns
-        // 8 and 16 (the same lane) each one is lost; in columns 9 and 17 (lane 1) they first
-        // make 2, which survives.
+        // Lane j mod 8 in column order, then pairwise: column 0 holds 1e8 (a square of 1e16);
+        // with the squares of 1 in columns 8 and 16 (the same lane) each one is lost, in
+        // columns 9 and 17 (lane 1) they first make 2, which survives.
         let mut a = vec![0.0; 24];
         a[0] = 1e8;
         a[8] = 1.0;

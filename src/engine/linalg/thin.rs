@@ -14,6 +14,9 @@
 //!   once into `Hᵀ` rows, and each tile of rows of X accumulates `X[i, j] · Hᵀ[j, :]` (a
 //!   broadcast of X, up to 4 vectors of `Hᵀ`), reading each row of X sequentially.
 //!
+//! On a large X both prefetch each row of X a few cache lines ahead ([`crate::engine::sys::prefetch`]);
+//! the hardware prefetchers alone fell behind (see [`PREFETCH_COLUMNS`]).
+//!
 //! Measured (1 thread, 4096×10000, k = 20, blocks of 4096 columns, 2 MiB pages): the pair
 //! 84–90 ms, against 131 ms for faer on blocks of the same matrix and 190–215 ms for faer on
 //! the whole of it; digits 64×1797, k = 10: `WᵀX` 0.036 ms against faer's 0.055 ms. See
@@ -39,6 +42,8 @@ const LANES: usize = 8;
 /// sweep; larger k takes several).
 const MAX_VECS: usize = 4;
 
+/// f64 values per 64-byte cache line: the step of the prefetches below.
+const LINE: usize = 8;
 /// How far ahead (in columns) [`ChunkRows::Streaming`] prefetches each row of X: with 16 rows
 /// read side by side, 128 bytes of each per tile, the hardware prefetchers fall behind. Measured
 /// on 4096×10000, k = 20 (`WᵀX` alone over the whole pass, medians of `bench --models-only
@@ -255,7 +260,7 @@ fn strip<const KT: usize, const SW: usize>(t: Strip<'_>, out: &mut [f64], os: us
             // The two cache lines of this row's tile `ahead` columns on (a row is 64-byte
             // aligned when X is, and tiles start at multiples of 16 columns).
             prefetch(x, i * xs + col + ahead);
-            prefetch(x, i * xs + col + ahead + 8);
+            prefetch(x, i * xs + col + ahead + LINE);
         }
         let xr: &[f64; SW] = fixed(&x[i * xs + col..]);
         let wr: &[f64; KT] = fixed(&w[i * k + r0..]);
@@ -471,7 +476,7 @@ fn xht_tile<const IT: usize, const RV: usize>(
         for row in &rows {
             prefetch(row, j0 + XHT_PREFETCH_COLUMNS);
         }
-        for j in j0..(j0 + LANES).min(len) {
+        for j in j0..(j0 + LINE).min(len) {
             let hr = &ht[j * kp + v0 * LANES..j * kp + (v0 + RV) * LANES];
             // By value: with references the compiler kept the sums on the stack, scalar.
             let hv: [[f64; LANES]; RV] = std::array::from_fn(|v| *fixed(&hr[v * LANES..]));
@@ -484,7 +489,7 @@ fn xht_tile<const IT: usize, const RV: usize>(
                 }
             }
         }
-        j0 += LANES;
+        j0 += LINE;
     }
     for (t, acc) in acc.iter().enumerate() {
         for (v, acc) in acc.iter().enumerate() {
