@@ -62,45 +62,38 @@ pub(crate) fn add_to_lanes(
     lanes: &mut [f64],
 ) {
     let (j0, j1) = (cols.start, cols.start + cols.len() / LANES * LANES);
-    let mut p = 0;
-    for r in 0..k {
-        let ra = &a[r * stride + j0..r * stride + j1];
-        let mut c = r;
-        // Four entries of a row at a time: eight independent FMA chains, row r loaded once
-        // for four.
-        while c + 4 <= k {
-            let rows: [&[f64]; 4] =
-                std::array::from_fn(|t| &a[(c + t) * stride + j0..(c + t) * stride + j1]);
-            let mut acc = [[0.0f64; LANES]; 4];
-            for (t, acc) in acc.iter_mut().enumerate() {
-                acc.copy_from_slice(&lanes[(p + t) * LANES..(p + t + 1) * LANES]);
-            }
-            for (g, x) in ra.chunks_exact(LANES).enumerate() {
-                for (t, acc) in acc.iter_mut().enumerate() {
-                    let y = &rows[t][g * LANES..(g + 1) * LANES];
-                    for l in 0..LANES {
-                        acc[l] = x[l].mul_add(y[l], acc[l]);
-                    }
+    if j1 > j0 {
+        // Tiles of TILE_ROWS rows × TILE_COLS columns of the triangle, starting on the
+        // diagonal: entries below it that a tile covers are formed and dropped.
+        let mut r = 0;
+        while r < k {
+            let rt = (k - r).min(TILE_ROWS);
+            let mut c = r;
+            while c < k {
+                let ct = (k - c).min(TILE_COLS);
+                let t = Tile {
+                    a,
+                    stride,
+                    k,
+                    r,
+                    c,
+                    cols: j0..j1,
+                };
+                match (rt, ct) {
+                    (TILE_ROWS, TILE_COLS) => tile::<TILE_ROWS, TILE_COLS>(t, lanes),
+                    (TILE_ROWS, 4) => tile::<TILE_ROWS, 4>(t, lanes),
+                    (TILE_ROWS, 3) => tile::<TILE_ROWS, 3>(t, lanes),
+                    (TILE_ROWS, 2) => tile::<TILE_ROWS, 2>(t, lanes),
+                    (TILE_ROWS, _) => tile::<TILE_ROWS, 1>(t, lanes),
+                    (_, TILE_COLS) => tile::<1, TILE_COLS>(t, lanes),
+                    (_, 4) => tile::<1, 4>(t, lanes),
+                    (_, 3) => tile::<1, 3>(t, lanes),
+                    (_, 2) => tile::<1, 2>(t, lanes),
+                    _ => tile::<1, 1>(t, lanes),
                 }
+                c += ct;
             }
-            for (t, acc) in acc.iter().enumerate() {
-                lanes[(p + t) * LANES..(p + t + 1) * LANES].copy_from_slice(acc);
-            }
-            p += 4;
-            c += 4;
-        }
-        while c < k {
-            let rc = &a[c * stride + j0..c * stride + j1];
-            let mut acc = [0.0f64; LANES];
-            acc.copy_from_slice(&lanes[p * LANES..(p + 1) * LANES]);
-            for (x, y) in ra.chunks_exact(LANES).zip(rc.chunks_exact(LANES)) {
-                for l in 0..LANES {
-                    acc[l] = x[l].mul_add(y[l], acc[l]);
-                }
-            }
-            lanes[p * LANES..(p + 1) * LANES].copy_from_slice(&acc);
-            p += 1;
-            c += 1;
+            r += rt;
         }
     }
     // The last columns (fewer than LANES), one at a time into their lanes.
@@ -116,6 +109,86 @@ pub(crate) fn add_to_lanes(
             }
         }
     }
+}
+
+/// Rows of the triangle per tile of [`add_to_lanes`].
+const TILE_ROWS: usize = 2;
+/// Columns of the triangle per tile of [`add_to_lanes`]: 2 × 5 entries are ten independent
+/// FMA chains fed by seven loads, where a row of four entries (the kernel until 2026-12-01)
+/// was four chains, latency-bound, fed by five loads, and the remainder of each row one chain.
+const TILE_COLS: usize = 5;
+
+/// Index of entry (r, c), r ≤ c, in the lane sums (upper triangle row by row).
+#[inline(always)]
+fn entry(k: usize, r: usize, c: usize) -> usize {
+    r * k - r * r.saturating_sub(1) / 2 + (c - r)
+}
+
+/// One tile of [`add_to_lanes`]: rows `r..r + RT` × columns `c..c + CT` of the triangle over
+/// the columns `cols` of A (a multiple of [`LANES`] long).
+struct Tile<'a> {
+    a: &'a [f64],
+    stride: usize,
+    k: usize,
+    r: usize,
+    c: usize,
+    cols: std::ops::Range<usize>,
+}
+
+#[inline(always)]
+fn tile<const RT: usize, const CT: usize>(t: Tile<'_>, lanes: &mut [f64]) {
+    let Tile {
+        a,
+        stride,
+        k,
+        r,
+        c,
+        cols,
+    } = t;
+    let real = |i: usize, u: usize| c + u >= r + i;
+    let mut acc = [[[0.0f64; LANES]; CT]; RT];
+    for (i, acc) in acc.iter_mut().enumerate() {
+        for (u, acc) in acc.iter_mut().enumerate() {
+            if real(i, u) {
+                let p = entry(k, r + i, c + u) * LANES;
+                acc.copy_from_slice(&lanes[p..p + LANES]);
+            }
+        }
+    }
+    let xs: [&[f64]; RT] =
+        std::array::from_fn(|i| &a[(r + i) * stride + cols.start..(r + i) * stride + cols.end]);
+    let ys: [&[f64]; CT] =
+        std::array::from_fn(|u| &a[(c + u) * stride + cols.start..(c + u) * stride + cols.end]);
+    for g in 0..cols.len() / LANES {
+        // By value, so the sums stay in registers.
+        let x: [[f64; LANES]; RT] = std::array::from_fn(|i| *fixed(&xs[i][g * LANES..]));
+        let y: [[f64; LANES]; CT] = std::array::from_fn(|u| *fixed(&ys[u][g * LANES..]));
+        for i in 0..RT {
+            for u in 0..CT {
+                for l in 0..LANES {
+                    acc[i][u][l] = x[i][l].mul_add(y[u][l], acc[i][u][l]);
+                }
+            }
+        }
+    }
+    for (i, acc) in acc.iter().enumerate() {
+        for (u, acc) in acc.iter().enumerate() {
+            if real(i, u) {
+                let p = entry(k, r + i, c + u) * LANES;
+                lanes[p..p + LANES].copy_from_slice(acc);
+            }
+        }
+    }
+}
+
+/// The first [`LANES`] entries of `s` as an array reference (one bounds check).
+#[inline(always)]
+#[expect(
+    clippy::expect_used,
+    reason = "cannot fail: `s[..LANES]` has length LANES (and panics first if s is shorter)"
+)]
+fn fixed(s: &[f64]) -> &[f64; LANES] {
+    s[..LANES].try_into().expect("slice of length LANES")
 }
 
 /// The k×k Gram matrix from its lane sums (both triangles of `out`, k×k row-major): the
@@ -181,6 +254,35 @@ mod tests {
                         "k = {k}, n = {n}: ({r}, {c}) {got} vs {want}"
                     );
                     assert_eq!(got, out[c * k + r]);
+                }
+            }
+        }
+    }
+
+    /// The tiles only regroup the entries: every entry must be bit for bit its lane sums by
+    /// definition (column j into lane j mod 8, in column order, chunk after chunk), whatever
+    /// tile of the triangle computes it.
+    #[test]
+    fn tiles_give_the_bits_of_the_lane_definition() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for &(k, n) in &[(2, 16), (6, 40), (7, 300), (10, 1797), (13, 600)] {
+            let a: Vec<f64> = (0..k * n).map(|_| rng.r#gen::<f64>()).collect();
+            let mut out = vec![f64::NAN; k * k];
+            gram_of_rows_into(&a, (k, n), &mut out);
+            for r in 0..k {
+                for c in r..k {
+                    let mut lanes = [0.0f64; LANES];
+                    for j in 0..n {
+                        let l = &mut lanes[j % LANES];
+                        *l = a[r * n + j].mul_add(a[c * n + j], *l);
+                    }
+                    let want = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+                        + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+                    assert_eq!(
+                        out[r * k + c].to_bits(),
+                        want.to_bits(),
+                        "k {k} n {n} ({r}, {c})"
+                    );
                 }
             }
         }
