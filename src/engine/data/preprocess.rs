@@ -28,15 +28,7 @@ pub fn apply(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
     match p {
         Preprocess::None => {}
         Preprocess::L2 => {
-            let mut zero = 0usize;
-            for mut col in x.columns_mut() {
-                let norm = col.iter().map(|v| v * v).sum::<f64>().sqrt();
-                if norm > 0.0 {
-                    col.mapv_inplace(|v| v / norm);
-                } else {
-                    zero += 1;
-                }
-            }
+            let zero = l2_normalize_columns(x);
             if zero > 0 {
                 notes.push(format!(
                     "L2 normalisation: {zero} all-zero sample(s) left at zero (they have no direction)"
@@ -68,6 +60,34 @@ pub fn apply(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
         }
     }
     notes
+}
+
+/// Scale every column of `x` to unit Euclidean norm (all-zero columns stay zero); returns how
+/// many columns were all zero.
+///
+/// Each norm is the sum of the squares in row order, then its square root, and each entry is
+/// divided by it: the same operations as walking each column, but a row-major X is read row by
+/// row, contiguously (a column of a 4096×10000 X is 4096 values 80 KB apart).
+fn l2_normalize_columns(x: &mut Array2<f64>) -> usize {
+    let n = x.ncols();
+    let mut norms = vec![0.0f64; n];
+    for row in x.rows() {
+        for (s, &v) in norms.iter_mut().zip(row) {
+            *s += v * v;
+        }
+    }
+    for s in &mut norms {
+        *s = s.sqrt();
+    }
+    for mut row in x.rows_mut() {
+        for (v, &norm) in row.iter_mut().zip(&norms) {
+            if norm > 0.0 {
+                *v /= norm;
+            }
+        }
+    }
+    // Norms are ≥ 0 or +∞ (X is finite): not positive means zero.
+    norms.iter().filter(|&&s| s <= 0.0 || s.is_nan()).count()
 }
 
 /// Warnings about all-zero samples and constant features of the raw matrix.
@@ -139,6 +159,28 @@ mod tests {
         }
         assert_eq!(notes.len(), 1);
         assert!(notes[0].contains("1 all-zero sample"), "{notes:?}");
+    }
+
+    /// The row-order pass gives the bits of the column walk it replaced.
+    #[test]
+    fn l2_rows_give_the_bits_of_the_column_walk() {
+        let mut a = Array2::from_shape_fn((37, 70), |(i, j)| {
+            if j % 9 == 4 {
+                0.0
+            } else {
+                ((i * 31 + j * 17) % 97) as f64 / 7.0 + 1e-3
+            }
+        });
+        let mut want = a.clone();
+        for mut col in want.columns_mut() {
+            let norm = col.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if norm > 0.0 {
+                col.mapv_inplace(|v| v / norm);
+            }
+        }
+        let zero = l2_normalize_columns(&mut a);
+        assert_eq!(zero, 8);
+        assert!(a.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()));
     }
 
     #[test]
