@@ -13,9 +13,10 @@ const EXACT_EVERY: usize = 50;
 /// Column block of the exact residual: the buffer is m × EXACT_BLOCK, never m × n.
 const EXACT_BLOCK: usize = 256;
 /// X larger than this (bytes) takes the blocked single pass ([`Nmf::fused_h_step`]); smaller
-/// ones stay in cache between the two products and keep the reference step (thin `WᵀX`, faer
-/// for the rest), which measured as fast or faster there (digits 64×1797, k = 10: fused 1.006×
-/// the reference; faer's `XHᵀ` 0.056 ms against 0.095 ms for the thin kernel at k = 10).
+/// ones stay in cache between the two products and keep the reference step (thin `WᵀX` and
+/// `WᵀW·H`, faer's `XHᵀ`), which measured as fast or faster there (digits 64×1797, k = 10:
+/// fused 1.006× the reference; faer's `XHᵀ` 0.042 ms against 0.080–0.095 ms for the thin
+/// accumulator, which pads k = 10 to 16 lanes).
 pub(crate) const FUSED_MIN_BYTES: usize = 4 << 20;
 /// Bytes of X per column block of the single pass: 4096 columns at m = 4096. Long row
 /// segments matter more than keeping the block in cache for the second product (4096×10000,
@@ -46,7 +47,7 @@ pub struct Nmf {
     residual: Option<Vec<f64>>, // m×EXACT_BLOCK, allocated on first exact recomputation
     hpass: HPassWork,           // fused H pass: k×CHUNK denominators, HHᵀ partial sums
     xht_acc: XhtAccumulator,    // single pass: XHᵀ sums (m×k padded) and the block's Hᵀ
-    /// Use the reference step (one faer product each; small X, and the tests' baseline).
+    /// Use the reference step (one product per pass; small X, and the tests' baseline).
     reference: bool,
     /// Columns per block of the single pass over X.
     x_block: usize,
@@ -162,8 +163,9 @@ impl Nmf {
         gram_of_rows(&mut self.hht.view_mut(), self.h.view());
     }
 
-    /// The H update and the W update's XHᵀ and HHᵀ, one faer product each: WᵀX, WᵀW·H, a MU
-    /// pass, XHᵀ, HHᵀ. The reference the fused pass is tested against.
+    /// The H update and the W update's XHᵀ and HHᵀ, one product per pass: WᵀX and WᵀW·H (thin
+    /// kernel), a MU pass, XHᵀ (faer), HHᵀ (`linalg::gram`). The reference the fused pass is
+    /// tested against.
     fn reference_h_step(&mut self) {
         // H ← H ⊙ (WᵀX) ⊘ max(WᵀW H, ε); WᵀW is cached from the previous W update.
         self.wtx_whole();
