@@ -272,25 +272,12 @@ pub(crate) fn wt_x_whole(out: &mut Array2<f64>, w: &Array2<f64>, x: &Array2<f64>
     }
 }
 
-/// `out ← G·H` for a symmetric k×k G (WᵀW) and H k×n: the thin `WᵀX` kernel computes
-/// `GᵀH`, which is `G·H` for symmetric G, every entry one FMA chain over b = 0..k in order;
-/// faer when an array is not contiguous row-major. On digits (k = 10, n = 1797) 5.6 µs against
-/// faer's 8.5 µs, which packs both operands of this thin product.
+/// `out ← G·H` for a symmetric k×k G (WᵀW) and H k×n as [`wt_x_whole`]`(G, H)`, which is
+/// `GᵀH` = `G·H`: the thin kernel, every entry one FMA chain over b = 0..k in order. On digits
+/// (k = 10, n = 1797) 5.6 µs against 8.5 µs for faer, which packs both operands of this thin
+/// product.
 pub(crate) fn gram_times(out: &mut Array2<f64>, g: &Array2<f64>, h: &Array2<f64>) {
-    let (k, n) = h.dim();
-    if let (Some(gs), Some(hs), Some(os)) = (g.as_slice(), h.as_slice(), out.as_slice_mut()) {
-        wt_x_columns(gs, (k, k), hs, n, 0..n, os, n, ChunkRows::Cached);
-    } else {
-        gemm_into(
-            &mut out.view_mut(),
-            1.0,
-            g.view(),
-            Op::N,
-            h.view(),
-            Op::N,
-            false,
-        );
-    }
+    wt_x_whole(out, g, h);
 }
 
 /// Columns per block of the single pass over X: [`X_BLOCK_BYTES`] of X, at least 64.
