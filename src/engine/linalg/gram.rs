@@ -12,6 +12,7 @@
 //! order at the end. So the result is the same on every instruction set (pulp runs the loops
 //! with the widest the CPU has).
 
+use super::thin::fixed;
 use faer::traits::pulp;
 
 /// Partial sums per entry (one 512-bit vector).
@@ -179,16 +180,6 @@ fn tile<const RT: usize, const CT: usize>(t: Tile<'_>, lanes: &mut [f64]) {
             }
         }
     }
-}
-
-/// The first [`LANES`] entries of `s` as an array reference (one bounds check).
-#[inline(always)]
-#[expect(
-    clippy::expect_used,
-    reason = "cannot fail: `s[..LANES]` has length LANES (and panics first if s is shorter)"
-)]
-fn fixed(s: &[f64]) -> &[f64; LANES] {
-    s[..LANES].try_into().expect("slice of length LANES")
 }
 
 /// The k×k Gram matrix from its lane sums (both triangles of `out`, k×k row-major): the

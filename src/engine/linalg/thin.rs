@@ -282,7 +282,7 @@ fn strip<const KT: usize, const SW: usize>(t: Strip<'_>, out: &mut [f64], os: us
     clippy::expect_used,
     reason = "cannot fail: `s[..N]` has length N (and panics first if s is shorter)"
 )]
-fn fixed<const N: usize>(s: &[f64]) -> &[f64; N] {
+pub(crate) fn fixed<const N: usize>(s: &[f64]) -> &[f64; N] {
     s[..N].try_into().expect("slice of length N")
 }
 

@@ -665,7 +665,8 @@ mod tests {
             gram_times(&mut out, &g, &h);
             for a in 0..k {
                 for j in 0..n {
-                    // One FMA chain over b of Gᵀ's column, i.e. G's row for symmetric G.
+                    // One FMA chain over b down G's column a (the kernel computes GᵀH), which is
+                    // G's row a for symmetric G.
                     let want = (0..k).fold(0.0f64, |acc, b| g[[b, a]].mul_add(h[[b, j]], acc));
                     assert_eq!(out[[a, j]].to_bits(), want.to_bits(), "k {k} ({a}, {j})");
                     let plain: f64 = (0..k).map(|b| g[[a, b]] * h[[b, j]]).sum();
