@@ -546,7 +546,7 @@ impl Rpnmf {
     /// σ(t_τ(H)) (Jacobi: σ at the H of the start of the step), `(H·Mneg)ᵀ`, `(H·Mpos)ᵀ`
     /// gathered from the kept Hᵀ, and WᵀW H.
     fn h_step_products(&mut self) {
-        self.roles.fill_sigmoids(self.cur.sig.iter().copied());
+        self.roles.fill_sigmoids(&self.cur.sig);
         self.roles.products_into(
             self.cur.h_t.view(),
             &mut self.neg_t.view_mut(),
