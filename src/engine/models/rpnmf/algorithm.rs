@@ -182,8 +182,8 @@ fn lanes(s: &[f64]) -> [f64; LANES] {
 /// loss sums as [`ranking_loss`] does (lane `τ mod LANES`, then [`hsum`]), so both equal
 /// [`sigmoid`] and [`ranking_loss`] bit for bit. Eight margins at a time in pulp's context: the
 /// special functions are branch-free, so they run as vectors, and the loss's eight partial
-/// sums are one vector addition per eight triplets (a single chain through all |T| terms was
-/// a quarter of the call on digits).
+/// sums are one vector addition per eight triplets (digits-shaped, |T| = 5391, in isolation:
+/// 11.7 µs, against 14.7 µs with a single chain through all |T| terms).
 pub fn sigmoids_and_loss(margins: &[f64], alpha: f64, sig: &mut Vec<f64>) -> f64 {
     sig.clear();
     sig.resize(margins.len(), 0.0);
@@ -252,7 +252,7 @@ pub struct RoleMatrices {
 /// of additions) instead of by triplet (six additions per triplet at scattered positions of
 /// two 100 KB arrays, after zeroing them) gives every value the same sum in the same order,
 /// `s_first + s_2 + …` in triplet order (`0 + s_first = s_first` exactly), so the same bits:
-/// digits (|T| = 5391, k = 10) 28 µs → 9 µs.
+/// digits-shaped (|T| = 5391 random triplets, in isolation) 28.5 µs → 12.6 µs.
 #[derive(Clone, Debug)]
 struct Sources {
     first: Vec<usize>,
