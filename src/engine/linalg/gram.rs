@@ -182,14 +182,22 @@ fn tile<const RT: usize, const CT: usize>(t: Tile<'_>, lanes: &mut [f64]) {
     }
 }
 
+/// The total of [`LANES`] partial sums, added pairwise in a fixed order:
+/// `((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`. Every lane-wise sum of the engine ends
+/// here (the Gram entries, RPNMF's margins and ranking loss), so its bits do not depend on the
+/// instruction set.
+#[inline(always)]
+pub(crate) fn sum_lanes(l: &[f64; LANES]) -> f64 {
+    ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
+}
+
 /// The k×k Gram matrix from its lane sums (both triangles of `out`, k×k row-major): the
 /// [`LANES`] sums of each entry added pairwise in a fixed order.
 pub(crate) fn lanes_into(lanes: &[f64], k: usize, out: &mut [f64]) {
     let mut p = 0;
     for r in 0..k {
         for c in r..k {
-            let l = &lanes[p * LANES..(p + 1) * LANES];
-            let v = ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]));
+            let v = sum_lanes(fixed(&lanes[p * LANES..]));
             out[r * k + c] = v;
             out[c * k + r] = v;
             p += 1;

@@ -2,6 +2,7 @@
 //! `α Σ sp(t_τ)` of eq. (9) and the role matrices `Mneg`/`Mpos`.
 
 use crate::engine::linalg::Csr;
+use crate::engine::linalg::gram::{LANES, sum_lanes};
 use crate::engine::linalg::special::{sigmoid, sigmoid_and_softplus, softplus};
 use crate::engine::linalg::thin::fixed;
 use crate::engine::models::Triplet;
@@ -10,7 +11,7 @@ use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 /// `t_τ(H) = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ` for every triplet (MODELS.md §4.1). O(|T|·k).
 ///
 /// The reference for [`margins_t`], on the k×n H, one coordinate at a time: the same sums in
-/// the same order ([`lane_of`], [`hsum`]), so the same values bit for bit.
+/// the same order ([`lane_of`], [`sum_lanes`]), so the same values bit for bit.
 pub fn margins(h: ArrayView2<'_, f64>, triplets: &[Triplet], delta: f64, out: &mut Vec<f64>) {
     let k = h.nrows();
     out.clear();
@@ -19,7 +20,7 @@ pub fn margins(h: ArrayView2<'_, f64>, triplets: &[Triplet], delta: f64, out: &m
         for (a, row) in h.rows().into_iter().enumerate() {
             acc[lane_of(a, k)] += term(row[t.i], row[t.j], row[t.q]);
         }
-        delta + hsum(acc)
+        delta + sum_lanes(&acc)
     }));
 }
 
@@ -47,28 +48,21 @@ fn lane_of(a: usize, k: usize) -> usize {
     }
 }
 
-/// The [`LANES`] partial sums of a margin or of the ranking loss, added halves first, as a
-/// vector reduction adds them: `((l0 + l4) + (l2 + l6)) + ((l1 + l5) + (l3 + l7))`.
-#[inline(always)]
-fn hsum(l: [f64; LANES]) -> f64 {
-    ((l[0] + l[4]) + (l[2] + l[6])) + ((l[1] + l[5]) + (l[3] + l[7]))
-}
-
 /// The ranking term `α Σ sp(t_τ)` from precomputed margins: triplet τ into lane `τ mod LANES`,
-/// in triplet order, then [`hsum`] (the order [`sigmoids_and_loss`] sums in).
+/// in triplet order, then [`sum_lanes`] (the order [`sigmoids_and_loss`] sums in).
 pub fn ranking_loss(alpha: f64, margins: &[f64]) -> f64 {
     let mut acc = [0.0f64; LANES];
     for (x, &t) in margins.iter().enumerate() {
         acc[x % LANES] += softplus(t);
     }
-    alpha * hsum(acc)
+    alpha * sum_lanes(&acc)
 }
 
 /// [`margins`] from Hᵀ (n×k, one contiguous row per sample) instead of H. O(|T|·k).
 ///
 /// Same values bit for bit. Each margin keeps [`LANES`] partial sums of its coordinates'
 /// terms ([`lane_of`]), a vector of eight terms at a time, then adds them in a fixed tree
-/// ([`hsum`]) and adds δ last. No chain of additions runs through all k coordinates, so the
+/// ([`sum_lanes`]) and adds δ last. No chain of additions runs through all k coordinates, so the
 /// triplets' sums overlap. Digits-shaped (|T| = 5391 random triplets, k = 10, in isolation):
 /// 23.8 µs, against 47.9 µs for the earlier serial sum in coordinate order (four triplets
 /// interleaved). The order is fixed by the code, not by the CPU: the same bits on every
@@ -120,7 +114,7 @@ fn margins_of(hs: &[f64], k: usize, triplets: &[Triplet], delta: f64, out: &mut 
             for a in 0..k {
                 acc[a] += term(p[a], q[a], z[a]);
             }
-            *o = delta + hsum(acc);
+            *o = delta + sum_lanes(&acc);
         }
         return;
     }
@@ -145,7 +139,7 @@ fn margins_of(hs: &[f64], k: usize, triplets: &[Triplet], delta: f64, out: &mut 
                 acc[l] += f64::from_bits(v[l].to_bits() & tail[l]);
             }
         }
-        *o = delta + hsum(acc);
+        *o = delta + sum_lanes(&acc);
     }
 }
 
@@ -158,7 +152,7 @@ fn row(hs: &[f64], k: usize, p: usize) -> &[f64] {
 /// [`term`] of the first [`LANES`] coordinates of three rows, as one vector.
 #[inline(always)]
 fn terms(p: &[f64], q: &[f64], z: &[f64]) -> [f64; LANES] {
-    let (p, q, z) = (lanes(p), lanes(q), lanes(z));
+    let (p, q, z): ([f64; LANES], [f64; LANES], [f64; LANES]) = (*fixed(p), *fixed(q), *fixed(z));
     let mut v = [0.0f64; LANES];
     for l in 0..LANES {
         v[l] = term(p[l], q[l], z[l]);
@@ -166,20 +160,11 @@ fn terms(p: &[f64], q: &[f64], z: &[f64]) -> [f64; LANES] {
     v
 }
 
-/// Coordinates per vector of [`margins_t`], and lanes of the loss's sum.
-const LANES: usize = 8;
-
-/// The first [`LANES`] entries of `s` by value (one bounds check).
-#[inline(always)]
-fn lanes(s: &[f64]) -> [f64; LANES] {
-    *fixed::<LANES>(s)
-}
-
 /// `σ(t_τ)` of every margin into `sig`, and the ranking loss `α Σ_τ sp(t_τ)` of eq. (9).
 /// O(|T|).
 ///
 /// σ and sp share one `e^{−|t|}` and one `1 + e^{−|t|}` ([`sigmoid_and_softplus`]), and the
-/// loss sums as [`ranking_loss`] does (lane `τ mod LANES`, then [`hsum`]), so both equal
+/// loss sums as [`ranking_loss`] does (lane `τ mod LANES`, then [`sum_lanes`]), so both equal
 /// [`sigmoid`] and [`ranking_loss`] bit for bit. Eight margins at a time in pulp's context: the
 /// special functions are branch-free, so they run as vectors, and the loss's eight partial
 /// sums are one vector addition per eight triplets (digits-shaped, |T| = 5391, in isolation:
@@ -206,7 +191,7 @@ impl faer::traits::pulp::WithSimd for SigmoidsAndLoss<'_> {
         let mut ds = self.margins.chunks_exact(LANES);
         let mut ss = self.sig.chunks_exact_mut(LANES);
         for (d, s) in (&mut ds).zip(&mut ss) {
-            let d = lanes(d);
+            let d: [f64; LANES] = *fixed(d);
             let (mut sv, mut sp) = ([0.0f64; LANES], [0.0f64; LANES]);
             for l in 0..LANES {
                 (sv[l], sp[l]) = sigmoid_and_softplus(d[l]);
@@ -222,7 +207,7 @@ impl faer::traits::pulp::WithSimd for SigmoidsAndLoss<'_> {
             (*s, sp) = sigmoid_and_softplus(d);
             acc[x] += sp;
         }
-        hsum(acc)
+        sum_lanes(&acc)
     }
 }
 
