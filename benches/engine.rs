@@ -58,7 +58,7 @@ fn nmf_iteration(c: &mut Criterion) {
             black_box(wtx[[0, 0]] + xht[[0, 0]])
         })
     });
-    // The same two products by the kernels the iteration uses (thin WᵀX, faer XHᵀ here).
+    // The same two products by the kernels the iteration uses (thin WᵀX, lane-sum XHᵀ here).
     c.bench_function("nmf big products 64x1797 k=10", |b| {
         b.iter(|| {
             model.big_products();

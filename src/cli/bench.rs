@@ -308,7 +308,7 @@ fn bench_nmf(
         },
     );
     // The same two products by the kernels and column blocks the iteration uses (thin kernels
-    // in blocks on large X; thin WᵀX and faer's XHᵀ on small X).
+    // in blocks on large X; thin WᵀX and the lane-sum XHᵀ on small X).
     let products_case = time_case(
         &format!("nmf big products WtX+XHt as the iteration computes them [{label}, k={k}]"),
         "pair",

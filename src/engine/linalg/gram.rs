@@ -1,11 +1,18 @@
-//! `AAᵀ` of a short, wide row-major A (k×n, k ≪ n): the HHᵀ of the multiplicative rules and of
-//! every candidate RPNMF's safeguard evaluates.
+//! Products of the rows of short, wide row-major matrices by lane sums: `AAᵀ` of a k×n A
+//! (k ≪ n), the HHᵀ of the multiplicative rules and of every candidate RPNMF's safeguard
+//! evaluates, and `ABᵀ` of an m×n A and a k×n B ([`a_bt_into`]), the `XHᵀ` of the small-X
+//! steps of NMF and RPNMF.
 //!
 //! faer packs both operands of a product this thin, and on digits (H 10×1797) the packing and
 //! its 16×8 micro-kernel were most of the 12 % that GEMMs took of an RPNMF run with the
 //! protocol's triplets (five HHᵀ per iteration, one per candidate). Here the rows are read in
 //! place, a column chunk at a time so that the chunk of every row stays in L1, and only the
 //! upper triangle is formed (half the flops).
+//!
+//! `XHᵀ` on digits (X 64×1797, H 10×1797) took faer 41.3 µs; [`a_bt_into`] takes 37.6–38.0 µs
+//! (three alternated rounds in one process). Its chunk of B is packed as a 64-byte-aligned
+//! panel: the rows of X and H are 1797 values long, so a vector load from them straddles two
+//! cache lines, and the same loop on unpacked rows took 44–51 µs.
 //!
 //! Summation order is fixed by the code: entry (a, b) keeps [`LANES`] partial sums, column j
 //! going to lane `j mod LANES` in column order, and the lanes are added pairwise in a fixed
@@ -39,8 +46,9 @@ pub(crate) fn gram_of_rows_into(a: &[f64], (k, n): (usize, usize), out: &mut [f6
 }
 
 thread_local! {
-    /// Lane sums of [`gram_of_rows_into`], reused by every call on the thread (HHᵀ is formed
-    /// every iteration, five times per iteration in RPNMF).
+    /// Lane sums of [`gram_of_rows_into`] and [`a_bt_into`] (and the latter's packed panel),
+    /// reused by every call on the thread (HHᵀ is formed every iteration, five times per
+    /// iteration in RPNMF).
     static LANE_SUMS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -72,25 +80,20 @@ pub(crate) fn add_to_lanes(
             let mut c = r;
             while c < k {
                 let ct = (k - c).min(TILE_COLS);
-                let t = Tile {
-                    a,
-                    stride,
-                    k,
-                    r,
-                    c,
-                    cols: j0..j1,
-                };
+                let (rc, cols) = ((r, c), j0..j1);
                 match (rt, ct) {
-                    (TILE_ROWS, TILE_COLS) => tile::<TILE_ROWS, TILE_COLS>(t, lanes),
-                    (TILE_ROWS, 4) => tile::<TILE_ROWS, 4>(t, lanes),
-                    (TILE_ROWS, 3) => tile::<TILE_ROWS, 3>(t, lanes),
-                    (TILE_ROWS, 2) => tile::<TILE_ROWS, 2>(t, lanes),
-                    (TILE_ROWS, _) => tile::<TILE_ROWS, 1>(t, lanes),
-                    (_, TILE_COLS) => tile::<1, TILE_COLS>(t, lanes),
-                    (_, 4) => tile::<1, 4>(t, lanes),
-                    (_, 3) => tile::<1, 3>(t, lanes),
-                    (_, 2) => tile::<1, 2>(t, lanes),
-                    _ => tile::<1, 1>(t, lanes),
+                    (TILE_ROWS, TILE_COLS) => {
+                        gram_tile::<TILE_ROWS, TILE_COLS>((a, stride, k), rc, cols, lanes)
+                    }
+                    (TILE_ROWS, 4) => gram_tile::<TILE_ROWS, 4>((a, stride, k), rc, cols, lanes),
+                    (TILE_ROWS, 3) => gram_tile::<TILE_ROWS, 3>((a, stride, k), rc, cols, lanes),
+                    (TILE_ROWS, 2) => gram_tile::<TILE_ROWS, 2>((a, stride, k), rc, cols, lanes),
+                    (TILE_ROWS, _) => gram_tile::<TILE_ROWS, 1>((a, stride, k), rc, cols, lanes),
+                    (_, TILE_COLS) => gram_tile::<1, TILE_COLS>((a, stride, k), rc, cols, lanes),
+                    (_, 4) => gram_tile::<1, 4>((a, stride, k), rc, cols, lanes),
+                    (_, 3) => gram_tile::<1, 3>((a, stride, k), rc, cols, lanes),
+                    (_, 2) => gram_tile::<1, 2>((a, stride, k), rc, cols, lanes),
+                    _ => gram_tile::<1, 1>((a, stride, k), rc, cols, lanes),
                 }
                 c += ct;
             }
@@ -112,6 +115,135 @@ pub(crate) fn add_to_lanes(
     }
 }
 
+/// `out ← A·Bᵀ` for A m×n and B k×n, both row-major with row stride n (`out` m×k row-major):
+/// the `XHᵀ` of the multiplicative rules on an X that fits in cache. Entry (i, a) is a lane sum
+/// like a Gram entry (column j into lane `j mod LANES`, in column order, then [`sum_lanes`]),
+/// so its bits do not depend on the instruction set either. Column chunks of [`CHUNK`]: the
+/// chunk of B is packed once ([`pack_panel`]) and stays in L1 while register tiles of
+/// [`CROSS_ROWS`] rows of A × up to [`CROSS_COLS`] rows of B pass over it.
+pub(crate) fn a_bt_into(a: &[f64], b: &[f64], (m, k, n): (usize, usize, usize), out: &mut [f64]) {
+    assert!(a.len() >= m * n, "A is smaller than m×n");
+    assert!(b.len() >= k * n, "B is smaller than k×n");
+    assert!(out.len() >= m * k, "out is smaller than m×k");
+    LANE_SUMS.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        let (len, pack_len) = (m * k * LANES, k * CHUNK);
+        // LANES values to spare, to start the panel on a 64-byte boundary.
+        if buf.len() < len + pack_len + LANES {
+            buf.resize(len + pack_len + LANES, 0.0);
+        }
+        let (lanes, rest) = buf.split_at_mut(len);
+        lanes.fill(0.0);
+        let skew = (rest.as_ptr() as usize / size_of::<f64>()).wrapping_neg() % LANES;
+        let pack = &mut rest[skew..skew + pack_len];
+        pulp::Arch::new().dispatch(Cross {
+            a,
+            b,
+            m,
+            k,
+            n,
+            lanes: &mut *lanes,
+            pack,
+        });
+        for (o, l) in out[..m * k].iter_mut().zip(lanes.chunks_exact(LANES)) {
+            *o = sum_lanes(fixed(l));
+        }
+    });
+}
+
+/// Rows of A per register tile of [`a_bt_into`].
+const CROSS_ROWS: usize = 2;
+/// Rows of B per register tile of [`a_bt_into`] (all of k = 10 at once): 2 × 10 entries are
+/// twenty FMA chains fed by twelve loads, each row of A read once per chunk. On digits, in
+/// one process: 2 × 10 37.9–39.0 µs, 4 × 5 (nine loads, but every row of A read twice)
+/// 40.8 µs, 3 × 8 47.8–48.6 µs, faer 41.0–45.1 µs.
+const CROSS_COLS: usize = 10;
+
+/// The lane sums of [`a_bt_into`] as a pulp job.
+struct Cross<'a> {
+    a: &'a [f64],
+    b: &'a [f64],
+    m: usize,
+    k: usize,
+    n: usize,
+    lanes: &'a mut [f64],
+    pack: &'a mut [f64],
+}
+
+impl pulp::WithSimd for Cross<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let Cross {
+            a,
+            b,
+            m,
+            k,
+            n,
+            lanes,
+            pack,
+        } = self;
+        let mut j0 = 0;
+        while j0 < n {
+            let j1 = (j0 + CHUNK).min(n);
+            let jv = j0 + (j1 - j0) / LANES * LANES;
+            if jv > j0 {
+                pack_panel(b, n, k, j0..jv, pack);
+                let mut r = 0;
+                while r < m {
+                    // Full tiles of rows of A, then the last rows one at a time.
+                    let rt = if m - r >= CROSS_ROWS { CROSS_ROWS } else { 1 };
+                    let mut c = 0;
+                    while c < k {
+                        let ct = (k - c).min(CROSS_COLS);
+                        let (x, y, cols) = ((a, n, r), (&*pack, k, c), j0..jv);
+                        let slot = |i: usize, u: usize| Some(((r + i) * k + c + u) * LANES);
+                        macro_rules! widths {
+                            ($rt:expr; $($w:literal)*) => {
+                                match ct {
+                                    $($w => cross_tile::<$rt, $w>(x, y, cols, lanes, slot),)*
+                                    _ => cross_tile::<$rt, 1>(x, y, cols, lanes, slot),
+                                }
+                            };
+                        }
+                        if rt == CROSS_ROWS {
+                            widths!(CROSS_ROWS; 10 9 8 7 6 5 4 3 2)
+                        } else {
+                            widths!(1; 10 9 8 7 6 5 4 3 2)
+                        }
+                        c += ct;
+                    }
+                    r += rt;
+                }
+            }
+            // The last columns (fewer than LANES), one at a time into their lanes.
+            for j in jv..j1 {
+                for i in 0..m {
+                    for u in 0..k {
+                        let s = &mut lanes[(i * k + u) * LANES + (j - j0) % LANES];
+                        *s = a[i * n + j].mul_add(b[u * n + j], *s);
+                    }
+                }
+            }
+            j0 = j1;
+        }
+    }
+}
+
+/// The columns `cols` (a multiple of [`LANES`] long) of the k rows of B (row stride
+/// `stride`) as a panel ([`panel_group`]) at the front of `pack`.
+#[inline(always)]
+fn pack_panel(b: &[f64], stride: usize, k: usize, cols: std::ops::Range<usize>, pack: &mut [f64]) {
+    for g in 0..cols.len() / LANES {
+        for u in 0..k {
+            let src = u * stride + cols.start + g * LANES;
+            let dst = (g * k + u) * LANES;
+            pack[dst..dst + LANES].copy_from_slice(&b[src..src + LANES]);
+        }
+    }
+}
+
 /// Rows of the triangle per tile of [`add_to_lanes`].
 const TILE_ROWS: usize = 2;
 /// Columns of the triangle per tile of [`add_to_lanes`]: 2 × 5 entries are ten independent
@@ -125,45 +257,56 @@ fn entry(k: usize, r: usize, c: usize) -> usize {
     r * k - r * r.saturating_sub(1) / 2 + (c - r)
 }
 
-/// One tile of [`add_to_lanes`]: rows `r..r + RT` × columns `c..c + CT` of the triangle over
-/// the columns `cols` of A (a multiple of [`LANES`] long).
-struct Tile<'a> {
-    a: &'a [f64],
+/// The rows `r..r + N` of a row-major matrix (row stride `stride`) over the columns `cols`,
+/// each sliced to exactly `cols.len()` values, so that the loads of a tile need no bounds
+/// checks.
+#[inline(always)]
+fn rows_of<'a, const N: usize>(
+    s: &'a [f64],
     stride: usize,
-    k: usize,
     r: usize,
-    c: usize,
-    cols: std::ops::Range<usize>,
+    cols: &std::ops::Range<usize>,
+) -> [&'a [f64]; N] {
+    std::array::from_fn(|i| &s[(r + i) * stride + cols.start..(r + i) * stride + cols.end])
 }
 
+/// Group g (columns `8g..8g + 8`) of each of the rows.
 #[inline(always)]
-fn tile<const RT: usize, const CT: usize>(t: Tile<'_>, lanes: &mut [f64]) {
-    let Tile {
-        a,
-        stride,
-        k,
-        r,
-        c,
-        cols,
-    } = t;
-    let real = |i: usize, u: usize| c + u >= r + i;
+fn group_of<const N: usize>(rows: &[&[f64]; N], g: usize) -> [[f64; LANES]; N] {
+    std::array::from_fn(|i| *fixed(&rows[i][g * LANES..]))
+}
+
+/// Group g of the rows `r0..r0 + N` of a panel of `rows` rows (group g of every row side by
+/// side, row r at `(g·rows + r)·LANES`): one bounds check per group, then loads at fixed
+/// offsets from one pointer.
+#[inline(always)]
+fn panel_group<const N: usize>(p: &[f64], rows: usize, r0: usize, g: usize) -> [[f64; LANES]; N] {
+    let block = &p[(g * rows + r0) * LANES..(g * rows + r0 + N) * LANES];
+    std::array::from_fn(|u| *fixed(&block[u * LANES..]))
+}
+
+/// One register tile of lane sums: `RT` rows of X (`xv(g)` is their group g of [`LANES`]
+/// columns) against `CT` rows of Y (`yv(g)`) over `groups` groups. Entry (i, u) adds into the
+/// lanes at `slot(i, u)`, or is formed and dropped when that is `None`.
+#[inline(always)]
+fn tile<const RT: usize, const CT: usize>(
+    xv: impl Fn(usize) -> [[f64; LANES]; RT],
+    yv: impl Fn(usize) -> [[f64; LANES]; CT],
+    groups: usize,
+    lanes: &mut [f64],
+    slot: impl Fn(usize, usize) -> Option<usize>,
+) {
     let mut acc = [[[0.0f64; LANES]; CT]; RT];
     for (i, acc) in acc.iter_mut().enumerate() {
         for (u, acc) in acc.iter_mut().enumerate() {
-            if real(i, u) {
-                let p = entry(k, r + i, c + u) * LANES;
+            if let Some(p) = slot(i, u) {
                 acc.copy_from_slice(&lanes[p..p + LANES]);
             }
         }
     }
-    let xs: [&[f64]; RT] =
-        std::array::from_fn(|i| &a[(r + i) * stride + cols.start..(r + i) * stride + cols.end]);
-    let ys: [&[f64]; CT] =
-        std::array::from_fn(|u| &a[(c + u) * stride + cols.start..(c + u) * stride + cols.end]);
-    for g in 0..cols.len() / LANES {
+    for g in 0..groups {
         // By value, so the sums stay in registers.
-        let x: [[f64; LANES]; RT] = std::array::from_fn(|i| *fixed(&xs[i][g * LANES..]));
-        let y: [[f64; LANES]; CT] = std::array::from_fn(|u| *fixed(&ys[u][g * LANES..]));
+        let (x, y) = (xv(g), yv(g));
         for i in 0..RT {
             for u in 0..CT {
                 for l in 0..LANES {
@@ -174,12 +317,52 @@ fn tile<const RT: usize, const CT: usize>(t: Tile<'_>, lanes: &mut [f64]) {
     }
     for (i, acc) in acc.iter().enumerate() {
         for (u, acc) in acc.iter().enumerate() {
-            if real(i, u) {
-                let p = entry(k, r + i, c + u) * LANES;
+            if let Some(p) = slot(i, u) {
                 lanes[p..p + LANES].copy_from_slice(acc);
             }
         }
     }
+}
+
+/// One tile of [`add_to_lanes`]: rows `r..r + RT` × columns `c..c + CT` of the triangle of
+/// `AAᵀ` (A's rows of stride `stride`) over the columns `cols` (a multiple of [`LANES`] long),
+/// entries below the diagonal dropped.
+#[inline(always)]
+fn gram_tile<const RT: usize, const CT: usize>(
+    (a, stride, k): (&[f64], usize, usize),
+    (r, c): (usize, usize),
+    cols: std::ops::Range<usize>,
+    lanes: &mut [f64],
+) {
+    let xs = rows_of::<RT>(a, stride, r, &cols);
+    let ys = rows_of::<CT>(a, stride, c, &cols);
+    tile::<RT, CT>(
+        |g| group_of(&xs, g),
+        |g| group_of(&ys, g),
+        cols.len() / LANES,
+        lanes,
+        |i, u| (c + u >= r + i).then(|| entry(k, r + i, c + u) * LANES),
+    );
+}
+
+/// One tile of [`a_bt_into`]: `RT` rows of A from row `r` (row stride `stride`) over the
+/// columns `cols` against the rows `c..c + CT` of the chunk's panel of B (`rows` = k).
+#[inline(always)]
+fn cross_tile<const RT: usize, const CT: usize>(
+    (a, stride, r): (&[f64], usize, usize),
+    (panel, rows, c): (&[f64], usize, usize),
+    cols: std::ops::Range<usize>,
+    lanes: &mut [f64],
+    slot: impl Fn(usize, usize) -> Option<usize>,
+) {
+    let xs = rows_of::<RT>(a, stride, r, &cols);
+    tile::<RT, CT>(
+        |g| group_of(&xs, g),
+        |g| panel_group::<CT>(panel, rows, c, g),
+        cols.len() / LANES,
+        lanes,
+        slot,
+    );
 }
 
 /// The total of [`LANES`] partial sums, added pairwise in a fixed order:
@@ -281,6 +464,49 @@ mod tests {
                         out[r * k + c].to_bits(),
                         want.to_bits(),
                         "k {k} n {n} ({r}, {c})"
+                    );
+                }
+            }
+        }
+    }
+
+    /// `ABᵀ` matches the naive product, and every entry is bit for bit its lane sums by
+    /// definition (column j into lane j mod 8, in column order, then pairwise), for shapes
+    /// with and without tails of rows (m odd), of B's rows (k above a tile's 10) and of
+    /// columns, below and above one chunk.
+    #[test]
+    fn a_bt_is_the_product_and_the_lane_definition() {
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        for &(m, k, n) in &[
+            (1, 1, 1),
+            (3, 2, 7),
+            (5, 10, 300),
+            (64, 10, 1797),
+            (7, 13, 517),
+            (2, 21, 600),
+            (9, 4, 256),
+        ] {
+            let a: Vec<f64> = (0..m * n).map(|_| rng.r#gen::<f64>() - 0.3).collect();
+            let b: Vec<f64> = (0..k * n).map(|_| rng.r#gen::<f64>()).collect();
+            let mut out = vec![f64::NAN; m * k];
+            a_bt_into(&a, &b, (m, k, n), &mut out);
+            for i in 0..m {
+                for u in 0..k {
+                    let naive: f64 = (0..n).map(|j| a[i * n + j] * b[u * n + j]).sum();
+                    let got = out[i * k + u];
+                    assert!(
+                        (got - naive).abs() <= 1e-12 * (n as f64),
+                        "({m}, {k}, {n}) entry ({i}, {u}): {got} vs {naive}"
+                    );
+                    let mut lanes = [0.0f64; LANES];
+                    for j in 0..n {
+                        let l = &mut lanes[j % LANES];
+                        *l = a[i * n + j].mul_add(b[u * n + j], *l);
+                    }
+                    assert_eq!(
+                        got.to_bits(),
+                        sum_lanes(&lanes).to_bits(),
+                        "({m}, {k}, {n}) entry ({i}, {u})"
                     );
                 }
             }

@@ -29,7 +29,8 @@ pub mod params;
 pub use params::RpnmfParams;
 
 use super::nmf::algorithm::{
-    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, mu_update, wt_x_whole, x_block_columns,
+    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, mu_update, wt_x_whole,
+    x_block_columns, xh_t_whole,
 };
 use super::nmf::init::random_wh;
 use crate::engine::data::Dataset;
@@ -518,15 +519,7 @@ impl Rpnmf {
     /// the current H. XHᵀ comes from the last single pass when that pass made the current H.
     fn w_step(&mut self) {
         if !self.xht_of_cur {
-            gemm_into(
-                &mut self.xht.view_mut(),
-                1.0,
-                self.data.x.view(),
-                Op::N,
-                self.cur.h.view(),
-                Op::T,
-                false,
-            );
+            xh_t_whole(&mut self.xht, &self.data.x, &self.cur.h);
             self.xht_of_cur = true;
         }
         gemm_into(
@@ -552,15 +545,7 @@ impl Rpnmf {
             &mut self.neg_t.view_mut(),
             &mut self.pos_t.view_mut(),
         );
-        gemm_into(
-            &mut self.wtwh.view_mut(),
-            1.0,
-            self.wtw.view(),
-            Op::N,
-            self.cur.h.view(),
-            Op::N,
-            false,
-        );
+        gram_times(&mut self.wtwh, &self.wtw, &self.cur.h);
     }
 
     /// The full candidate `H' = max(H ⊙ ratio, FLOOR)` (MODELS.md §4.4), in one pass that also
@@ -976,7 +961,8 @@ mod tests {
                 c
             };
             let (m, n) = x.dim();
-            let xht = prod(x, Op::N, &self.h, Op::T, m, k);
+            let mut xht = Array2::zeros((m, k));
+            xh_t_whole(&mut xht, x, &self.h);
             let mut hht = Array2::zeros((k, k));
             gram_of_rows(&mut hht.view_mut(), self.h.view());
             let whht = prod(&self.w, Op::N, &hht, Op::N, m, k);
@@ -993,16 +979,11 @@ mod tests {
             Zip::from(&mut num)
                 .and(&wtx)
                 .for_each(|n, &a| *n = a + alpha * *n);
-            den.mapv_inplace(|v| alpha * v);
-            gemm_into(
-                &mut den.view_mut(),
-                1.0,
-                wtw.view(),
-                Op::N,
-                self.h.view(),
-                Op::N,
-                true,
-            );
+            let mut wtwh = Array2::zeros((k, n));
+            gram_times(&mut wtwh, &wtw, &self.h);
+            Zip::from(&mut den)
+                .and(&wtwh)
+                .for_each(|d, &g| *d = alpha * *d + g);
             Zip::from(&mut num)
                 .and(&den)
                 .for_each(|n, &d| *n /= d.max(EPS_DIV));
