@@ -115,78 +115,14 @@ pub(crate) fn add_to_lanes(
     }
 }
 
-/// A row-major m×n A repacked once for [`a_bt_into`] (the X of a model, which never changes):
-/// the full groups of [`LANES`] columns of each pair of rows side by side
-/// (`[pair][group][row of the pair][lane]`, an odd last row alone), 64-byte aligned, then the
-/// last `n mod LANES` columns row by row. A register tile of two rows then reads one aligned,
-/// sequential stream instead of two rows whose vectors straddle cache lines (digits, 1797
-/// columns): `XHᵀ` 34.5–35.3 µs against 42.3–42.4 µs on X as it is, and faer's 46.2–47.3 µs,
-/// in one process during a slow hour of the box; timed inside NMF steps (two models on one
-/// process, 1000 steps each, three rounds), 43.8–44.6 µs against faer's 50.2–51.5 µs.
-pub(crate) struct RowPairs {
-    buf: Vec<f64>,
-    /// Offset of the first value in `buf` that sits on a 64-byte boundary.
-    start: usize,
-    m: usize,
-    n: usize,
-}
-
-impl RowPairs {
-    /// Repack A (m×n row-major in `a`).
-    pub(crate) fn new(a: &[f64], (m, n): (usize, usize)) -> Self {
-        assert!(a.len() >= m * n, "A is smaller than m×n");
-        let groups = n / LANES;
-        let tail = n - groups * LANES;
-        let mut buf = vec![0.0; m * n + LANES];
-        let start = (buf.as_ptr() as usize / size_of::<f64>()).wrapping_neg() % LANES;
-        let mut r = 0;
-        while r < m {
-            let rt = (m - r).min(CROSS_ROWS);
-            let base = start + r * groups * LANES;
-            for g in 0..groups {
-                for i in 0..rt {
-                    let (dst, src) = (base + (g * rt + i) * LANES, (r + i) * n + g * LANES);
-                    buf[dst..dst + LANES].copy_from_slice(&a[src..src + LANES]);
-                }
-            }
-            r += rt;
-        }
-        let t0 = start + m * groups * LANES;
-        for i in 0..m {
-            let src = i * n + groups * LANES;
-            buf[t0 + i * tail..t0 + (i + 1) * tail].copy_from_slice(&a[src..src + tail]);
-        }
-        Self { buf, start, m, n }
-    }
-
-    /// (m, n).
-    pub(crate) fn dim(&self) -> (usize, usize) {
-        (self.m, self.n)
-    }
-
-    /// The panel of the `rt` rows from `r` (a pair, or the odd last row), groups
-    /// `g0..g0 + groups`: `rt` rows of group g side by side.
-    fn panel(&self, r: usize, rt: usize, g0: usize, groups: usize) -> &[f64] {
-        let base = self.start + r * (self.n / LANES) * LANES;
-        &self.buf[base + g0 * rt * LANES..base + (g0 + groups) * rt * LANES]
-    }
-
-    /// Entry (i, j) of a column j past the last full group.
-    fn tail(&self, i: usize, j: usize) -> f64 {
-        let groups = self.n / LANES;
-        let tail = self.n - groups * LANES;
-        self.buf[self.start + self.m * groups * LANES + i * tail + (j - groups * LANES)]
-    }
-}
-
-/// `out ← A·Bᵀ` for A m×n (repacked as [`RowPairs`]) and B k×n row-major (`out` m×k
-/// row-major): the `XHᵀ` of the multiplicative rules on an X that fits in cache. Entry (i, a)
-/// is a lane sum like a Gram entry (column j into lane `j mod LANES`, in column order, then
-/// [`sum_lanes`]), so its bits do not depend on the instruction set either. Column chunks of
-/// [`CHUNK`]: the chunk of B is packed ([`pack_panel`]) and stays in L1 while register tiles
-/// of [`CROSS_ROWS`] rows of A × up to [`CROSS_COLS`] rows of B pass over it.
-pub(crate) fn a_bt_into(a: &RowPairs, b: &[f64], k: usize, out: &mut [f64]) {
-    let (m, n) = a.dim();
+/// `out ← A·Bᵀ` for A m×n and B k×n, both row-major with row stride n (`out` m×k row-major):
+/// the `XHᵀ` of the multiplicative rules on an X that fits in cache. Entry (i, a) is a lane sum
+/// like a Gram entry (column j into lane `j mod LANES`, in column order, then [`sum_lanes`]),
+/// so its bits do not depend on the instruction set either. Column chunks of [`CHUNK`]: the
+/// chunk of B is packed once ([`pack_panel`]) and stays in L1 while register tiles of
+/// [`CROSS_ROWS`] rows of A × up to [`CROSS_COLS`] rows of B pass over it.
+pub(crate) fn a_bt_into(a: &[f64], b: &[f64], (m, k, n): (usize, usize, usize), out: &mut [f64]) {
+    assert!(a.len() >= m * n, "A is smaller than m×n");
     assert!(b.len() >= k * n, "B is smaller than k×n");
     assert!(out.len() >= m * k, "out is smaller than m×k");
     LANE_SUMS.with(|cell| {
@@ -203,7 +139,9 @@ pub(crate) fn a_bt_into(a: &RowPairs, b: &[f64], k: usize, out: &mut [f64]) {
         pulp::Arch::new().dispatch(Cross {
             a,
             b,
+            m,
             k,
+            n,
             lanes: &mut *lanes,
             pack,
         });
@@ -213,19 +151,21 @@ pub(crate) fn a_bt_into(a: &RowPairs, b: &[f64], k: usize, out: &mut [f64]) {
     });
 }
 
-/// Rows of A per register tile of [`a_bt_into`] (the pairs of [`RowPairs`]).
+/// Rows of A per register tile of [`a_bt_into`].
 const CROSS_ROWS: usize = 2;
 /// Rows of B per register tile of [`a_bt_into`] (all of k = 10 at once): 2 × 10 entries are
-/// twenty FMA chains fed by twelve loads, each row of A read once per chunk. On digits (X as
-/// it is, before [`RowPairs`]), in one process: 2 × 10 37.9–39.0 µs, 4 × 5 (nine loads, but
-/// every row of A read twice) 40.8 µs, 3 × 8 47.8–48.6 µs, faer 41.0–45.1 µs.
+/// twenty FMA chains fed by twelve loads, each row of A read once per chunk. On digits, in
+/// one process: 2 × 10 37.9–39.0 µs, 4 × 5 (nine loads, but every row of A read twice)
+/// 40.8 µs, 3 × 8 47.8–48.6 µs, faer 41.0–45.1 µs.
 const CROSS_COLS: usize = 10;
 
 /// The lane sums of [`a_bt_into`] as a pulp job.
 struct Cross<'a> {
-    a: &'a RowPairs,
+    a: &'a [f64],
     b: &'a [f64],
+    m: usize,
     k: usize,
+    n: usize,
     lanes: &'a mut [f64],
     pack: &'a mut [f64],
 }
@@ -238,32 +178,32 @@ impl pulp::WithSimd for Cross<'_> {
         let Cross {
             a,
             b,
+            m,
             k,
+            n,
             lanes,
             pack,
         } = self;
-        let (m, n) = a.dim();
         let mut j0 = 0;
         while j0 < n {
             let j1 = (j0 + CHUNK).min(n);
-            let groups = (j1 - j0) / LANES;
-            let jv = j0 + groups * LANES;
-            if groups > 0 {
+            let jv = j0 + (j1 - j0) / LANES * LANES;
+            if jv > j0 {
                 pack_panel(b, n, k, j0..jv, pack);
                 let mut r = 0;
                 while r < m {
-                    let rt = (m - r).min(CROSS_ROWS);
-                    let xs = a.panel(r, rt, j0 / LANES, groups);
+                    // Full tiles of rows of A, then the last rows one at a time.
+                    let rt = if m - r >= CROSS_ROWS { CROSS_ROWS } else { 1 };
                     let mut c = 0;
                     while c < k {
                         let ct = (k - c).min(CROSS_COLS);
-                        let y = (&*pack, k, c);
+                        let (x, y, cols) = ((a, n, r), (&*pack, k, c), j0..jv);
                         let slot = |i: usize, u: usize| Some(((r + i) * k + c + u) * LANES);
                         macro_rules! widths {
                             ($rt:expr; $($w:literal)*) => {
                                 match ct {
-                                    $($w => cross_tile::<$rt, $w>(xs, y, groups, lanes, slot),)*
-                                    _ => cross_tile::<$rt, 1>(xs, y, groups, lanes, slot),
+                                    $($w => cross_tile::<$rt, $w>(x, y, cols, lanes, slot),)*
+                                    _ => cross_tile::<$rt, 1>(x, y, cols, lanes, slot),
                                 }
                             };
                         }
@@ -280,10 +220,9 @@ impl pulp::WithSimd for Cross<'_> {
             // The last columns (fewer than LANES), one at a time into their lanes.
             for j in jv..j1 {
                 for i in 0..m {
-                    let x = a.tail(i, j);
                     for u in 0..k {
                         let s = &mut lanes[(i * k + u) * LANES + (j - j0) % LANES];
-                        *s = x.mul_add(b[u * n + j], *s);
+                        *s = a[i * n + j].mul_add(b[u * n + j], *s);
                     }
                 }
             }
@@ -406,20 +345,21 @@ fn gram_tile<const RT: usize, const CT: usize>(
     );
 }
 
-/// One tile of [`a_bt_into`]: the panel `xs` of `RT` rows of A ([`RowPairs::panel`]) against
-/// the rows `c..c + CT` of the chunk's panel of B (`rows` = k), over `groups` groups.
+/// One tile of [`a_bt_into`]: `RT` rows of A from row `r` (row stride `stride`) over the
+/// columns `cols` against the rows `c..c + CT` of the chunk's panel of B (`rows` = k).
 #[inline(always)]
 fn cross_tile<const RT: usize, const CT: usize>(
-    xs: &[f64],
+    (a, stride, r): (&[f64], usize, usize),
     (panel, rows, c): (&[f64], usize, usize),
-    groups: usize,
+    cols: std::ops::Range<usize>,
     lanes: &mut [f64],
     slot: impl Fn(usize, usize) -> Option<usize>,
 ) {
+    let xs = rows_of::<RT>(a, stride, r, &cols);
     tile::<RT, CT>(
-        |g| panel_group::<RT>(xs, RT, 0, g),
+        |g| group_of(&xs, g),
         |g| panel_group::<CT>(panel, rows, c, g),
-        groups,
+        cols.len() / LANES,
         lanes,
         slot,
     );
@@ -545,12 +485,11 @@ mod tests {
             (7, 13, 517),
             (2, 21, 600),
             (9, 4, 256),
-            (4, 3, 5),
         ] {
             let a: Vec<f64> = (0..m * n).map(|_| rng.r#gen::<f64>() - 0.3).collect();
             let b: Vec<f64> = (0..k * n).map(|_| rng.r#gen::<f64>()).collect();
             let mut out = vec![f64::NAN; m * k];
-            a_bt_into(&RowPairs::new(&a, (m, n)), &b, k, &mut out);
+            a_bt_into(&a, &b, (m, k, n), &mut out);
             for i in 0..m {
                 for u in 0..k {
                     let naive: f64 = (0..n).map(|j| a[i * n + j] * b[u * n + j]).sum();

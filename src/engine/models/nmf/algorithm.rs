@@ -1,7 +1,7 @@
 use super::fused::{HPassWork, update_h_columns};
 use super::init::random_wh;
 use crate::engine::data::Dataset;
-use crate::engine::linalg::gram::{LANES, RowPairs, a_bt_into, sum_lanes};
+use crate::engine::linalg::gram::{LANES, a_bt_into, sum_lanes};
 use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns};
 use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
 use crate::engine::models::{EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective};
@@ -48,7 +48,6 @@ pub struct Nmf {
     residual: Option<Vec<f64>>, // m×EXACT_BLOCK, allocated on first exact recomputation
     hpass: HPassWork,           // fused H pass: k×CHUNK denominators, HHᵀ partial sums
     xht_acc: XhtAccumulator,    // single pass: XHᵀ sums (m×k padded) and the block's Hᵀ
-    x_pairs: Option<RowPairs>,  // small X repacked for XHᵀ (x_pairs_for)
     /// Use the reference step (one product per pass; small X, and the tests' baseline).
     reference: bool,
     /// Columns per block of the single pass over X.
@@ -91,7 +90,6 @@ impl Nmf {
             residual: None,
             hpass: HPassWork::new(k),
             xht_acc: XhtAccumulator::new(m, k),
-            x_pairs: x_pairs_for(&data.x),
             reference: m * n * size_of::<f64>() <= FUSED_MIN_BYTES,
             x_block: x_block_columns(m, n),
             iteration: 0,
@@ -147,7 +145,7 @@ impl Nmf {
 
     /// XHᵀ over all columns ([`xh_t_whole`]).
     fn xht_whole(&mut self) {
-        xh_t_whole(&mut self.xht, &self.data.x, self.x_pairs.as_ref(), &self.h);
+        xh_t_whole(&mut self.xht, &self.data.x, &self.h);
     }
 
     /// XHᵀ and HHᵀ of the current H: the W update's numerator and Gram matrix, reused by the
@@ -313,20 +311,19 @@ pub(crate) fn wt_x_whole(out: &mut Array2<f64>, w: &Array2<f64>, x: &Array2<f64>
 }
 
 /// `out ← XHᵀ` over all columns (X m×n, H k×n, out m×k): the lane kernel
-/// [`crate::engine::linalg::gram::a_bt_into`] on `pairs`, X repacked ([`x_pairs_for`]; digits,
-/// k = 10: 34.5–35.3 µs against faer's 46.2–47.3 µs alone, 43.8–44.6 against 50.2–51.5 µs
-/// inside NMF steps, one slow hour; 80–95 µs for the thin accumulator of the blocked pass,
-/// which pads k = 10 to 16 lanes). faer without `pairs`
-/// (large X: RPNMF's W step after a damped step) or when H is not contiguous row-major.
-pub(crate) fn xh_t_whole(
-    out: &mut Array2<f64>,
-    x: &Array2<f64>,
-    pairs: Option<&RowPairs>,
-    h: &Array2<f64>,
-) {
+/// [`crate::engine::linalg::gram::a_bt_into`] with X in cache (digits, k = 10: 37.6–38.0 µs
+/// against faer's 41.3 µs, and 80–95 µs for the thin accumulator of the blocked pass, which
+/// pads k = 10 to 16 lanes). faer when an array is not contiguous row-major, and for X above
+/// [`FUSED_MIN_BYTES`] (RPNMF's W step after a damped step on large X), where the m×k lane
+/// sums would no longer stay in cache across the column chunks.
+pub(crate) fn xh_t_whole(out: &mut Array2<f64>, x: &Array2<f64>, h: &Array2<f64>) {
+    let (m, n) = x.dim();
     let k = h.nrows();
-    if let (Some(p), Some(hs), Some(os)) = (pairs, h.as_slice(), out.as_slice_mut()) {
-        a_bt_into(p, hs, k, os);
+    let small = m * n * size_of::<f64>() <= FUSED_MIN_BYTES;
+    if let (true, Some(xs), Some(hs), Some(os)) =
+        (small, x.as_slice(), h.as_slice(), out.as_slice_mut())
+    {
+        a_bt_into(xs, hs, (m, k, n), os);
     } else {
         gemm_into(
             &mut out.view_mut(),
@@ -338,17 +335,6 @@ pub(crate) fn xh_t_whole(
             false,
         );
     }
-}
-
-/// X repacked for [`xh_t_whole`] when it takes the lane kernel: X contiguous row-major and at
-/// most [`FUSED_MIN_BYTES`] (larger X is read in column blocks by the blocked pass, and the
-/// m×k lane sums would no longer stay in cache across the column chunks). A copy of X: at
-/// most 4 MiB more.
-pub(crate) fn x_pairs_for(x: &Array2<f64>) -> Option<RowPairs> {
-    let small = x.len() * size_of::<f64>() <= FUSED_MIN_BYTES;
-    x.as_slice()
-        .filter(|_| small)
-        .map(|s| RowPairs::new(s, x.dim()))
 }
 
 /// `out ← G·H` for a symmetric k×k G (WᵀW) and H k×n as [`wt_x_whole`]`(G, H)`, which is

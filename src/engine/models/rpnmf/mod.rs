@@ -30,11 +30,10 @@ pub use params::RpnmfParams;
 
 use super::nmf::algorithm::{
     FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, mu_update, wt_x_whole,
-    x_block_columns, x_pairs_for, xh_t_whole,
+    x_block_columns, xh_t_whole,
 };
 use super::nmf::init::random_wh;
 use crate::engine::data::Dataset;
-use crate::engine::linalg::gram::RowPairs;
 use crate::engine::linalg::thin::XhtAccumulator;
 use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
 use crate::engine::models::{
@@ -115,8 +114,6 @@ pub struct Rpnmf {
     x_block: usize,
     /// That pass's `XHᵀ` workspace (m×k padded to lanes of 8, and one block's Hᵀ).
     xht_acc: XhtAccumulator,
-    /// Small X repacked for the W step's `XHᵀ` ([`x_pairs_for`]).
-    x_pairs: Option<RowPairs>,
     iteration: usize,
     objective: Objective,
     stats: SafeguardStats,
@@ -473,7 +470,6 @@ impl Rpnmf {
                 && data.x.as_slice().is_some(),
             x_block: (x_block_columns(data.m(), n) / BLOCK).max(1) * BLOCK,
             xht_acc: XhtAccumulator::new(data.m(), k),
-            x_pairs: x_pairs_for(&data.x),
             iteration: 0,
             objective: objective_of(0.0, 0.0),
             stats: SafeguardStats::default(),
@@ -523,12 +519,7 @@ impl Rpnmf {
     /// the current H. XHᵀ comes from the last single pass when that pass made the current H.
     fn w_step(&mut self) {
         if !self.xht_of_cur {
-            xh_t_whole(
-                &mut self.xht,
-                &self.data.x,
-                self.x_pairs.as_ref(),
-                &self.cur.h,
-            );
+            xh_t_whole(&mut self.xht, &self.data.x, &self.cur.h);
             self.xht_of_cur = true;
         }
         gemm_into(
@@ -971,7 +962,7 @@ mod tests {
             };
             let (m, n) = x.dim();
             let mut xht = Array2::zeros((m, k));
-            xh_t_whole(&mut xht, x, x_pairs_for(x).as_ref(), &self.h);
+            xh_t_whole(&mut xht, x, &self.h);
             let mut hht = Array2::zeros((k, k));
             gram_of_rows(&mut hht.view_mut(), self.h.view());
             let whht = prod(&self.w, Op::N, &hht, Op::N, m, k);
