@@ -2,7 +2,9 @@
 //!
 //! Dense products go through [`gemm`], which hands contiguous ndarray views to faer 0.24
 //! through its safe row-major slice constructors, except NMF's and RPNMF's two big products
-//! `WᵀX` and `XHᵀ`, which use the thin kernels of [`thin`] (faster at rank k ≪ m, n). The
+//! `WᵀX` and `XHᵀ`, which use the thin kernels of [`thin`] (faster at rank k ≪ m, n; `XHᵀ` of
+//! an X that fits in cache by the lane sums of `gram`), and the k×k×n products `HHᵀ`
+//! (`gram`) and `WᵀW·H` (the thin `WᵀX` kernel). The
 //! crate's `unsafe` (a `vzeroupper` after faer kernels, `madvise` for large buffers) is all in
 //! `crate::engine::sys`. Products run single-threaded by default: on a shared 2-vCPU box multi-threaded BLAS collapsed under
 //! load, so parallelism goes across runs instead; [`set_threads`] opts in.
