@@ -80,20 +80,18 @@ pub(crate) fn add_to_lanes(
             let mut c = r;
             while c < k {
                 let ct = (k - c).min(TILE_COLS);
-                let (rc, cols) = ((r, c), j0..j1);
+                let (t, rc, cols) = ((a, stride, k), (r, c), j0..j1);
                 match (rt, ct) {
-                    (TILE_ROWS, TILE_COLS) => {
-                        gram_tile::<TILE_ROWS, TILE_COLS>((a, stride, k), rc, cols, lanes)
-                    }
-                    (TILE_ROWS, 4) => gram_tile::<TILE_ROWS, 4>((a, stride, k), rc, cols, lanes),
-                    (TILE_ROWS, 3) => gram_tile::<TILE_ROWS, 3>((a, stride, k), rc, cols, lanes),
-                    (TILE_ROWS, 2) => gram_tile::<TILE_ROWS, 2>((a, stride, k), rc, cols, lanes),
-                    (TILE_ROWS, _) => gram_tile::<TILE_ROWS, 1>((a, stride, k), rc, cols, lanes),
-                    (_, TILE_COLS) => gram_tile::<1, TILE_COLS>((a, stride, k), rc, cols, lanes),
-                    (_, 4) => gram_tile::<1, 4>((a, stride, k), rc, cols, lanes),
-                    (_, 3) => gram_tile::<1, 3>((a, stride, k), rc, cols, lanes),
-                    (_, 2) => gram_tile::<1, 2>((a, stride, k), rc, cols, lanes),
-                    _ => gram_tile::<1, 1>((a, stride, k), rc, cols, lanes),
+                    (TILE_ROWS, TILE_COLS) => gram_tile::<TILE_ROWS, TILE_COLS>(t, rc, cols, lanes),
+                    (TILE_ROWS, 4) => gram_tile::<TILE_ROWS, 4>(t, rc, cols, lanes),
+                    (TILE_ROWS, 3) => gram_tile::<TILE_ROWS, 3>(t, rc, cols, lanes),
+                    (TILE_ROWS, 2) => gram_tile::<TILE_ROWS, 2>(t, rc, cols, lanes),
+                    (TILE_ROWS, _) => gram_tile::<TILE_ROWS, 1>(t, rc, cols, lanes),
+                    (_, TILE_COLS) => gram_tile::<1, TILE_COLS>(t, rc, cols, lanes),
+                    (_, 4) => gram_tile::<1, 4>(t, rc, cols, lanes),
+                    (_, 3) => gram_tile::<1, 3>(t, rc, cols, lanes),
+                    (_, 2) => gram_tile::<1, 2>(t, rc, cols, lanes),
+                    _ => gram_tile::<1, 1>(t, rc, cols, lanes),
                 }
                 c += ct;
             }

@@ -156,8 +156,8 @@ impl Nmf {
     }
 
     /// The H update and the W update's XHᵀ and HHᵀ, one product per pass: WᵀX and WᵀW·H (thin
-    /// kernel), a MU pass, XHᵀ and HHᵀ (lane kernels of `linalg::gram`). The reference the fused pass is
-    /// tested against.
+    /// kernel), a MU pass, XHᵀ and HHᵀ (lane kernels of `linalg::gram`). The reference the
+    /// fused pass is tested against.
     fn reference_h_step(&mut self) {
         // H ← H ⊙ (WᵀX) ⊘ max(WᵀW H, ε); WᵀW is cached from the previous W update.
         self.wtx_whole();
