@@ -3,7 +3,9 @@
 //! Each case runs a warm-up, then `reps` timed repetitions; we report the per-unit median,
 //! min and max, and GFLOP/s where a flop count applies. The NMF iteration is timed next to its
 //! two big GEMMs alone (WᵀX and XHᵀ) on the same matrices, so the report states the
-//! iteration's overhead over pure GEMM time. RPNMF is timed twice on digits: with random
+//! iteration's overhead over pure GEMM time. Those cases (and the RPNMF iteration) take turns
+//! rep by rep, and each ratio is the median of the reps' ratios: on a shared box whose speed
+//! drifts, a ratio of two medians taken a minute apart moved by ±5 % from run to run. RPNMF is timed twice on digits: with random
 //! triplets (|T| = 3n, the full step is always taken) and with the protocol's triplets on
 //! unit-norm columns, as `run --triplets generate` fits it, where the safeguard damps most
 //! steps and each damped level costs one more evaluation of the objective.
@@ -104,6 +106,55 @@ fn time_case(
         reps,
         gflops: flops_per_unit.map(|fl| fl / (median * 1e-3) / 1e9),
     }
+}
+
+/// `cases` cases timed in turn, rep by rep (0, 1, …, 0, 1, …), after one warm-up call of
+/// each: `run(c)` runs case c once, `per_rep_units` units. Returns each case's times in ms
+/// per unit, in rep order (rep r of every case ran in the same stretch of time).
+fn time_interleaved(
+    cases: usize,
+    reps: usize,
+    per_rep_units: usize,
+    mut run: impl FnMut(usize),
+) -> Vec<Vec<f64>> {
+    (0..cases).for_each(&mut run);
+    let mut times = vec![Vec::with_capacity(reps); cases];
+    for _ in 0..reps {
+        for (c, t) in times.iter_mut().enumerate() {
+            let start = Instant::now();
+            run(c);
+            t.push(start.elapsed().as_secs_f64() * 1e3 / per_rep_units as f64);
+        }
+    }
+    times
+}
+
+/// A [`CaseResult`] from per-rep times (ms per unit).
+fn case_of(name: &str, unit: &str, times: &[f64], flops_per_unit: Option<f64>) -> CaseResult {
+    let mut sorted = times.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let median = median_of(&sorted);
+    CaseResult {
+        name: name.to_owned(),
+        unit: unit.to_owned(),
+        median_ms: median,
+        min_ms: sorted.first().copied().unwrap_or(f64::NAN),
+        max_ms: sorted.last().copied().unwrap_or(f64::NAN),
+        reps: times.len(),
+        gflops: flops_per_unit.map(|fl| fl / (median * 1e-3) / 1e9),
+    }
+}
+
+/// The median of sorted values (the upper one of an even count, as [`time_case`] takes it).
+fn median_of(sorted: &[f64]) -> f64 {
+    sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The median over reps of `a[r] / b[r]`: a ratio of two cases timed side by side.
+fn paired_ratio(a: &[f64], b: &[f64]) -> f64 {
+    let mut r: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
+    r.sort_by(f64::total_cmp);
+    median_of(&r)
 }
 
 /// A seeded uniform random nonnegative m×n matrix (in 2 MiB pages when large, as the `.npy`
@@ -246,31 +297,10 @@ fn bench_nmf(
         };
         Rpnmf::new(Arc::clone(&data), &spec, &side).map_err(|e| anyhow!(e))?
     };
-    let nmf_case = time_case(
-        &format!("nmf_iteration [{label}, k={k}]"),
-        "iteration",
-        reps,
-        iters,
-        Some(gemm_flops),
-        || {
-            for _ in 0..iters {
-                let _ = model.step();
-            }
-        },
-    );
-    let rp_case = time_case(
-        &format!("rpnmf_iteration |T|=3n [{label}, k={k}]"),
-        "iteration",
-        reps,
-        iters,
-        Some(gemm_flops),
-        || {
-            for _ in 0..iters {
-                let _ = rp.step();
-            }
-        },
-    );
-    // The two big GEMMs alone, on the same shapes.
+    // The two big GEMMs alone, on the same shapes, from the factors after one warm-up block.
+    for _ in 0..iters {
+        let _ = model.step();
+    }
     let w = model
         .w()
         .map(|w| w.to_owned())
@@ -278,13 +308,21 @@ fn bench_nmf(
     let h = model.h().to_owned();
     let mut wtx = Array2::<f64>::zeros((k, n));
     let mut xht = Array2::<f64>::zeros((m, k));
-    let gemm_case = time_case(
-        &format!("gemm WtX+XHt [{label}, k={k}]"),
-        "pair",
-        reps,
-        iters,
-        Some(gemm_flops),
-        || {
+    // Four cases in turn, rep by rep, each rep `iters` units: a drift of the machine's speed
+    // during the run then moves all four alike, and each ratio is the median of its reps'
+    // ratios (pairs measured side by side), not a ratio of medians taken minutes apart.
+    let times = time_interleaved(4, reps, iters, |case| match case {
+        0 => {
+            for _ in 0..iters {
+                let _ = model.step();
+            }
+        }
+        1 => {
+            for _ in 0..iters {
+                let _ = rp.step();
+            }
+        }
+        2 => {
             for _ in 0..iters {
                 gemm_into(
                     &mut wtx.view_mut(),
@@ -305,33 +343,51 @@ fn bench_nmf(
                     false,
                 );
             }
-        },
-    );
-    // The same two products by the kernels and column blocks the iteration uses (thin kernels
-    // in blocks on large X; thin WᵀX and the lane-sum XHᵀ on small X).
-    let products_case = time_case(
-        &format!("nmf big products WtX+XHt as the iteration computes them [{label}, k={k}]"),
-        "pair",
-        reps,
-        iters,
-        Some(gemm_flops),
-        || {
+        }
+        // The same two products by the kernels and column blocks the iteration uses (thin
+        // kernels in blocks on large X; thin WᵀX and the lane-sum XHᵀ on small X).
+        _ => {
             for _ in 0..iters {
                 model.big_products();
             }
-        },
+        }
+    });
+    let flops = Some(gemm_flops);
+    let nmf_case = case_of(
+        &format!("nmf_iteration [{label}, k={k}]"),
+        "iteration",
+        &times[0],
+        flops,
+    );
+    let rp_case = case_of(
+        &format!("rpnmf_iteration |T|=3n [{label}, k={k}]"),
+        "iteration",
+        &times[1],
+        flops,
+    );
+    let gemm_case = case_of(
+        &format!("gemm WtX+XHt [{label}, k={k}]"),
+        "pair",
+        &times[2],
+        flops,
+    );
+    let products_case = case_of(
+        &format!("nmf big products WtX+XHt as the iteration computes them [{label}, k={k}]"),
+        "pair",
+        &times[3],
+        flops,
     );
     rep.ratios.push((
         format!("nmf iteration / its two GEMMs (faer) [{label}]"),
-        nmf_case.median_ms / gemm_case.median_ms,
+        paired_ratio(&times[0], &times[2]),
     ));
     rep.ratios.push((
         format!("nmf iteration / its two products as it computes them [{label}]"),
-        nmf_case.median_ms / products_case.median_ms,
+        paired_ratio(&times[0], &times[3]),
     ));
     rep.ratios.push((
         format!("rpnmf iteration / nmf iteration [{label}]"),
-        rp_case.median_ms / nmf_case.median_ms,
+        paired_ratio(&times[1], &times[0]),
     ));
     rep.cases
         .extend([nmf_case, gemm_case, products_case, rp_case]);
@@ -481,4 +537,37 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
         bench_load(&mut rep, "../shared/data/orl_faces", 3);
     }
     Ok(rep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Cases take turns rep by rep, after one warm-up call each, and every rep of every case
+    /// is recorded.
+    #[test]
+    fn interleaved_cases_take_turns() {
+        let mut order = Vec::new();
+        let times = time_interleaved(3, 2, 4, |c| order.push(c));
+        assert_eq!(order, [0, 1, 2, 0, 1, 2, 0, 1, 2]);
+        assert_eq!(times.len(), 3);
+        assert!(
+            times
+                .iter()
+                .all(|t| t.len() == 2 && t.iter().all(|&v| v >= 0.0))
+        );
+    }
+
+    /// A paired ratio is the median of the reps' ratios, not the ratio of the medians: here
+    /// the reps' ratios are 1, 2 and 0.5 (median 1), the medians 3 and 5 (ratio 0.6).
+    #[test]
+    fn paired_ratio_is_the_median_of_the_reps_ratios() {
+        let (a, b) = ([1.0, 10.0, 3.0], [1.0, 5.0, 6.0]);
+        assert_eq!(paired_ratio(&a, &b), 1.0);
+        let case = case_of("a", "unit", &a, Some(3e9));
+        assert_eq!((case.median_ms, case.min_ms, case.max_ms), (3.0, 1.0, 10.0));
+        assert_eq!(case.reps, 3);
+        // 3e9 flops in 3 ms: 1000 GFLOP/s.
+        assert!((case.gflops.unwrap_or(0.0) - 1000.0).abs() < 1e-9);
+    }
 }
