@@ -244,9 +244,9 @@ pub struct RoleMatrices {
 /// value in the extended σ array ([`RoleMatrices::values`]): the triplet itself when one
 /// triplet makes the value, else that of its sum of several ([`Sums`]).
 ///
-/// Half the bytes of the `usize` CSR plus its sources, and no values array to write and read
-/// back, so the hot part of an RPNMF step fits in L2 better; no data-dependent branch in the
-/// loop over values.
+/// 8 bytes per value position against 24 for the `usize` CSR, its values and their first
+/// triplets, and no values array to write and read back, so the hot part of an RPNMF step fits
+/// in L2 better; no data-dependent branch in the loop over values.
 #[derive(Clone, Debug)]
 struct Pattern {
     indptr: Vec<u32>,
