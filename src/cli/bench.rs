@@ -89,24 +89,14 @@ fn time_case(
     mut f: impl FnMut(),
 ) -> CaseResult {
     f(); // warm-up
-    let mut times: Vec<f64> = (0..reps)
+    let times: Vec<f64> = (0..reps)
         .map(|_| {
             let t = Instant::now();
             f();
             t.elapsed().as_secs_f64() * 1e3 / per_rep_units as f64
         })
         .collect();
-    times.sort_by(f64::total_cmp);
-    let median = times[times.len() / 2];
-    CaseResult {
-        name: name.to_owned(),
-        unit: unit.to_owned(),
-        median_ms: median,
-        min_ms: times[0],
-        max_ms: times[times.len() - 1],
-        reps,
-        gflops: flops_per_unit.map(|fl| fl / (median * 1e-3) / 1e9),
-    }
+    case_of(name, unit, &times, flops_per_unit)
 }
 
 /// `cases` cases timed in turn, rep by rep (0, 1, …, 0, 1, …), after one warm-up call of
@@ -146,7 +136,7 @@ fn case_of(name: &str, unit: &str, times: &[f64], flops_per_unit: Option<f64>) -
     }
 }
 
-/// The median of sorted values (the upper one of an even count, as [`time_case`] takes it).
+/// The median of sorted values (the upper one of an even count).
 fn median_of(sorted: &[f64]) -> f64 {
     sorted.get(sorted.len() / 2).copied().unwrap_or(f64::NAN)
 }
@@ -320,11 +310,6 @@ fn bench_nmf(
         }
         1 => {
             for _ in 0..iters {
-                let _ = rp.step();
-            }
-        }
-        2 => {
-            for _ in 0..iters {
                 gemm_into(
                     &mut wtx.view_mut(),
                     1.0,
@@ -347,51 +332,50 @@ fn bench_nmf(
         }
         // The same two products by the kernels and column blocks the iteration uses (thin
         // kernels in blocks on large X; thin WᵀX and the lane-sum XHᵀ on small X).
-        _ => {
+        2 => {
             for _ in 0..iters {
                 model.big_products();
             }
         }
+        _ => {
+            for _ in 0..iters {
+                let _ = rp.step();
+            }
+        }
     });
-    let flops = Some(gemm_flops);
-    let nmf_case = case_of(
-        &format!("nmf_iteration [{label}, k={k}]"),
-        "iteration",
-        &times[0],
-        flops,
+    let (nmf, gemm, products, rpnmf) = (&times[0], &times[1], &times[2], &times[3]);
+    rep.ratios.extend([
+        (
+            format!("nmf iteration / its two GEMMs (faer) [{label}]"),
+            paired_ratio(nmf, gemm),
+        ),
+        (
+            format!("nmf iteration / its two products as it computes them [{label}]"),
+            paired_ratio(nmf, products),
+        ),
+        (
+            format!("rpnmf iteration / nmf iteration [{label}]"),
+            paired_ratio(rpnmf, nmf),
+        ),
+    ]);
+    let names = [
+        (format!("nmf_iteration [{label}, k={k}]"), "iteration"),
+        (format!("gemm WtX+XHt [{label}, k={k}]"), "pair"),
+        (
+            format!("nmf big products WtX+XHt as the iteration computes them [{label}, k={k}]"),
+            "pair",
+        ),
+        (
+            format!("rpnmf_iteration |T|=3n [{label}, k={k}]"),
+            "iteration",
+        ),
+    ];
+    rep.cases.extend(
+        names
+            .iter()
+            .zip(&times)
+            .map(|((name, unit), t)| case_of(name, unit, t, Some(gemm_flops))),
     );
-    let rp_case = case_of(
-        &format!("rpnmf_iteration |T|=3n [{label}, k={k}]"),
-        "iteration",
-        &times[1],
-        flops,
-    );
-    let gemm_case = case_of(
-        &format!("gemm WtX+XHt [{label}, k={k}]"),
-        "pair",
-        &times[2],
-        flops,
-    );
-    let products_case = case_of(
-        &format!("nmf big products WtX+XHt as the iteration computes them [{label}, k={k}]"),
-        "pair",
-        &times[3],
-        flops,
-    );
-    rep.ratios.push((
-        format!("nmf iteration / its two GEMMs (faer) [{label}]"),
-        paired_ratio(&times[0], &times[2]),
-    ));
-    rep.ratios.push((
-        format!("nmf iteration / its two products as it computes them [{label}]"),
-        paired_ratio(&times[0], &times[3]),
-    ));
-    rep.ratios.push((
-        format!("rpnmf iteration / nmf iteration [{label}]"),
-        paired_ratio(&times[1], &times[0]),
-    ));
-    rep.cases
-        .extend([nmf_case, gemm_case, products_case, rp_case]);
     // The safeguard's work depends on how often it damps or rejects: say so next to the timing.
     let st = rp.safeguard_stats();
     rep.notes.push(format!(

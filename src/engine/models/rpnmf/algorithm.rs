@@ -337,24 +337,15 @@ impl Pattern {
         let mut a0 = 0;
         while a0 < k {
             let width = (k - a0).min(16);
-            match width {
-                1 => self.gather_block::<1>(values, hs, k, a0, out),
-                2 => self.gather_block::<2>(values, hs, k, a0, out),
-                3 => self.gather_block::<3>(values, hs, k, a0, out),
-                4 => self.gather_block::<4>(values, hs, k, a0, out),
-                5 => self.gather_block::<5>(values, hs, k, a0, out),
-                6 => self.gather_block::<6>(values, hs, k, a0, out),
-                7 => self.gather_block::<7>(values, hs, k, a0, out),
-                8 => self.gather_block::<8>(values, hs, k, a0, out),
-                9 => self.gather_block::<9>(values, hs, k, a0, out),
-                10 => self.gather_block::<10>(values, hs, k, a0, out),
-                11 => self.gather_block::<11>(values, hs, k, a0, out),
-                12 => self.gather_block::<12>(values, hs, k, a0, out),
-                13 => self.gather_block::<13>(values, hs, k, a0, out),
-                14 => self.gather_block::<14>(values, hs, k, a0, out),
-                15 => self.gather_block::<15>(values, hs, k, a0, out),
-                _ => self.gather_block::<16>(values, hs, k, a0, out),
+            macro_rules! widths {
+                ($($w:literal)*) => {
+                    match width {
+                        $($w => self.gather_block::<$w>(values, hs, k, a0, out),)*
+                        _ => self.gather_block::<16>(values, hs, k, a0, out),
+                    }
+                };
             }
+            widths!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
             a0 += width;
         }
     }
@@ -518,8 +509,9 @@ impl RoleMatrices {
     /// values of several triplets are summed first, in the same order, and the product reads
     /// every value from σ or from those sums. The k×n layout lets the H step's ratio run as
     /// vectors (over the n×k products, its stride-k reads made the divisions scalar).
-    /// Digits-shaped (|T| = 3n random triplets, k = 10, in isolation): 48–54 µs against
-    /// 53–55 µs for the fill and the gather (the stride-n stores cost about 10 µs of it).
+    /// Digits-shaped (|T| = 3n random triplets, k = 10, in isolation, five runs): 48–55 µs
+    /// against 53–57 µs for the fill and the gather (the stride-n stores cost about 10 µs of
+    /// it).
     pub fn products_from_sigmoids(
         &mut self,
         sig: &[f64],
