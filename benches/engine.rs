@@ -5,12 +5,13 @@
 use criterion::{Criterion, criterion_group, criterion_main};
 use ndarray::Array2;
 use nmf_playground::cli::bench::random_matrix;
+use nmf_playground::engine::constraints::SideInfo;
 use nmf_playground::engine::constraints::generate::random_triplets;
 use nmf_playground::engine::data::Dataset;
 use nmf_playground::engine::linalg::{Op, gemm_into, knn};
 use nmf_playground::engine::models::nmf::Nmf;
 use nmf_playground::engine::models::rpnmf::Rpnmf;
-use nmf_playground::engine::models::{Model, ModelKind, ModelSpec, SideInfo};
+use nmf_playground::engine::models::{Model, ModelSpec, nmf, rpnmf};
 use nmf_playground::engine::projection::Projector;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -23,7 +24,7 @@ fn digits() -> Arc<Dataset> {
 
 fn nmf_iteration(c: &mut Criterion) {
     let data = digits();
-    let Ok(mut model) = Nmf::new(Arc::clone(&data), &ModelSpec::new(ModelKind::Nmf, 10, 0)) else {
+    let Ok(mut model) = Nmf::new(Arc::clone(&data), &ModelSpec::new(nmf::KIND, 10, 0)) else {
         return;
     };
     c.bench_function("nmf_iteration 64x1797 k=10", |b| {
@@ -69,11 +70,8 @@ fn nmf_iteration(c: &mut Criterion) {
 
 fn rpnmf_iteration(c: &mut Criterion) {
     let data = digits();
-    let side = SideInfo {
-        triplets: random_triplets(data.n(), 3 * data.n(), 17),
-        labels: Vec::new(),
-    };
-    let spec = ModelSpec::new(ModelKind::Rpnmf, 10, 0);
+    let side = SideInfo::with_triplets(random_triplets(data.n(), 3 * data.n(), 17));
+    let spec = ModelSpec::new(rpnmf::KIND, 10, 0);
     let Ok(mut model) = Rpnmf::new(data, &spec, &side) else {
         return;
     };

@@ -10,6 +10,7 @@ use common::{MAX_STEPS, loaded, step_until};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use nmf_playground::engine::models::ParamValue;
 use nmf_playground::gui::{App, Settings, WorkerState};
 use std::time::Duration;
 
@@ -218,7 +219,7 @@ fn model_help_window_explains_the_model() {
     h.get_by_label(&format!("Math: {}", kind.section()));
 }
 
-/// On/off hyperparameters (RPNMF's safeguard, normalize_w) are checkboxes storing 0 or 1.
+/// On/off hyperparameters (RPNMF's safeguard, normalize_w) are checkboxes storing a bool.
 #[test]
 fn flag_hyperparameters_are_checkboxes() {
     let mut h = loaded();
@@ -232,11 +233,15 @@ fn flag_hyperparameters_are_checkboxes() {
             .and_then(|p| p.get(name))
             .copied()
     };
-    assert_eq!(value(&h, "safeguard"), Some(1.0));
+    assert_eq!(value(&h, "safeguard"), Some(ParamValue::Flag(true)));
     h.get_by_label("safeguard").click();
     h.run_steps(2);
-    assert_eq!(value(&h, "safeguard"), Some(0.0), "unticking turns it off");
+    assert_eq!(
+        value(&h, "safeguard"),
+        Some(ParamValue::Flag(false)),
+        "unticking turns it off"
+    );
     h.get_by_label("normalize_w").click();
     h.run_steps(2);
-    assert_eq!(value(&h, "normalize_w"), Some(1.0));
+    assert_eq!(value(&h, "normalize_w"), Some(ParamValue::Flag(true)));
 }

@@ -75,7 +75,7 @@ fn evaluation_history_overlay_colour_and_export() {
         let r = ev.classification.as_ref().expect("classification");
         assert!(in_unit(r.accuracy) && in_unit(r.macro_f1), "{r:?}");
         assert!(!r.confusion.counts.is_empty());
-        assert!(ev.kept.is_none(), "no triplets in the first run");
+        assert!(ev.kept_h.is_none(), "no triplets in the first run");
         let n = s.dataset.as_ref().expect("dataset").n();
         assert_eq!(ev.clusters.len(), n);
         assert_eq!(ev.misassigned.len(), n);
@@ -137,7 +137,7 @@ fn evaluation_history_overlay_colour_and_export() {
         let s = h.state().session();
         assert_eq!(s.history.len(), 2);
         assert_eq!(s.history[1].seed, 7);
-        let kept = s.evaluation.as_ref().and_then(|e| e.kept).expect("kept");
+        let kept = s.evaluation.as_ref().and_then(|e| e.kept_h).expect("kept");
         assert!(in_unit(kept));
         assert_eq!(s.history[1].kept, Some(kept));
         assert!(s.overlay().is_none());
@@ -214,6 +214,7 @@ fn evaluate_scores_two_separated_groups_perfectly() {
     let ev = evaluate(&EvalInput {
         run: 3,
         h,
+        assignments: None,
         labels: Some(labels),
         n_classes: 2,
         triplets: Vec::new(),
@@ -221,7 +222,7 @@ fn evaluate_scores_two_separated_groups_perfectly() {
         restarts: 4,
     });
     assert_eq!(ev.run, 3);
-    let c = ev.clustering.expect("clustering");
+    let c = ev.clustering.as_ref().expect("clustering");
     assert!((c.acc.mean - 1.0).abs() < 1e-12, "{c:?}");
     assert!((c.nmi_sqrt.mean - 1.0).abs() < 1e-12, "{c:?}");
     assert!(ev.misassigned.iter().all(|w| !w));

@@ -3,7 +3,7 @@
 use ndarray::Array2;
 use nmf_playground::engine::data::Dataset;
 use nmf_playground::engine::experiment::FitOptions;
-use nmf_playground::engine::models::{ModelKind, ModelSpec};
+use nmf_playground::engine::models::{ModelSpec, nmf};
 use nmf_playground::engine::worker::{Command, Event, Job, JobHandle, JobId, Waker};
 use rand::{Rng, SeedableRng};
 use std::sync::Arc;
@@ -25,7 +25,7 @@ fn long_job(id: u64) -> Job {
     Job::new(
         JobId(id),
         data(200, 400),
-        ModelSpec::new(ModelKind::Nmf, 10, 1),
+        ModelSpec::new(nmf::KIND, 10, 1),
         FitOptions {
             max_iter: 10_000_000,
             tol: 0.0,
@@ -55,7 +55,7 @@ fn a_job_streams_started_progress_snapshot_and_finished() {
     let job = Job::new(
         JobId(7),
         data(20, 30),
-        ModelSpec::new(ModelKind::Nmf, 3, 2),
+        ModelSpec::new(nmf::KIND, 3, 2),
         FitOptions {
             max_iter: 50,
             tol: 0.0,
@@ -195,7 +195,7 @@ fn dropping_the_handle_cancels_and_joins_and_ids_keep_jobs_apart() {
     let second = Job::new(
         JobId(11),
         data(10, 12),
-        ModelSpec::new(ModelKind::Nmf, 2, 1),
+        ModelSpec::new(nmf::KIND, 2, 1),
         FitOptions {
             max_iter: 5,
             tol: 0.0,
@@ -229,7 +229,7 @@ fn a_bad_spec_fails_with_a_message() {
     let job = Job::new(
         JobId(5),
         data(4, 5),
-        ModelSpec::new(ModelKind::Nmf, 9, 1),
+        ModelSpec::new(nmf::KIND, 9, 1),
         FitOptions::default(),
     );
     let _h = JobHandle::spawn(job, tx, no_waker()).expect("spawn");

@@ -13,6 +13,7 @@
 
 use super::CliError;
 use super::output::{matrix_npy, write_atomic};
+use crate::engine::constraints::SideInfo;
 use crate::engine::constraints::generate::{
     ProtocolOptions, generate_triplets, labels_from_truth, random_triplets,
 };
@@ -20,7 +21,7 @@ use crate::engine::data::{Dataset, LoadOptions};
 use crate::engine::linalg::{Op, gemm_into, knn::knn};
 use crate::engine::models::nmf::Nmf;
 use crate::engine::models::rpnmf::Rpnmf;
-use crate::engine::models::{Model, ModelKind, ModelSpec, SideInfo};
+use crate::engine::models::{Model, ModelSpec};
 use crate::engine::projection::Projector;
 use anyhow::anyhow;
 use ndarray::Array2;
@@ -211,11 +212,8 @@ fn bench_rpnmf_protocol(
     let triplets = generate_triplets(x.view(), &labels_from_truth(labels), &opts, &[])?.triplets;
     let n_triplets = triplets.len();
     let data = Arc::new(Dataset::from_parts(x, None, vec![], "digits l2"));
-    let side = SideInfo {
-        triplets,
-        labels: Vec::new(),
-    };
-    let spec = ModelSpec::new(ModelKind::Rpnmf, 10, 0);
+    let side = SideInfo::with_triplets(triplets);
+    let spec = ModelSpec::new(crate::engine::models::rpnmf::KIND, 10, 0);
     let mut rp = Rpnmf::new(data, &spec, &side).map_err(|e| anyhow!(e))?;
     // Past the first fast descent, where the damping settles in.
     for _ in 0..200 {
@@ -262,7 +260,7 @@ fn bench_nmf(
 ) -> anyhow::Result<()> {
     let (m, n) = x.dim();
     let data = Arc::new(Dataset::from_parts(x, None, vec![], label));
-    let spec = ModelSpec::new(ModelKind::Nmf, k, 0);
+    let spec = ModelSpec::new(crate::engine::models::nmf::KIND, k, 0);
     let mut model = Nmf::new(Arc::clone(&data), &spec).map_err(|e| anyhow!(e))?;
     if let Some(dir) = export {
         std::fs::create_dir_all(dir)?;
@@ -281,11 +279,8 @@ fn bench_nmf(
     }
     let gemm_flops = 2.0 * 2.0 * (m * n * k) as f64;
     let mut rp = {
-        let spec = ModelSpec::new(ModelKind::Rpnmf, k, 0);
-        let side = SideInfo {
-            triplets: random_triplets(n, 3 * n, 17),
-            labels: Vec::new(),
-        };
+        let spec = ModelSpec::new(crate::engine::models::rpnmf::KIND, k, 0);
+        let side = SideInfo::with_triplets(random_triplets(n, 3 * n, 17));
         Rpnmf::new(Arc::clone(&data), &spec, &side).map_err(|e| anyhow!(e))?
     };
     // The two big GEMMs alone, on the same shapes, from the factors after one warm-up block.

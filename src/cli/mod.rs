@@ -3,6 +3,7 @@
 //! arguments (the message names the file and the place), 1 anything else.
 
 pub mod bench;
+mod drive;
 mod output;
 mod run;
 pub mod score;

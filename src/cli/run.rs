@@ -1,19 +1,21 @@
 //! `nmf-playground run`: fit one model headlessly (DESIGN.md §6).
 
 use super::CliError;
+use super::drive::fit_job;
 use super::output::{matrix_csv, matrix_npy, write_atomic};
+use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::{self, Dataset, LabelColumn, LoadOptions, Preprocess};
+use crate::engine::eval::{Protocol, RunInput, evaluate_run};
 use crate::engine::experiment::{self, FitOptions, StopReason};
 use crate::engine::linalg;
-use crate::engine::models::{self, ModelKind, ModelSpec, SideInfo};
+use crate::engine::models::{ModelKind, ModelSpec, ParamValue};
+use crate::engine::worker::{Job, JobId};
 use anyhow::{Context, anyhow};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 /// Where the data comes from and how it is read (shared by `run`, `triplets`, `sweep`).
 #[derive(Debug, Clone, clap::Args)]
@@ -75,14 +77,76 @@ pub struct TripletArgs {
     pub per_anchor: usize,
 }
 
+/// Partial labels handed to the model as side information (ground-truth labels are otherwise
+/// used for scoring only).
+#[derive(Debug, Clone, clap::Args)]
+pub struct KnownLabelArgs {
+    /// Reveal the true labels of a stratified, seeded share P of the samples (0 < P ≤ 1) to the
+    /// model, as if the user had painted them.
+    #[arg(long, value_name = "P", conflicts_with = "known_labels")]
+    pub reveal: Option<f64>,
+    /// Known labels: one line per sample with its class, or empty when unknown.
+    #[arg(long, value_name = "FILE")]
+    pub known_labels: Option<PathBuf>,
+}
+
+impl KnownLabelArgs {
+    /// The partial labels these arguments give for `data` (none when neither is set).
+    pub fn labels_for(&self, data: &Dataset, seed: u64) -> Result<Vec<Option<usize>>, CliError> {
+        use crate::engine::constraints::{read_known_labels, reveal_stratified};
+        let bad = |e: anyhow::Error| CliError::BadInput(e);
+        if let Some(file) = &self.known_labels {
+            return read_known_labels(file, data).map_err(|e| bad(e.into()));
+        }
+        let Some(p) = self.reveal else {
+            return Ok(Vec::new());
+        };
+        if !(p > 0.0 && p <= 1.0) {
+            return Err(bad(anyhow!("--reveal {p}: the share must be in (0, 1]")));
+        }
+        let truth = data.labels.as_ref().ok_or_else(|| {
+            bad(anyhow!(
+                "{}: --reveal needs labelled data (it reveals the true labels)",
+                data.source
+            ))
+        })?;
+        reveal_stratified(truth, p, seed).map_err(|e| bad(e.into()))
+    }
+}
+
+/// `--model` by registered name.
+pub fn parse_model(s: &str) -> Result<ModelKind, String> {
+    ModelKind::from_name(s)
+        .ok_or_else(|| format!("unknown model `{s}` (available: {})", ModelKind::names()))
+}
+
+/// The help of `--model`: every registered model with its parameters.
+pub fn model_help() -> String {
+    let mut out = String::from("Model, by name:");
+    for k in ModelKind::all() {
+        let ps: Vec<_> = k.hyperparameters().iter().map(|h| h.name).collect();
+        out.push_str(&format!(
+            "\n  {} ({}){}",
+            k.name(),
+            k.label(),
+            if ps.is_empty() {
+                String::new()
+            } else {
+                format!(": --param {}", ps.join(", "))
+            }
+        ));
+    }
+    out
+}
+
 /// Arguments of `run`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
     #[command(flatten)]
     pub input: DataArgs,
-    /// Model name (nmf, rpnmf).
-    #[arg(long, default_value = "nmf")]
-    pub model: String,
+    /// Model, by name.
+    #[arg(long, default_value = "nmf", value_parser = parse_model, help = model_help())]
+    pub model: ModelKind,
     /// Rank k; default: the number of classes when the data is labelled.
     #[arg(long)]
     pub k: Option<usize>,
@@ -100,6 +164,8 @@ pub struct RunArgs {
     pub triplets: Option<String>,
     #[command(flatten)]
     pub triplet_opts: TripletArgs,
+    #[command(flatten)]
+    pub labels: KnownLabelArgs,
     /// Write H.csv, W.csv, clusters.csv, convergence.csv, run.json (and .npy twins) here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -107,7 +173,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub json: bool,
     /// k-means restarts on H for ACC/NMI (means over restarts; 50 as in the RPNMF protocol,
-    /// MODELS.md §8.2).
+    /// docs/models.md §8.2).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
     pub kmeans_repeats: u64,
     /// Threads one matrix product may use (default 1: parallelism goes across runs).
@@ -145,18 +211,34 @@ fn parse_resize(s: &str) -> Result<(u32, u32), String> {
     Ok((w, h))
 }
 
-/// Parse `NAME=VALUE` pairs.
-pub fn parse_params(items: &[String]) -> Result<BTreeMap<String, f64>, String> {
+/// Parse `NAME=VALUE` pairs for `kind`, each value by its table entry (numbers, on/off
+/// flags, named choices).
+pub fn parse_params(
+    kind: ModelKind,
+    items: &[String],
+) -> Result<BTreeMap<String, ParamValue>, String> {
     let mut out = BTreeMap::new();
     for it in items {
-        let (k, v) = it
+        let (name, v) = it
             .split_once('=')
             .ok_or_else(|| format!("--param `{it}` is not NAME=VALUE"))?;
-        let v: f64 = v
-            .trim()
-            .parse()
-            .map_err(|_| format!("--param `{it}`: `{v}` is not a number"))?;
-        out.insert(k.trim().to_owned(), v);
+        let name = name.trim();
+        let hp = kind.param(name).ok_or_else(|| {
+            let known: Vec<_> = kind.hyperparameters().iter().map(|h| h.name).collect();
+            format!(
+                "--param {name}: {} has no parameter `{name}` (known: {})",
+                kind.label(),
+                if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                }
+            )
+        })?;
+        let value = hp
+            .parse(kind.label(), v)
+            .map_err(|e| format!("--param {it}: {e}"))?;
+        out.insert(name.to_owned(), value);
     }
     Ok(out)
 }
@@ -195,14 +277,7 @@ pub fn load_data(args: &DataArgs) -> Result<Dataset, CliError> {
 
 /// Build the spec from the arguments and the data (k defaults to the number of classes).
 pub fn model_spec(args: &RunArgs, data: &Dataset) -> Result<ModelSpec, CliError> {
-    let kind = ModelKind::from_name(&args.model).ok_or_else(|| {
-        let known: Vec<_> = ModelKind::ALL.iter().map(|k| k.name()).collect();
-        CliError::BadInput(anyhow!(
-            "unknown model `{}` (available: {})",
-            args.model,
-            known.join(", ")
-        ))
-    })?;
+    let kind = args.model;
     let k = match args.k {
         Some(k) => k,
         None if data.n_classes() > 0 => data.n_classes(),
@@ -213,7 +288,7 @@ pub fn model_spec(args: &RunArgs, data: &Dataset) -> Result<ModelSpec, CliError>
             )));
         }
     };
-    let params = parse_params(&args.params).map_err(|e| CliError::BadInput(anyhow!(e)))?;
+    let params = parse_params(kind, &args.params).map_err(|e| CliError::BadInput(anyhow!(e)))?;
     let spec = ModelSpec {
         kind,
         k,
@@ -243,49 +318,20 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         &data,
         spec.seed,
     )?;
-    if spec.kind.needs_triplets() && triplets.is_empty() {
-        return Err(CliError::BadInput(anyhow!(
-            "{} needs triplets: pass --triplets FILE or --triplets generate",
-            spec.kind.label()
-        )));
-    }
-    let side = SideInfo {
-        triplets,
-        labels: Vec::new(),
-    };
-    let mut model =
-        models::build(&spec, Arc::clone(&data), &side).map_err(|e| CliError::BadInput(e.into()))?;
-    let tty = std::io::stderr().is_terminal();
-    let mut last = Instant::now();
-    let every = if tty {
-        Duration::from_millis(200)
-    } else {
-        Duration::from_secs(2)
-    };
-    let outcome = experiment::fit(model.as_mut(), &fit, |t, obj, _| {
-        if last.elapsed() >= every {
-            last = Instant::now();
-            let line = format!("iteration {t}/{} objective {:.6e}", fit.max_iter, obj.total);
-            if tty {
-                eprint!("\r{line}   ");
-            } else {
-                eprintln!("{line}");
-            }
-        }
-        ControlFlow::Continue(())
-    })
-    .map_err(|e| CliError::Failed(anyhow!("{}: {}", spec.kind.label(), e.error)))?;
-    if tty {
-        eprint!("\r");
-    }
-    let rec = &outcome.record;
+    let known = args.labels.labels_for(&data, spec.seed)?;
+    let side = Arc::new(SideInfo::new(triplets, known));
+    let job = Job::new(JobId(1), Arc::clone(&data), spec.clone(), fit)
+        .with_side(Arc::clone(&side))
+        .without_snapshots();
+    let result = fit_job(job, std::io::stderr().is_terminal())?;
+    let rec = &result.record;
     eprintln!(
         "{} on {}: {} iterations in {:.3} s ({}), objective {:.6e}",
         spec.kind.label(),
         data.source,
         rec.iterations(),
         rec.seconds,
-        match outcome.stop {
+        match result.stop {
             StopReason::Converged => "converged",
             StopReason::MaxIter => "iteration cap",
             StopReason::Cancelled => "cancelled",
@@ -295,21 +341,32 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             .copied()
             .unwrap_or(rec.initial_objective),
     );
-    for note in &outcome.notes {
+    for note in &result.notes {
         eprintln!("note: {note}");
     }
 
-    let h = model.h().to_owned();
-    let w = model.w().map(|w| w.to_owned());
-    let (mut metrics, clusters) = evaluate(&data, &h, spec.k, spec.seed, args.kmeans_repeats)?;
-    if !side.triplets.is_empty() {
-        use crate::engine::eval::triplets_kept;
-        let kept = |z: ndarray::ArrayView2<'_, f64>| {
-            triplets_kept(z, &side.triplets).map_err(|e| CliError::Failed(e.into()))
-        };
-        metrics.insert("triplets_kept_x".into(), json!(kept(data.x.view())?));
-        metrics.insert("triplets_kept_h".into(), json!(kept(h.view())?));
+    let restarts = usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX);
+    let ev = evaluate_run(
+        &RunInput {
+            h: result.h.view(),
+            x: Some(data.x.view()),
+            assignments: result.assignments.as_deref(),
+            truth: data.labels.as_deref(),
+            n_classes: data.n_classes(),
+            triplets: &side.triplets,
+            seed: spec.seed,
+        },
+        &Protocol {
+            kmeans_restarts: restarts,
+            classify: true,
+        },
+    );
+    for note in &ev.notes {
+        eprintln!("note: evaluation: {note}");
     }
+    let clusters = ev.clusters.clone();
+    let metrics = ev.metrics_json();
+    let (h, w) = (&result.h, result.w.as_ref());
     let report = json!({
         "model": spec.kind.name(),
         "params": spec.resolved_params(),
@@ -325,19 +382,20 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         "max_iter": fit.max_iter,
         "tol": fit.tol,
         "iterations": rec.iterations(),
-        "converged": outcome.stop == StopReason::Converged,
-        "stop": outcome.stop,
+        "converged": result.stop == StopReason::Converged,
+        "stop": result.stop,
         "seconds": rec.seconds,
         "initial_objective": rec.initial_objective,
         "objective": rec.objective,
         "terms": rec.terms,
-        "notes": outcome.notes,
+        "notes": result.notes,
         "triplets": {"count": side.triplets.len(), "source": triplet_source},
+        "known_labels": side.n_known_labels(),
         "metrics": Value::Object(metrics),
     });
 
     if let Some(dir) = &args.out {
-        write_outputs(dir, &report, &h, w.as_ref(), &clusters, rec).map_err(CliError::Failed)?;
+        write_outputs(dir, &report, h, w, &clusters, rec).map_err(CliError::Failed)?;
         eprintln!("wrote results to {}", dir.display());
     }
     if args.json {
@@ -393,48 +451,6 @@ fn write_outputs(
     Ok(())
 }
 
-/// Repeated k-means on the columns of H (c = number of classes when labelled, else k), with
-/// ACC/NMI mean ± std over the restarts against the labels (MODELS.md §8.2). Returns the
-/// metrics object for `run --json` and the cluster ids of the lowest-inertia restart.
-fn evaluate(
-    data: &Dataset,
-    h: &ndarray::Array2<f64>,
-    k: usize,
-    seed: u64,
-    restarts: u64,
-) -> Result<(serde_json::Map<String, Value>, Vec<usize>), CliError> {
-    use crate::engine::eval::{KMeansParams, repeated_kmeans, summarize_repeated_kmeans};
-    let c = if data.n_classes() > 0 {
-        data.n_classes()
-    } else {
-        k
-    };
-    let params = KMeansParams {
-        n_clusters: c.min(data.n()),
-        max_iter: 100,
-        restarts: usize::try_from(restarts).unwrap_or(usize::MAX),
-        seed,
-    };
-    let rep = repeated_kmeans(h.view(), &params).map_err(|e| CliError::Failed(e.into()))?;
-    let clusters = rep.best_run().map(|r| r.labels.clone()).unwrap_or_default();
-    let mut m = serde_json::Map::new();
-    m.insert("kmeans_repeats".into(), json!(params.restarts));
-    if let Some(truth) = &data.labels {
-        let s = summarize_repeated_kmeans(truth, &rep).map_err(|e| CliError::Failed(e.into()))?;
-        for (name, v) in [
-            ("acc", s.acc),
-            ("nmi_max", s.nmi_max),
-            ("nmi_sqrt", s.nmi_sqrt),
-            ("nmi_arith", s.nmi_arith),
-        ] {
-            m.insert(name.into(), json!(v.mean));
-            m.insert(format!("{name}_std"), json!(v.std));
-        }
-        m.insert("acc_best_inertia".into(), json!(s.best.acc));
-    }
-    Ok((m, clusters))
-}
-
 /// The triplets of a run: none, a file (.json constraints file checked against the dataset's
 /// fingerprint, or .csv `i,j,q`), or generated by the protocol from the ground-truth labels.
 pub fn triplets_for(
@@ -442,7 +458,7 @@ pub fn triplets_for(
     opts: &TripletArgs,
     data: &Dataset,
     seed: u64,
-) -> Result<(Vec<crate::engine::models::Triplet>, Value), CliError> {
+) -> Result<(Vec<Triplet>, Value), CliError> {
     use crate::engine::constraints::generate::{
         ProtocolOptions, generate_triplets, labels_from_truth,
     };

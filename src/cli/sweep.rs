@@ -15,30 +15,27 @@
 //!   from the rows sorted by (model, cell, repeat), so it is deterministic.
 
 use super::CliError;
+use super::drive::fit_blocking;
 use super::output::write_atomic;
-use super::run::{DataArgs, StopArgs, TripletArgs, load_data};
+use super::run::{DataArgs, StopArgs, TripletArgs, load_data, parse_model};
 use crate::engine::constraints::generate::{ProtocolOptions, generate_triplets, labels_from_truth};
+use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::Dataset;
-use crate::engine::eval::{
-    KMeansParams, LinearSvmParams, MeanStd, classify_split, derive_seed, repeated_kmeans,
-    summarize_repeated_kmeans, triplets_kept,
-};
-use crate::engine::experiment::{self, StopReason};
+use crate::engine::eval::{self, MeanStd, RunInput, derive_seed, evaluate_run};
+use crate::engine::experiment::StopReason;
+use crate::engine::fsutil::csv_field;
 use crate::engine::linalg;
-use crate::engine::models::{self, ModelKind, ModelSpec, SideInfo, Triplet};
+use crate::engine::models::{ModelKind, ModelSpec, ParamValue, SideNeed, params_string};
+use crate::engine::worker::{Job as WorkerJob, JobId};
 use anyhow::{Context, anyhow};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use std::collections::{BTreeMap, HashSet};
 use std::io::{IsTerminal, Write};
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// Fraction of each class used for training in the classification protocol (MODELS.md §8.3).
-pub const TRAIN_FRACTION: f64 = 0.8;
 
 /// Columns of `runs.csv`, in order.
 pub const COLUMNS: &[&str] = &[
@@ -99,11 +96,13 @@ pub enum Protocol {
 pub struct SweepArgs {
     #[command(flatten)]
     pub input: DataArgs,
-    /// Models, comma-separated (nmf, rpnmf).
-    #[arg(long, value_delimiter = ',', required = true)]
-    pub models: Vec<String>,
-    /// A grid axis, NAME=v1,v2,... (repeatable); applies to the models that have NAME.
-    #[arg(long = "grid", value_name = "NAME=v1,v2,...")]
+    /// Models, comma-separated, by name (see `run --help`).
+    #[arg(long, value_delimiter = ',', required = true, value_parser = parse_model)]
+    pub models: Vec<ModelKind>,
+    /// A grid axis, NAME=v1,v2,... (repeatable); applies to the models that have NAME. A bare
+    /// NAME takes the paper's grid of each model's table (every option of a choice, both
+    /// states of a flag).
+    #[arg(long = "grid", value_name = "NAME[=v1,v2,...]")]
     pub grid: Vec<String>,
     /// Model repeats (new initialisation and triplets each, seed derive_seed(--seed, r)).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
@@ -227,7 +226,7 @@ impl Manifest {
 #[derive(Debug, Clone)]
 struct Job {
     kind: ModelKind,
-    params: BTreeMap<String, f64>,
+    params: BTreeMap<String, ParamValue>,
     params_str: String,
     repeat: u64,
     seed: u64,
@@ -237,7 +236,7 @@ struct Job {
 #[derive(Debug, Clone)]
 struct Cell {
     kind: ModelKind,
-    params: BTreeMap<String, f64>,
+    params: BTreeMap<String, ParamValue>,
     params_str: String,
 }
 
@@ -252,59 +251,49 @@ fn failed(e: impl Into<anyhow::Error>) -> CliError {
     CliError::Failed(e.into())
 }
 
-/// `NAME=v1,v2,...` grid axes, in the given order; duplicate names are refused.
-pub fn parse_grid(items: &[String]) -> Result<Vec<(String, Vec<f64>)>, String> {
-    let mut out: Vec<(String, Vec<f64>)> = Vec::new();
+/// A grid axis as typed: the parameter's name and its values as text (`None`: the paper's
+/// grid from each model's table). Values are parsed per model, by its table entry.
+pub type GridAxis = (String, Option<Vec<String>>);
+
+/// `NAME=v1,v2,...` (or a bare `NAME`) grid axes, in the given order; duplicate names are
+/// refused.
+pub fn parse_grid(items: &[String]) -> Result<Vec<GridAxis>, String> {
+    let mut out: Vec<GridAxis> = Vec::new();
     for it in items {
-        let (name, vals) = it
-            .split_once('=')
-            .ok_or_else(|| format!("--grid `{it}` is not NAME=v1,v2,..."))?;
-        let name = name.trim();
+        let (name, vals) = match it.split_once('=') {
+            Some((n, v)) => (n.trim(), Some(v)),
+            None => (it.trim(), None),
+        };
         if name.is_empty() {
             return Err(format!("--grid `{it}`: empty parameter name"));
         }
         if out.iter().any(|(n, _)| n == name) {
             return Err(format!("--grid names `{name}` twice"));
         }
-        let mut values = Vec::new();
-        for v in vals.split(',') {
-            let x: f64 = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("--grid `{it}`: `{v}` is not a number"))?;
-            if !x.is_finite() {
-                return Err(format!("--grid `{it}`: `{v}` is not finite"));
+        let values = vals.map(|v| {
+            let mut vs: Vec<String> = Vec::new();
+            for x in v.split(',').map(str::trim) {
+                if !vs.iter().any(|y| y == x) {
+                    vs.push(x.to_owned());
+                }
             }
-            if !values.contains(&x) {
-                values.push(x);
-            }
-        }
+            vs
+        });
         out.push((name.to_owned(), values));
     }
     Ok(out)
 }
 
-/// `alpha=0.1;delta=10`: parameters in name order, values in Rust's shortest round-trip form.
-pub fn params_string(params: &BTreeMap<String, f64>) -> String {
-    params
-        .iter()
-        .map(|(k, v)| format!("{k}={v}"))
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
-/// The cells: for each model, the cartesian product of the grid axes it has.
+/// The cells: for each model, the cartesian product of the grid axes it has, each value
+/// parsed and checked by the model's table.
 fn plan_cells(
     kinds: &[ModelKind],
-    grid: &[(String, Vec<f64>)],
+    grid: &[GridAxis],
     k: usize,
     data: &Dataset,
 ) -> Result<Vec<Cell>, CliError> {
     for (name, _) in grid {
-        if !kinds
-            .iter()
-            .any(|kind| kind.hyperparameters().iter().any(|hp| hp.name == name))
-        {
+        if !kinds.iter().any(|kind| kind.param(name).is_some()) {
             let known: Vec<String> = kinds
                 .iter()
                 .map(|kind| {
@@ -328,12 +317,19 @@ fn plan_cells(
     }
     let mut cells = Vec::new();
     for &kind in kinds {
-        let axes: Vec<&(String, Vec<f64>)> = grid
-            .iter()
-            .filter(|(n, _)| kind.hyperparameters().iter().any(|hp| hp.name == n))
-            .collect();
-        let mut combos: Vec<BTreeMap<String, f64>> = vec![BTreeMap::new()];
-        for (name, values) in axes {
+        let mut combos: Vec<BTreeMap<String, ParamValue>> = vec![BTreeMap::new()];
+        for (name, values) in grid {
+            let Some(hp) = kind.param(name) else {
+                continue;
+            };
+            let values: Vec<ParamValue> = match values {
+                Some(texts) => texts
+                    .iter()
+                    .map(|t| hp.parse(kind.label(), t))
+                    .collect::<Result<_, _>>()
+                    .map_err(|e| bad(anyhow!("--grid {name}: {e}")))?,
+                None => hp.grid(),
+            };
             combos = combos
                 .iter()
                 .flat_map(|c| {
@@ -356,7 +352,7 @@ fn plan_cells(
                 .map_err(|e| bad(anyhow!("{}: {e}", kind.name())))?;
             cells.push(Cell {
                 kind,
-                params_str: params_string(&params),
+                params_str: params_string(&params, ";"),
                 params,
             });
         }
@@ -366,15 +362,6 @@ fn plan_cells(
 
 fn f(v: f64) -> String {
     format!("{v:?}")
-}
-
-/// CSV-escape a field (quotes when it holds a comma, quote or newline).
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
 }
 
 /// Fit one run and evaluate it; returns its row.
@@ -416,27 +403,25 @@ fn fit_and_score(
         seed: job.seed,
         params: job.params.clone(),
     };
-    let side = SideInfo {
-        triplets: if job.kind.needs_triplets() {
-            triplets.to_vec()
-        } else {
-            Vec::new()
-        },
-        labels: Vec::new(),
-    };
-    let mut model = models::build(&spec, Arc::clone(data), &side)?;
+    let uses_triplets = matches!(job.kind.needs(), SideNeed::Triplets | SideNeed::Links);
+    let side = SideInfo::with_triplets(if uses_triplets {
+        triplets.to_vec()
+    } else {
+        Vec::new()
+    });
     // Checked once in `run_sweep`.
     let opts = args.stop.fit_options().map_err(|e| anyhow!("{e}"))?;
-    let outcome = experiment::fit(model.as_mut(), &opts, |_, _, _| ControlFlow::Continue(()))
-        .map_err(|e| anyhow!("{} after {} iterations", e.error, e.record.objective.len()))?;
-    let rec = &outcome.record;
+    let work = WorkerJob::new(JobId(job.repeat), Arc::clone(data), spec, opts)
+        .with_side(Arc::new(side))
+        .without_snapshots();
+    let result = fit_blocking(work).map_err(|e| anyhow!("{e}"))?;
+    let rec = &result.record;
     row.insert("iterations".into(), rec.iterations().to_string());
     row.insert(
         "converged".into(),
-        (outcome.stop == StopReason::Converged).to_string(),
+        (result.stop == StopReason::Converged).to_string(),
     );
     row.insert("seconds".into(), f(rec.seconds));
-    row.insert("notes".into(), outcome.notes.join("; "));
     row.insert(
         "objective".into(),
         f(rec
@@ -445,40 +430,35 @@ fn fit_and_score(
             .copied()
             .unwrap_or(rec.initial_objective)),
     );
-    let h = model.h().to_owned();
-    let classes = data.n_classes().max(1);
-    let km = KMeansParams {
-        n_clusters: classes.min(data.n()),
-        max_iter: 100,
-        restarts: usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX),
-        seed: job.seed,
-    };
-    let rep = repeated_kmeans(h.view(), &km)?;
-    let s = summarize_repeated_kmeans(truth, &rep)?;
-    for (name, v) in [
-        ("acc", s.acc),
-        ("nmi_max", s.nmi_max),
-        ("nmi_sqrt", s.nmi_sqrt),
-        ("nmi_arith", s.nmi_arith),
-    ] {
+    let ev = evaluate_run(
+        &RunInput {
+            h: result.h.view(),
+            x: None,
+            assignments: result.assignments.as_deref(),
+            truth: Some(truth),
+            n_classes: data.n_classes().max(1),
+            triplets,
+            seed: job.seed,
+        },
+        &eval::Protocol {
+            kmeans_restarts: usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX),
+            classify: args.protocol == Protocol::Classification,
+        },
+    );
+    let mut notes = result.notes.clone();
+    notes.extend(ev.notes.iter().map(|n| format!("evaluation: {n}")));
+    row.insert("notes".into(), notes.join("; "));
+    for (name, v) in ev.clustering_means() {
         row.insert(name.into(), f(v.mean));
         row.insert(format!("{name}_std"), f(v.std));
     }
-    if !triplets.is_empty() {
-        row.insert(
-            "triplets_kept_h".into(),
-            f(triplets_kept(h.view(), triplets)?),
-        );
+    if let Some(kept) = ev.kept_h {
+        row.insert("triplets_kept_h".into(), f(kept));
     }
-    if args.protocol == Protocol::Classification {
-        let svm = LinearSvmParams {
-            seed: job.seed,
-            ..LinearSvmParams::default()
-        };
-        let out = classify_split(h.view(), truth, TRAIN_FRACTION, job.seed, &svm)?;
-        row.insert("accuracy".into(), f(out.report.accuracy));
-        row.insert("macro_f1".into(), f(out.report.macro_f1));
-        row.insert("macro_f1_of_means".into(), f(out.report.macro_f1_of_means));
+    if let Some(r) = &ev.classification {
+        row.insert("accuracy".into(), f(r.accuracy));
+        row.insert("macro_f1".into(), f(r.macro_f1));
+        row.insert("macro_f1_of_means".into(), f(r.macro_f1_of_means));
     }
     Ok(())
 }
@@ -560,18 +540,10 @@ pub fn run_sweep(
     if args.jobs == Some(0) {
         return Err(bad(anyhow!("--jobs must be ≥ 1")));
     }
-    let mut kinds = Vec::new();
-    for name in &args.models {
-        let name = name.trim();
-        let kind = ModelKind::from_name(name).ok_or_else(|| {
-            let known: Vec<_> = ModelKind::ALL.iter().map(|k| k.name()).collect();
-            bad(anyhow!(
-                "--models: unknown model `{name}` (available: {})",
-                known.join(", ")
-            ))
-        })?;
+    let mut kinds: Vec<ModelKind> = Vec::new();
+    for &kind in &args.models {
         if kinds.contains(&kind) {
-            return Err(bad(anyhow!("--models names `{name}` twice")));
+            return Err(bad(anyhow!("--models names `{}` twice", kind.name())));
         }
         kinds.push(kind);
     }
@@ -691,7 +663,9 @@ pub fn run_sweep(
         .map_err(failed)?;
 
     // Triplets per repeat, shared by every model of that repeat.
-    let use_triplets = kinds.iter().any(|k| k.needs_triplets());
+    let use_triplets = kinds
+        .iter()
+        .any(|k| matches!(k.needs(), SideNeed::Triplets | SideNeed::Links));
     let repeats_needed: Vec<u64> = {
         let mut r: Vec<u64> = jobs.iter().map(|j| j.repeat).collect();
         r.sort_unstable();
@@ -988,29 +962,28 @@ mod tests {
 
     #[test]
     fn grid_parses_and_refuses_duplicates() {
-        let g = parse_grid(&["alpha=0.1, 1e-3".into(), "delta=10".into()]).unwrap();
-        assert_eq!(g[0], ("alpha".to_owned(), vec![0.1, 1e-3]));
-        assert_eq!(g[1], ("delta".to_owned(), vec![10.0]));
+        let g = parse_grid(&["alpha=0.1, 1e-3,0.1".into(), "delta".into()]).unwrap();
+        assert_eq!(
+            g[0],
+            ("alpha".to_owned(), Some(vec!["0.1".into(), "1e-3".into()]))
+        );
+        assert_eq!(
+            g[1],
+            ("delta".to_owned(), None),
+            "a bare name: the paper's grid"
+        );
         assert!(parse_grid(&["alpha=0.1".into(), "alpha=1".into()]).is_err());
-        assert!(parse_grid(&["alpha".into()]).is_err());
-        assert!(parse_grid(&["alpha=x".into()]).is_err());
-        assert!(parse_grid(&["alpha=inf".into()]).is_err());
+        assert!(parse_grid(&["=1".into()]).is_err());
     }
 
     #[test]
     fn params_string_is_name_ordered_round_trip() {
         let mut p = BTreeMap::new();
-        p.insert("delta".to_owned(), 10.0);
-        p.insert("alpha".to_owned(), 1e-4);
-        assert_eq!(params_string(&p), "alpha=0.0001;delta=10");
-        assert_eq!(params_string(&BTreeMap::new()), "");
-    }
-
-    #[test]
-    fn csv_fields_are_quoted_when_needed() {
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
-        assert_eq!(csv_field("plain"), "plain");
+        p.insert("delta".to_owned(), ParamValue::Number(10.0));
+        p.insert("alpha".to_owned(), ParamValue::Number(1e-4));
+        p.insert("safeguard".to_owned(), ParamValue::Flag(true));
+        assert_eq!(params_string(&p, ";"), "alpha=0.0001;delta=10;safeguard=1");
+        assert_eq!(params_string(&BTreeMap::new(), ";"), "");
     }
 
     #[test]
@@ -1021,16 +994,25 @@ mod tests {
             Vec::new(),
             "test",
         );
+        let (nmf, rpnmf) = (
+            crate::engine::models::nmf::KIND,
+            crate::engine::models::rpnmf::KIND,
+        );
         let grid = parse_grid(&["alpha=0.1,1".into(), "delta=1,10,100".into()]).unwrap();
-        let cells = plan_cells(&[ModelKind::Nmf, ModelKind::Rpnmf], &grid, 2, &data).unwrap();
+        let cells = plan_cells(&[nmf, rpnmf], &grid, 2, &data).unwrap();
         assert_eq!(cells.len(), 1 + 6);
         assert_eq!(cells[0].params_str, "");
         assert_eq!(cells[1].params_str, "alpha=0.1;delta=1");
         assert_eq!(cells[6].params_str, "alpha=1;delta=100");
         let unknown = parse_grid(&["beta=1".into()]).unwrap();
-        assert!(plan_cells(&[ModelKind::Nmf, ModelKind::Rpnmf], &unknown, 2, &data).is_err());
+        assert!(plan_cells(&[nmf, rpnmf], &unknown, 2, &data).is_err());
         let out_of_range = parse_grid(&["alpha=-1".into()]).unwrap();
-        assert!(plan_cells(&[ModelKind::Rpnmf], &out_of_range, 2, &data).is_err());
+        assert!(plan_cells(&[rpnmf], &out_of_range, 2, &data).is_err());
+        // Flags by name, and the paper's grid from the table.
+        let g = parse_grid(&["normalize_w=on,off".into(), "alpha".into()]).unwrap();
+        let cells = plan_cells(&[rpnmf], &g, 2, &data).unwrap();
+        assert_eq!(cells.len(), 2 * 5);
+        assert_eq!(cells[0].params_str, "alpha=0.0001;normalize_w=1");
     }
 
     #[test]

@@ -57,3 +57,26 @@ mod tests {
         assert_eq!(names.len(), 1, "a temporary file was left behind");
     }
 }
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180): the one
+/// quoter of the CSV files the GUI and the CLI write.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::csv_field;
+
+    #[test]
+    fn csv_fields_are_quoted_when_needed() {
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+        assert_eq!(csv_field("plain"), "plain");
+    }
+}

@@ -6,9 +6,10 @@
 //! at most 20 per second; progress is sent every iteration. Dropping a [`JobHandle`] cancels
 //! the job and joins its thread. Cancellation is checked between iterations.
 
+use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use crate::engine::experiment::{self, FitOptions, FitRecord, StopReason};
-use crate::engine::models::{self, ModelSpec, Objective, SideInfo};
+use crate::engine::models::{self, ModelSpec, Objective};
 use crate::engine::projection::Projector;
 use ndarray::Array2;
 use std::ops::ControlFlow;
@@ -37,8 +38,9 @@ pub struct Job {
     pub spec: ModelSpec,
     pub side: Arc<SideInfo>,
     pub fit: FitOptions,
-    /// Minimum time between snapshots (default 50 ms: ≤ 20 per second).
-    pub snapshot_interval: Duration,
+    /// Minimum time between snapshots (default 50 ms: ≤ 20 per second); `None`: no snapshots
+    /// (the CLI, which draws nothing, saves the projections).
+    pub snapshot_interval: Option<Duration>,
 }
 
 impl Job {
@@ -49,8 +51,20 @@ impl Job {
             spec,
             side: Arc::new(SideInfo::default()),
             fit,
-            snapshot_interval: Duration::from_millis(50),
+            snapshot_interval: Some(Duration::from_millis(50)),
         }
+    }
+
+    /// The same job with this side information.
+    pub fn with_side(mut self, side: Arc<SideInfo>) -> Self {
+        self.side = side;
+        self
+    }
+
+    /// The same job without snapshots.
+    pub fn without_snapshots(mut self) -> Self {
+        self.snapshot_interval = None;
+        self
     }
 }
 
@@ -77,6 +91,8 @@ pub struct RunResult {
     pub projection: Option<Array2<f64>>,
     /// The model's notes on the fit ([`crate::engine::models::Model::notes`]).
     pub notes: Vec<String>,
+    /// The model's own labels of the samples ([`crate::engine::models::Model::assignments`]).
+    pub assignments: Option<Vec<usize>>,
 }
 
 impl RunResult {
@@ -112,6 +128,9 @@ pub enum Event {
         error: String,
         /// Iterations completed before the failure.
         iterations: usize,
+        /// The model could not be built (bad parameters, missing side information, unusable
+        /// data): the user's input, not the fit, is at fault (the CLI exits with 2).
+        at_build: bool,
     },
     Cancelled {
         job: JobId,
@@ -158,7 +177,13 @@ impl JobHandle {
         let id = job.id;
         let thread = std::thread::Builder::new()
             .name(format!("nmf-job-{}", id.0))
-            .spawn(move || run_job(job, &rx, &events, &waker))?;
+            .spawn(move || {
+                run_job(job, Some(&rx), &mut |e| {
+                    let ok = events.send(e).is_ok();
+                    waker();
+                    ok
+                });
+            })?;
         Ok(Self {
             id,
             commands: tx,
@@ -190,14 +215,16 @@ impl Drop for JobHandle {
     }
 }
 
-/// The thread body: build, iterate with pause/cancel, stream progress and snapshots.
-fn run_job(job: Job, commands: &Receiver<Command>, events: &Sender<Event>, waker: &Waker) {
+/// Run `job` on the calling thread, handing each event to `on_event` as [`JobHandle`]'s thread
+/// sends it (returning false stops the job, as a closed channel does). For front ends that
+/// already run on a worker thread of their own (`sweep` runs fits in parallel with rayon).
+pub fn run_blocking(job: Job, mut on_event: impl FnMut(Event) -> bool) {
+    run_job(job, None, &mut on_event);
+}
+
+/// The job body: build, iterate with pause/cancel, stream progress and snapshots.
+fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(Event) -> bool) {
     let id = job.id;
-    let send = |e: Event| {
-        let ok = events.send(e).is_ok();
-        waker();
-        ok
-    };
     if !send(Event::Started {
         job: id,
         max_iter: job.fit.max_iter,
@@ -211,6 +238,7 @@ fn run_job(job: Job, commands: &Receiver<Command>, events: &Sender<Event>, waker
                 job: id,
                 error: e.to_string(),
                 iterations: 0,
+                at_build: true,
             });
             return;
         }
@@ -223,7 +251,7 @@ fn run_job(job: Job, commands: &Receiver<Command>, events: &Sender<Event>, waker
 
     let outcome = experiment::fit(model.as_mut(), &job.fit, |t, obj, m| {
         // Commands: Pause blocks (no busy wait) until Resume or Cancel.
-        loop {
+        while let Some(commands) = commands {
             match commands.try_recv() {
                 Ok(Command::Cancel) | Err(TryRecvError::Disconnected) => {
                     return ControlFlow::Break(());
@@ -253,7 +281,9 @@ fn run_job(job: Job, commands: &Receiver<Command>, events: &Sender<Event>, waker
             receiver_gone = true;
             return ControlFlow::Break(());
         }
-        let due = last_snapshot.is_none_or(|s| s.elapsed() >= job.snapshot_interval);
+        let due = job
+            .snapshot_interval
+            .is_some_and(|every| last_snapshot.is_none_or(|s| s.elapsed() >= every));
         if due {
             last_snapshot = Some(Instant::now());
             let h = m.h().to_owned();
@@ -286,7 +316,9 @@ fn run_job(job: Job, commands: &Receiver<Command>, events: &Sender<Event>, waker
         }
         Ok(out) => {
             let h = model.h().to_owned();
-            let projection = projector.project(h.view()).ok();
+            let projection = job
+                .snapshot_interval
+                .and_then(|_| projector.project(h.view()).ok());
             send(Event::Finished {
                 job: id,
                 result: Box::new(RunResult {
@@ -298,6 +330,7 @@ fn run_job(job: Job, commands: &Receiver<Command>, events: &Sender<Event>, waker
                     h,
                     projection,
                     notes: out.notes,
+                    assignments: model.assignments(),
                 }),
             });
         }
@@ -306,6 +339,7 @@ fn run_job(job: Job, commands: &Receiver<Command>, events: &Sender<Event>, waker
                 job: id,
                 error: e.error.to_string(),
                 iterations: e.record.iterations(),
+                at_build: false,
             });
         }
     }

@@ -1,33 +1,27 @@
 //! Evaluation of a finished run, off the UI thread: repeated k-means on H (ACC / NMI ± std
 //! against the labels), an 80/20 stratified split with a linear SVM (accuracy, macro-F1,
-//! confusion matrix) and the share of the run's triplets H keeps (MODELS.md §8). The result
+//! confusion matrix) and the share of the run's triplets H keeps (docs/models.md §8), by the
+//! engine's one evaluation ([`evaluate_run`]). The result
 //! comes back on the background channel tagged with the run's history id; a stale one (a newer
 //! run finished meanwhile) is dropped.
 
 use super::{App, Background};
 use crate::engine::constraints::Triplet;
-use crate::engine::eval::metrics::best_map;
-use crate::engine::eval::{
-    KMeansParams, LinearSvmParams, classify_split, repeated_kmeans, summarize_repeated_kmeans,
-    triplets_kept,
-};
-use crate::engine::fsutil::write_atomic;
+use crate::engine::eval::{Protocol, RunInput, evaluate_run};
+use crate::engine::fsutil::{csv_field, write_atomic};
 use crate::gui::state::{Evaluation, HistoryRow, Series};
 use ndarray::Array2;
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
-
-/// Share of each class used for training in the classification protocol (MODELS.md §8.3).
-pub const TRAIN_FRACTION: f64 = 0.8;
 
 /// What the evaluation thread needs (owned, so the thread borrows nothing from the UI).
 pub struct EvalInput {
     pub run: u64,
     /// H, k×n (columns are samples).
     pub h: Array2<f64>,
+    /// The model's own labels, when it outputs them.
+    pub assignments: Option<Vec<usize>>,
     pub labels: Option<Vec<usize>>,
     pub n_classes: usize,
     pub triplets: Vec<Triplet>,
@@ -35,72 +29,27 @@ pub struct EvalInput {
     pub restarts: usize,
 }
 
-/// Compute every metric that applies; a metric that fails becomes a note, not an error.
+/// The engine's evaluation of a finished run ([`evaluate_run`]), tagged with the run's id.
 pub fn evaluate(input: &EvalInput) -> Evaluation {
-    let t0 = Instant::now();
-    let n = input.h.ncols();
-    let labels = input.labels.as_deref().filter(|l| l.len() == n);
-    let c = if labels.is_some() && input.n_classes > 0 {
-        input.n_classes
-    } else {
-        input.h.nrows()
-    }
-    .clamp(1, n.max(1));
-    let mut ev = Evaluation {
-        run: input.run,
-        n_clusters: c,
-        restarts: input.restarts.max(1),
-        ..Evaluation::default()
-    };
-    let params = KMeansParams {
-        restarts: ev.restarts,
-        seed: input.seed,
-        ..KMeansParams::new(c)
-    };
-    match repeated_kmeans(input.h.view(), &params) {
-        Ok(rep) => {
-            if let Some(best) = rep.best_run() {
-                ev.clusters = best.labels.clone();
-            }
-            if let Some(truth) = labels {
-                match summarize_repeated_kmeans(truth, &rep) {
-                    Ok(summary) => ev.clustering = Some(summary),
-                    Err(e) => ev.notes.push(format!("clustering scores: {e}")),
-                }
-                match best_map(truth, &ev.clusters) {
-                    Ok(map) => {
-                        let to_class: HashMap<usize, usize> = map.pairs.into_iter().collect();
-                        ev.misassigned = ev
-                            .clusters
-                            .iter()
-                            .zip(truth)
-                            .map(|(g, t)| to_class.get(g) != Some(t))
-                            .collect();
-                    }
-                    Err(e) => ev.notes.push(format!("best map: {e}")),
-                }
-            }
-        }
-        Err(e) => ev.notes.push(format!("k-means: {e}")),
-    }
-    if let Some(truth) = labels {
-        let svm = LinearSvmParams {
+    let scores = evaluate_run(
+        &RunInput {
+            h: input.h.view(),
+            x: None,
+            assignments: input.assignments.as_deref(),
+            truth: input.labels.as_deref(),
+            n_classes: input.n_classes,
+            triplets: &input.triplets,
             seed: input.seed,
-            ..LinearSvmParams::default()
-        };
-        match classify_split(input.h.view(), truth, TRAIN_FRACTION, input.seed, &svm) {
-            Ok(out) => ev.classification = Some(out.report),
-            Err(e) => ev.notes.push(format!("classification: {e}")),
-        }
+        },
+        &Protocol {
+            kmeans_restarts: input.restarts.max(1),
+            classify: true,
+        },
+    );
+    Evaluation {
+        run: input.run,
+        scores,
     }
-    if !input.triplets.is_empty() {
-        match triplets_kept(input.h.view(), &input.triplets) {
-            Ok(kept) => ev.kept = Some(kept),
-            Err(e) => ev.notes.push(format!("triplets kept: {e}")),
-        }
-    }
-    ev.seconds = t0.elapsed().as_secs_f64();
-    ev
 }
 
 /// The history table as CSV (header and one row per run).
@@ -112,8 +61,8 @@ pub fn history_csv(rows: &[HistoryRow]) -> String {
             out,
             "{},{},{},{},{},{},{},{},{}",
             r.id,
-            quote(&r.model),
-            quote(&r.params),
+            csv_field(&r.model),
+            csv_field(&r.params),
             r.seed,
             r.iterations,
             r.seconds,
@@ -123,15 +72,6 @@ pub fn history_csv(rows: &[HistoryRow]) -> String {
         );
     }
     out
-}
-
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn quote(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
 }
 
 impl App {
@@ -147,8 +87,8 @@ impl App {
             curve.push(it + 1, v);
         }
         let mut params = format!("k={}", result.spec.k);
-        for (name, v) in &result.spec.params {
-            let _ = write!(params, " {name}={v}");
+        if !result.spec.params.is_empty() {
+            let _ = write!(params, " {}", result.spec.params_string(" "));
         }
         s.history.push(HistoryRow {
             id,
@@ -166,6 +106,7 @@ impl App {
         let input = EvalInput {
             run: id,
             h: result.h.clone(),
+            assignments: result.assignments.clone(),
             labels: data.and_then(|d| d.labels.clone()),
             n_classes: data.map_or(0, |d| d.n_classes()),
             triplets: s
@@ -201,7 +142,7 @@ impl App {
         if let Some(row) = s.history.iter_mut().find(|r| r.id == ev.run) {
             row.acc = ev.clustering.as_ref().map(|c| c.acc.mean);
             row.nmi = ev.clustering.as_ref().map(|c| c.nmi_sqrt.mean);
-            row.kept = ev.kept;
+            row.kept = ev.kept_h;
         }
         s.evaluation = Some(Arc::new(ev));
         // The status line keeps the run's "Finished" message; the scores are in the panel.

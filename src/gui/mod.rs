@@ -674,17 +674,14 @@ impl App {
             self.session.set_error(format!("Cannot run: {e}"));
             return;
         }
-        let n_triplets = self
+        let side = self
             .session
             .store
             .as_ref()
-            .map_or(0, |st| st.triplets().len());
-        if spec.kind.needs_triplets() && n_triplets == 0 {
-            self.session.set_error(format!(
-                "{} needs triplets: click some in Triplet mode, or use Generate triplets… in \
-                 the Constraints panel, then press Run again",
-                spec.kind.label()
-            ));
+            .map(Store::snapshot)
+            .unwrap_or_default();
+        if let Err(e) = spec.kind.check_side(&side) {
+            self.session.set_error(format!("Cannot run: {e}"));
             return;
         }
         self.session.retire_job();
@@ -693,12 +690,6 @@ impl App {
         self.session.next_job += 1;
         let fit = self.settings.fit_options();
         let label = format!("{} k = {}", spec.kind.label(), spec.k);
-        let side = self
-            .session
-            .store
-            .as_ref()
-            .map(Store::snapshot)
-            .unwrap_or_default();
         self.session.run_side = Some(Arc::clone(&side));
         let mut job = Job::new(id, data, spec, fit);
         job.side = side;

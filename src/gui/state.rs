@@ -3,12 +3,12 @@
 
 use eframe::egui;
 
+use crate::engine::constraints::SideInfo;
 use crate::engine::constraints::Store;
 use crate::engine::data::{Dataset, LoadOptions, Preprocess};
-use crate::engine::eval::{ClassificationReport, ClusteringSummary};
+use crate::engine::eval::RunEvaluation;
 use crate::engine::experiment::{FitOptions, StopReason};
-use crate::engine::models::SideInfo;
-use crate::engine::models::{ModelKind, ModelSpec};
+use crate::engine::models::{ModelKind, ModelSpec, ParamValue};
 use crate::engine::worker::{JobHandle, JobId, RunResult, Snapshot};
 use egui::Color32;
 use egui_plot::{PlotPoint, PlotTransform};
@@ -36,7 +36,7 @@ pub struct Settings {
     pub max_iter: usize,
     pub tol: f64,
     /// Hyperparameters per model name, by parameter name.
-    pub params: BTreeMap<String, BTreeMap<String, f64>>,
+    pub params: BTreeMap<String, BTreeMap<String, ParamValue>>,
     /// Logarithmic y axis on the convergence plot.
     pub log_y: bool,
     pub dark: bool,
@@ -52,8 +52,8 @@ impl Default for Settings {
             preprocess: Preprocess::default(),
             resize_images: false,
             resize: (32, 32),
-            model: ModelKind::ALL
-                .first()
+            model: ModelKind::all()
+                .next()
                 .map_or_else(|| "nmf".to_owned(), |k| k.name().to_owned()),
             k: 3,
             seed: 0,
@@ -70,7 +70,7 @@ impl Default for Settings {
 impl Settings {
     /// The selected model (the first one when the stored name is unknown).
     pub fn model_kind(&self) -> Option<ModelKind> {
-        ModelKind::from_name(&self.model).or_else(|| ModelKind::ALL.first().copied())
+        ModelKind::from_name(&self.model).or_else(|| ModelKind::all().next())
     }
 
     /// Options for the data loaders.
@@ -373,27 +373,20 @@ impl ColorBy {
     }
 }
 
-/// The evaluation of one finished run (computed on a background thread).
+/// The evaluation of one finished run (the engine's [`RunEvaluation`], computed on a background
+/// thread), tagged with the history id of its run. Derefs to the scores.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Evaluation {
     /// History id of the run it belongs to.
     pub run: u64,
-    /// Number of k-means clusters c (classes when labelled, else k).
-    pub n_clusters: usize,
-    pub restarts: usize,
-    /// ACC / NMI mean ± std over the restarts (labelled data only).
-    pub clustering: Option<ClusteringSummary>,
-    /// Cluster of each sample in the lowest-inertia restart.
-    pub clusters: Vec<usize>,
-    /// Per sample: its best-map class differs from the truth (labelled data only).
-    pub misassigned: Vec<bool>,
-    /// 80/20 stratified split, linear SVM (labelled data only).
-    pub classification: Option<ClassificationReport>,
-    /// Share of the run's triplets H keeps (runs with triplets only).
-    pub kept: Option<f64>,
-    /// Non-fatal problems (one metric could not be computed), shown in the panel.
-    pub notes: Vec<String>,
-    pub seconds: f64,
+    pub scores: RunEvaluation,
+}
+
+impl std::ops::Deref for Evaluation {
+    type Target = RunEvaluation;
+    fn deref(&self) -> &RunEvaluation {
+        &self.scores
+    }
 }
 
 /// One finished run of the session, as the history table shows it.

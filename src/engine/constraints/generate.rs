@@ -308,6 +308,34 @@ pub fn reveal_labels(
     Ok(idx.into_iter().map(|i| (i, truth[i])).collect())
 }
 
+/// Reveal the true labels of a stratified, seeded share of the samples: in every class c,
+/// ⌈fraction·n_c⌉ samples drawn uniformly (at least one per class when the fraction is
+/// positive). The partial labels of `run --reveal P`; ground truth becomes side information
+/// only this way, by the user's request.
+pub fn reveal_stratified(
+    truth: &[usize],
+    fraction: f64,
+    seed: u64,
+) -> Result<Vec<Option<usize>>, GenerateError> {
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(GenerateError::RevealFraction(fraction));
+    }
+    let classes = truth.iter().copied().max().map_or(0, |c| c + 1);
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); classes];
+    for (i, &c) in truth.iter().enumerate() {
+        members[c].push(i);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = vec![None; truth.len()];
+    for (c, idx) in members.iter().enumerate() {
+        let k = ((fraction * idx.len() as f64).ceil() as usize).min(idx.len());
+        for p in rand::seq::index::sample(&mut rng, idx.len(), k) {
+            out[idx[p]] = Some(c);
+        }
+    }
+    Ok(out)
+}
+
 /// `count` seeded uniform random valid triplets (three distinct samples below n; none when
 /// n < 3). Not a protocol: the workload of benchmarks and of tests that need many triplets.
 pub fn random_triplets(n: usize, count: usize, seed: u64) -> Vec<Triplet> {
@@ -482,5 +510,39 @@ mod tests {
         assert_eq!(r, reveal_labels(&truth, 0.1, 3).unwrap());
         assert_ne!(r, reveal_labels(&truth, 0.1, 4).unwrap());
         assert!(reveal_labels(&truth, -0.1, 3).is_err());
+    }
+
+    #[test]
+    fn stratified_reveal_takes_the_share_of_every_class_by_seed() {
+        // Classes of 10, 5 and 1 samples; 30 %: ⌈3⌉ + ⌈1.5⌉ + ⌈0.3⌉ = 3 + 2 + 1.
+        let truth: Vec<usize> = (0..16)
+            .map(|i| {
+                if i < 10 {
+                    0
+                } else if i < 15 {
+                    1
+                } else {
+                    2
+                }
+            })
+            .collect();
+        let r = reveal_stratified(&truth, 0.3, 4).unwrap();
+        let count = |c| r.iter().filter(|l| **l == Some(c)).count();
+        assert_eq!((count(0), count(1), count(2)), (3, 2, 1));
+        for (i, l) in r.iter().enumerate() {
+            assert!(
+                l.is_none_or(|c| c == truth[i]),
+                "a revealed label is the true one"
+            );
+        }
+        assert_eq!(r, reveal_stratified(&truth, 0.3, 4).unwrap());
+        assert_ne!(r, reveal_stratified(&truth, 0.3, 5).unwrap());
+        assert!(
+            reveal_stratified(&truth, 0.0, 4)
+                .unwrap()
+                .iter()
+                .all(Option::is_none)
+        );
+        assert!(reveal_stratified(&truth, 1.5, 4).is_err());
     }
 }

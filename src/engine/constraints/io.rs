@@ -271,6 +271,64 @@ pub fn import_triplets_csv(path: &Path, data: &Dataset) -> Result<Vec<Triplet>, 
     triplets_from_csv(&text, path, data)
 }
 
+/// Read partial labels for `data` from a text file: one line per sample, in sample order; a
+/// line holds the sample's class name (or number) or is empty (label unknown). Names are
+/// matched to the dataset's classes when it has them; otherwise the names seen become the
+/// classes, in natural order. Lines starting with `#` are comments.
+pub fn read_known_labels(
+    path: &Path,
+    data: &Dataset,
+) -> Result<Vec<Option<usize>>, ConstraintIoError> {
+    let text = std::fs::read_to_string(path).map_err(io_err(path))?;
+    let csv_err = |line: usize, why: String| ConstraintIoError::Csv {
+        path: path.to_path_buf(),
+        line: line as u64,
+        why,
+    };
+    let rows: Vec<(usize, &str)> = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.starts_with('#'))
+        .collect();
+    if rows.len() != data.n() {
+        return Err(csv_err(
+            rows.len(),
+            format!(
+                "{} label lines for {} samples (one line per sample, empty when unknown)",
+                rows.len(),
+                data.n()
+            ),
+        ));
+    }
+    let names: Vec<String> = if data.class_names.is_empty() {
+        let seen: Vec<&str> = rows
+            .iter()
+            .map(|(_, l)| *l)
+            .filter(|l| !l.is_empty())
+            .collect();
+        crate::engine::data::labels::index_labels(&seen).1
+    } else {
+        data.class_names.clone()
+    };
+    rows.iter()
+        .map(|&(line, l)| {
+            if l.is_empty() {
+                return Ok(None);
+            }
+            names.iter().position(|c| c == l).map(Some).ok_or_else(|| {
+                csv_err(
+                    line,
+                    format!(
+                        "`{l}` is not a class of the data (classes: {})",
+                        names.join(", ")
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -372,5 +430,39 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("line 2: j: `x` is neither"), "{e}");
+    }
+
+    #[test]
+    fn known_labels_are_matched_to_the_classes_and_bad_lines_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let x = ndarray::Array2::from_elem((2, 4), 1.0);
+        let data = Dataset::from_parts(
+            x.clone(),
+            Some(vec![0, 1, 0, 1]),
+            vec!["a".into(), "b".into()],
+            "t",
+        );
+        let p = dir.path().join("known.txt");
+        std::fs::write(&p, "b\n\n# a comment\na\n \n").unwrap();
+        assert_eq!(
+            read_known_labels(&p, &data).unwrap(),
+            vec![Some(1), None, Some(0), None]
+        );
+        std::fs::write(&p, "b\nc\n\n\n").unwrap();
+        let e = read_known_labels(&p, &data).unwrap_err().to_string();
+        assert!(
+            e.contains("line 2") && e.contains("`c` is not a class"),
+            "{e}"
+        );
+        std::fs::write(&p, "b\n").unwrap();
+        let e = read_known_labels(&p, &data).unwrap_err().to_string();
+        assert!(e.contains("1 label lines for 4 samples"), "{e}");
+        // Unlabelled data: the names seen become the classes, in natural order.
+        let plain = Dataset::from_parts(x, None, vec![], "t");
+        std::fs::write(&p, "s10\ns2\n\ns2\n").unwrap();
+        assert_eq!(
+            read_known_labels(&p, &plain).unwrap(),
+            vec![Some(1), Some(0), None, Some(0)]
+        );
     }
 }

@@ -6,22 +6,25 @@
 //! * [`labels`]: partial labels per sample with named classes, and the label matrix.
 //! * [`store`]: [`Store`], every edit through one undo/redo log, `dirty` flag, snapshots.
 //! * [`io`]: versioned JSON with the dataset fingerprint, CSV of triplets, atomic writes.
+//! * [`SideInfo`]: what a model is handed: a snapshot of triplets and partial labels with
+//!   the derived views computed once per job (must/cannot links, the p-NN graph).
 //! * [`generate`]: the RPNMF protocol (anchors, label- and kNN-based triplets) and label reveal.
 
 mod error;
 pub mod generate;
 pub mod io;
 pub mod labels;
+mod side_info;
 pub mod store;
 pub mod triplet;
 
-pub use crate::engine::models::Triplet;
 pub use error::ConstraintError;
 pub use generate::{
     AnchorPool, GenerateError, Generated, ProtocolOptions, generate_into, generate_triplets,
-    generate_with_neighbours, labels_from_truth, reveal_labels,
+    generate_with_neighbours, labels_from_truth, reveal_labels, reveal_stratified,
 };
-pub use io::ConstraintIoError;
+pub use io::{ConstraintIoError, read_known_labels};
 pub use labels::Labels;
+pub use side_info::{Links, SideInfo};
 pub use store::{Store, Tx, UNDO_CAP};
-pub use triplet::{TripletSet, cannot_links, must_links};
+pub use triplet::{Triplet, TripletSet, cannot_links, must_links};

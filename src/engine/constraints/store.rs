@@ -7,9 +7,9 @@
 //! drops the redo tail; the log keeps the last [`UNDO_CAP`] steps. Jobs receive an immutable
 //! [`Store::snapshot`].
 
+use super::SideInfo;
 use super::{ConstraintError, Labels, Triplet, TripletSet};
 use crate::engine::data::Fingerprint;
-use crate::engine::models::SideInfo;
 use ndarray::Array2;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -485,15 +485,10 @@ impl Store {
 
     /// An immutable copy for a job. `labels` is empty when no sample is labelled.
     pub fn snapshot(&self) -> Arc<SideInfo> {
-        let labels = if self.labels.n_labelled() == 0 {
-            Vec::new()
-        } else {
-            self.labels.as_slice().to_vec()
-        };
-        Arc::new(SideInfo {
-            triplets: self.triplets.as_slice().to_vec(),
-            labels,
-        })
+        Arc::new(SideInfo::new(
+            self.triplets.as_slice().to_vec(),
+            self.labels.as_slice().to_vec(),
+        ))
     }
 
     /// Must-link pairs derived from the triplets (see [`super::must_links`]).

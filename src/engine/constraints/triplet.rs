@@ -2,9 +2,18 @@
 //! ordered duplicate-free [`TripletSet`], and the pairwise views NMFCC uses (MODELS.md §3.5,
 //! §8.4: every triplet gives the must-link (i, j) and the cannot-link (i, q)).
 
-use super::{ConstraintError, Triplet};
+use super::ConstraintError;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
+
+/// Triplet `(i, j, q)`: sample i is more related to j than to q (docs/models.md §4.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Triplet {
+    pub i: usize,
+    pub j: usize,
+    pub q: usize,
+}
 
 impl fmt::Display for Triplet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -135,7 +144,7 @@ pub fn cannot_links(triplets: &[Triplet]) -> Vec<(usize, usize)> {
     unordered_pairs(triplets.iter().map(|t| (t.i, t.q)))
 }
 
-fn unordered_pairs(pairs: impl Iterator<Item = (usize, usize)>) -> Vec<(usize, usize)> {
+pub(super) fn unordered_pairs(pairs: impl Iterator<Item = (usize, usize)>) -> Vec<(usize, usize)> {
     pairs
         .map(|(a, b)| (a.min(b), a.max(b)))
         .collect::<BTreeSet<_>>()

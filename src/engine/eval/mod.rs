@@ -6,6 +6,8 @@
 //!   confusion matrices, and the mean ± std summary of repeated k-means (§8.1, §8.5).
 //! * [`classify`]: the stratified split and a LIBLINEAR-style linear SVM (§8.3, §8.5).
 //! * [`triplets`]: the share of triplets a representation keeps.
+//! * [`run`]: the one evaluation of a finished run ([`evaluate_run`]) the GUI, `run` and
+//!   `sweep` share.
 //!
 //! Every random choice is seeded (§10.7): the same seed gives the same numbers, whatever the
 //! number of rayon threads.
@@ -13,6 +15,7 @@
 pub mod classify;
 pub mod kmeans;
 pub mod metrics;
+pub mod run;
 pub mod triplets;
 
 pub use classify::{
@@ -25,6 +28,7 @@ pub use metrics::{
     MeanStd, NmiNorm, accuracy, classification_report, clustering_accuracy, clustering_scores,
     macro_f1, nmi, summarize_repeated_kmeans,
 };
+pub use run::{ClusterMethod, Protocol, RunEvaluation, RunInput, TRAIN_FRACTION, evaluate_run};
 pub use triplets::{triplets_kept, triplets_satisfied};
 
 /// MODELS.md §8.2 in one call: repeated k-means on the columns of `points` (d×n) and the

@@ -3,7 +3,7 @@
 //! "show violations").
 
 use super::EvalError;
-use crate::engine::models::Triplet;
+use crate::engine::constraints::Triplet;
 use ndarray::ArrayView2;
 
 fn sq_dist(points: ArrayView2<'_, f64>, a: usize, b: usize) -> f64 {

@@ -1,23 +1,28 @@
-//! Models: the [`Model`] trait every factorization implements, the catalogue of models
-//! ([`ModelKind`]) with their hyperparameters, and [`build`].
+//! Models: the [`Model`] trait every factorization implements, the [`registry`] of model
+//! descriptors with their hyperparameter tables ([`params`]), the multiplicative-update kit
+//! ([`mu`]) the MU models share, and [`build`].
 //!
 //! Models know nothing of threads, time or channels: they are driven one [`Model::step`] at a
 //! time by [`crate::engine::experiment`] (the loop with max iterations, tolerance, NaN checks and
 //! cancellation) and by [`crate::engine::worker`] (the same loop on a thread).
 
-mod catalogue;
+pub mod mu;
 pub mod nmf;
+pub mod params;
+pub mod registry;
 pub mod rpnmf;
 
-pub use catalogue::{HyperParam, ModelKind};
+pub use params::{Checked, ChoiceOption, HyperParam, ParamKind, ParamValue, Preset};
+pub use registry::{Descriptor, MODELS, ModelKind, Output, SideNeed};
 
+use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// Denominator guard of the multiplicative rules (MODELS.md §1, §10.1).
+/// Denominator guard of the multiplicative rules (docs/models.md §1, §10.1).
 pub const EPS_DIV: f64 = 1e-12;
 
 /// One named part of an objective (reconstruction, ranking, graph, ...).
@@ -96,22 +101,12 @@ pub trait Model: Send {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
-}
-
-/// Triplet `(i, j, q)`: sample i is more related to j than to q (MODELS.md §4).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub struct Triplet {
-    pub i: usize,
-    pub j: usize,
-    pub q: usize,
-}
-
-/// Side information handed to a model: a snapshot of the constraint store.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SideInfo {
-    pub triplets: Vec<Triplet>,
-    /// Partial labels (class index) per sample; empty when none were given.
-    pub labels: Vec<Option<usize>>,
+    /// The model's own labelling of the samples, for models whose descriptor's output is
+    /// [`Output::ClusterLabels`] or [`Output::ClassPredictions`]; `None` for the others, whose
+    /// H is clustered by k-means.
+    fn assignments(&self) -> Option<Vec<usize>> {
+        None
+    }
 }
 
 /// What to fit: the model, its rank, seed and hyperparameters (by name).
@@ -122,7 +117,7 @@ pub struct ModelSpec {
     pub seed: u64,
     /// Hyperparameters by name; missing ones take the model's defaults.
     #[serde(default)]
-    pub params: BTreeMap<String, f64>,
+    pub params: BTreeMap<String, ParamValue>,
 }
 
 impl ModelSpec {
@@ -136,57 +131,65 @@ impl ModelSpec {
         }
     }
 
+    /// Set one hyperparameter (builder style, for tests and presets).
+    pub fn with(mut self, name: &str, value: ParamValue) -> Self {
+        self.params.insert(name.to_owned(), value);
+        self
+    }
+
+    /// Every hyperparameter checked against the model's table, defaults filled in.
+    pub fn checked(&self) -> Result<Checked, ModelError> {
+        Checked::new(self.kind.label(), self.kind.hyperparameters(), &self.params)
+    }
+
     /// Every hyperparameter of the model with the value this spec uses (given or default).
-    pub fn resolved_params(&self) -> BTreeMap<String, f64> {
+    pub fn resolved_params(&self) -> BTreeMap<String, ParamValue> {
         self.kind
             .hyperparameters()
             .iter()
             .map(|hp| {
-                let v = self.params.get(hp.name).copied().unwrap_or(hp.default);
+                let v = self
+                    .params
+                    .get(hp.name)
+                    .copied()
+                    .unwrap_or(hp.default_value());
                 (hp.name.to_owned(), v)
             })
             .collect()
     }
 
-    /// Check the rank and that every given parameter is known and within its range.
+    /// `alpha=0.1 delta=10`: the given (non-default) parameters in name order, the one way a
+    /// run's parameters are written in the GUI's history, `sweep`'s files and reports.
+    pub fn params_string(&self, sep: &str) -> String {
+        params_string(&self.params, sep)
+    }
+
+    /// Check the rank and every given parameter (name known, value within its rule).
     pub fn validate(&self, m: usize, n: usize) -> Result<(), ModelError> {
         if self.k == 0 || self.k > m.min(n) {
             return Err(ModelError::InvalidRank { k: self.k, m, n });
         }
-        let hps = self.kind.hyperparameters();
-        for (name, &value) in &self.params {
-            let Some(hp) = hps.iter().find(|h| h.name == name) else {
-                return Err(ModelError::UnknownParam {
-                    model: self.kind.label(),
-                    name: name.clone(),
-                    known: if hps.is_empty() {
-                        "none".into()
-                    } else {
-                        hps.iter().map(|h| h.name).collect::<Vec<_>>().join(", ")
-                    },
-                });
-            };
-            if !value.is_finite() || value < hp.min || value > hp.max {
-                return Err(ModelError::InvalidParam {
-                    model: self.kind.label(),
-                    name: name.clone(),
-                    why: format!("= {value} is outside [{}, {}]", hp.min, hp.max),
-                });
-            }
-        }
-        Ok(())
+        self.checked().map(|_| ())
     }
 }
 
-/// Build a model ready to step from a spec, a dataset and the side information.
+/// `name=value` pairs in name order joined by `sep` (values by [`ParamValue`]'s `Display`).
+pub fn params_string(params: &BTreeMap<String, ParamValue>, sep: &str) -> String {
+    params
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+/// Build a model ready to step from a spec, a dataset and the side information: the rank,
+/// the parameters and the side information the model needs are checked here, once.
 pub fn build(
     spec: &ModelSpec,
     data: Arc<Dataset>,
     side: &SideInfo,
 ) -> Result<Box<dyn Model>, ModelError> {
     spec.validate(data.m(), data.n())?;
-    match spec.kind {
-        ModelKind::Nmf => Ok(Box::new(nmf::Nmf::new(data, spec)?)),
-        ModelKind::Rpnmf => Ok(Box::new(rpnmf::Rpnmf::new(data, spec, side)?)),
-    }
+    spec.kind.check_side(side)?;
+    (spec.kind.descriptor().build)(spec, data, side)
 }

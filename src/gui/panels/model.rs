@@ -3,7 +3,7 @@
 
 use eframe::egui;
 
-use crate::engine::models::ModelKind;
+use crate::engine::models::{HyperParam, ModelKind, ParamKind, ParamValue};
 use crate::gui::command::Commands;
 use crate::gui::state::{Session, Settings, WorkerState};
 use crate::gui::{UiCommand, UiFlags};
@@ -27,7 +27,7 @@ pub fn show(
         let combo = egui::ComboBox::from_id_salt("model_kind")
             .selected_text(selected)
             .show_ui(ui, |ui| {
-                for &k in ModelKind::ALL {
+                for k in ModelKind::all() {
                     if ui
                         .selectable_label(Some(k) == kind, k.label())
                         .on_hover_text(k.section())
@@ -120,39 +120,13 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
                 let tip =
                     super::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, kind.section()));
                 let l = ui.label(hp.name).on_hover_text(&tip);
-                let v = values.entry(hp.name.to_owned()).or_insert(hp.default);
+                let v = values
+                    .entry(hp.name.to_owned())
+                    .or_insert(hp.default_value());
                 ui.horizontal(|ui| {
-                    let resp = if hp.flag {
-                        let mut on = *v != 0.0;
-                        let r = ui.checkbox(&mut on, "");
-                        *v = if on { 1.0 } else { 0.0 };
-                        r
-                    } else if hp.log_scale && hp.min > 0.0 {
-                        ui.add(
-                            egui::Slider::new(v, hp.min..=hp.max)
-                                .logarithmic(true)
-                                .custom_formatter(|x, _| format!("{x:.3e}")),
-                        )
-                    } else {
-                        ui.add(
-                            DragValue::new(v)
-                                .range(hp.min..=hp.max)
-                                .speed(((hp.max - hp.min) / 1000.0).clamp(1e-6, 1.0)),
-                        )
-                    };
-                    resp.labelled_by(l.id).on_hover_text(&tip);
-                    if !hp.grid.is_empty() && !hp.flag {
-                        ui.menu_button("presets", |ui| {
-                            ui.label(RichText::new("the paper's grid").weak());
-                            for &g in hp.grid {
-                                if ui.button(format!("{g}")).clicked() {
-                                    *v = g;
-                                }
-                            }
-                        })
-                        .response
-                        .on_hover_text(format!("Presets for {}", hp.name));
-                    }
+                    param_widget(ui, hp, v)
+                        .labelled_by(l.id)
+                        .on_hover_text(&tip);
                 });
                 ui.end_row();
             }
@@ -278,5 +252,77 @@ pub fn format_value(v: f64) -> String {
         format!("{v:.4e}")
     } else {
         format!("{v:.6}")
+    }
+}
+
+/// The widget of one hyperparameter, by its kind: a checkbox, a combo box, or a number (a
+/// log-scale slider when the table asks for one), with the paper's grid as presets.
+fn param_widget(ui: &mut egui::Ui, hp: &HyperParam, v: &mut ParamValue) -> egui::Response {
+    match hp.kind {
+        ParamKind::Flag { default } => {
+            let mut on = match *v {
+                ParamValue::Flag(b) => b,
+                _ => default,
+            };
+            let r = ui.checkbox(&mut on, "");
+            *v = ParamValue::Flag(on);
+            r
+        }
+        ParamKind::Choice { default, options } => {
+            let mut current = match *v {
+                ParamValue::Choice(c) => c,
+                _ => default,
+            };
+            let r = egui::ComboBox::from_id_salt(("choice", hp.name))
+                .selected_text(current)
+                .show_ui(ui, |ui| {
+                    for o in options {
+                        ui.selectable_value(&mut current, o.name, o.name)
+                            .on_hover_text(o.help);
+                    }
+                })
+                .response;
+            *v = ParamValue::Choice(current);
+            r
+        }
+        ParamKind::Number {
+            default,
+            min,
+            max,
+            log_scale,
+            grid,
+        } => {
+            let mut x = match *v {
+                ParamValue::Number(x) => x,
+                _ => default,
+            };
+            let r = if log_scale && min > 0.0 {
+                ui.add(
+                    egui::Slider::new(&mut x, min..=max)
+                        .logarithmic(true)
+                        .custom_formatter(|x, _| format!("{x:.3e}")),
+                )
+            } else {
+                ui.add(
+                    DragValue::new(&mut x)
+                        .range(min..=max)
+                        .speed(((max - min) / 1000.0).clamp(1e-6, 1.0)),
+                )
+            };
+            if !grid.is_empty() {
+                ui.menu_button("presets", |ui| {
+                    ui.label(RichText::new("the paper's grid").weak());
+                    for &g in grid {
+                        if ui.button(format!("{g}")).clicked() {
+                            x = g;
+                        }
+                    }
+                })
+                .response
+                .on_hover_text(format!("Presets for {}", hp.name));
+            }
+            *v = ParamValue::Number(x);
+            r
+        }
     }
 }

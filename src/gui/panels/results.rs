@@ -5,7 +5,7 @@
 use eframe::egui;
 
 use crate::engine::data::Dataset;
-use crate::engine::eval::{ConfusionMatrix, MeanStd};
+use crate::engine::eval::{ClusterMethod, ConfusionMatrix, MeanStd};
 use crate::gui::command::Commands;
 use crate::gui::state::{Evaluation, Session, Settings};
 use crate::gui::{PALETTE, UiCommand};
@@ -33,7 +33,7 @@ pub fn metric_lines(ev: &Evaluation) -> Vec<String> {
         lines.push(format!("Classification ACC: {:.3}", r.accuracy));
         lines.push(format!("Macro-F1: {:.3}", r.macro_f1));
     }
-    if let Some(k) = ev.kept {
+    if let Some(k) = ev.kept_h {
         lines.push(format!("Triplets kept: {:.1} %", 100.0 * k));
     }
     lines
@@ -72,8 +72,15 @@ pub fn show(
 fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
     ui.label(
         RichText::new(format!(
-            "Run {}: k-means c = {}, {} restarts ({:.2} s)",
-            ev.run, ev.n_clusters, ev.restarts, ev.seconds
+            "Run {}: {} ({:.2} s)",
+            ev.run,
+            match ev.cluster_method {
+                ClusterMethod::Kmeans => {
+                    format!("k-means c = {}, {} restarts", ev.n_clusters, ev.restarts)
+                }
+                ClusterMethod::Model => "the model's own clusters".to_owned(),
+            },
+            ev.seconds
         ))
         .weak(),
     );

@@ -1,10 +1,14 @@
-use super::fused::{HPassWork, update_h_columns};
-use super::init::random_wh;
+//! The NMF iteration of docs/models.md §3.1 (see the module above for the math).
+
 use crate::engine::data::Dataset;
-use crate::engine::linalg::gram::{LANES, a_bt_into, sum_lanes};
+use crate::engine::linalg::gram::{LANES, sum_lanes};
 use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns};
 use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
-use crate::engine::models::{EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective};
+use crate::engine::models::mu::{
+    FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x, gram_times, mu_update, normalize_w_columns,
+    random_wh, update_h_columns, wt_x_whole, x_block_columns, xh_t_whole,
+};
+use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective};
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Zip, s};
 use std::sync::Arc;
 
@@ -13,17 +17,6 @@ use std::sync::Arc;
 const EXACT_EVERY: usize = 50;
 /// Column block of the exact residual: the buffer is m × EXACT_BLOCK, never m × n.
 const EXACT_BLOCK: usize = 256;
-/// X larger than this (bytes) takes the blocked single pass ([`Nmf::fused_h_step`]); smaller
-/// ones stay in cache between the two products and keep the reference step (thin `WᵀX` and
-/// `WᵀW·H`, the lane kernel's `XHᵀ`), which measured as fast or faster there (digits 64×1797,
-/// k = 10: fused 1.006× the reference with faer's `XHᵀ`, 0.042 ms against 0.080–0.095 ms for
-/// the thin accumulator, which pads k = 10 to 16 lanes).
-pub(crate) const FUSED_MIN_BYTES: usize = 4 << 20;
-/// Bytes of X per column block of the single pass: 4096 columns at m = 4096. Long row
-/// segments matter more than keeping the block in cache for the second product (4096×10000,
-/// k = 20, thin kernels, per iteration: blocks of 16 MiB 115–120 ms, 32 MiB 106–114, 64 MiB
-/// 97–100, 128 MiB 91–96, the whole 328 MB matrix 99–104).
-const X_BLOCK_BYTES: usize = 128 << 20;
 
 /// Euclidean NMF, `min ‖X − WH‖²_F` s.t. W, H ≥ 0 (MODELS.md §3.1).
 ///
@@ -292,135 +285,9 @@ impl Nmf {
     }
 }
 
-/// `out ← WᵀX` over all columns (X m×n, W m×k, out k×n): the thin kernel with X in cache
-/// (digits, k = 10: 0.036 ms against faer's 0.055), faer when an array is not contiguous
-/// row-major. The small-X steps of NMF and RPNMF.
-pub(crate) fn wt_x_whole(out: &mut Array2<f64>, w: &Array2<f64>, x: &Array2<f64>) {
-    let (m, n) = x.dim();
-    let k = w.ncols();
-    if let (Some(xs), Some(ws), Some(os)) = (x.as_slice(), w.as_slice(), out.as_slice_mut()) {
-        wt_x_columns(ws, (m, k), xs, n, 0..n, os, n, ChunkRows::Cached);
-    } else {
-        gemm_into(
-            &mut out.view_mut(),
-            1.0,
-            w.view(),
-            Op::T,
-            x.view(),
-            Op::N,
-            false,
-        );
-    }
-}
-
-/// `out ← XHᵀ` over all columns (X m×n, H k×n, out m×k): the lane kernel
-/// [`crate::engine::linalg::gram::a_bt_into`] with X in cache (digits, k = 10: 37.6–38.0 µs
-/// against faer's 41.3 µs, and 80–95 µs for the thin accumulator of the blocked pass, which
-/// pads k = 10 to 16 lanes). faer when an array is not contiguous row-major, and for X above
-/// [`FUSED_MIN_BYTES`] (RPNMF's W step after a damped step on large X), where the m×k lane
-/// sums would no longer stay in cache across the column chunks.
-pub(crate) fn xh_t_whole(out: &mut Array2<f64>, x: &Array2<f64>, h: &Array2<f64>) {
-    let (m, n) = x.dim();
-    let k = h.nrows();
-    let small = m * n * size_of::<f64>() <= FUSED_MIN_BYTES;
-    if let (true, Some(xs), Some(hs), Some(os)) =
-        (small, x.as_slice(), h.as_slice(), out.as_slice_mut())
-    {
-        a_bt_into(xs, hs, (m, k, n), os);
-    } else {
-        gemm_into(
-            &mut out.view_mut(),
-            1.0,
-            x.view(),
-            Op::N,
-            h.view(),
-            Op::T,
-            false,
-        );
-    }
-}
-
-/// `out ← G·H` for a symmetric k×k G (WᵀW) and H k×n as [`wt_x_whole`]`(G, H)`, which is
-/// `GᵀH` = `G·H`: the thin kernel, every entry one FMA chain over b = 0..k in order. On digits
-/// (k = 10, n = 1797) 5.6 µs against 8.5 µs for faer, which packs both operands of this thin
-/// product.
-pub(crate) fn gram_times(out: &mut Array2<f64>, g: &Array2<f64>, h: &Array2<f64>) {
-    wt_x_whole(out, g, h);
-}
-
-/// Columns per block of the single pass over X: [`X_BLOCK_BYTES`] of X, at least 64.
-pub(crate) fn x_block_columns(m: usize, n: usize) -> usize {
-    (X_BLOCK_BYTES / (m.max(1) * size_of::<f64>())).clamp(64, n.max(64))
-}
-
-/// One blocked pass over X (m×n row-major `x`; W m×k row-major `w`): for each block B of
-/// `block` columns, `(WᵀX)_B` into those columns of `wtx` (k×n row-major), then
-/// `update(wtx, h, j0, len)` sets columns `j0..j0 + len` of H (k×n row-major `h`), then
-/// `XHᵀ += X_B H_Bᵀ` into `xht` (m×k row-major, replaced), while `X_B` may still be in cache. The
-/// blocked single pass of [`Nmf`] and of RPNMF's H step; both products are the thin kernels of
-/// [`crate::engine::linalg::thin`] (`acc` is their `XHᵀ` workspace).
-pub(crate) fn blocked_pass_over_x(
-    x: &[f64],
-    (m, n, k): (usize, usize, usize),
-    w: &[f64],
-    block: usize,
-    (wtx, h, xht): (&mut [f64], &mut [f64], &mut [f64]),
-    acc: &mut XhtAccumulator,
-    mut update: impl FnMut(&[f64], &mut [f64], usize, usize),
-) {
-    let block = block.max(1);
-    let mut j0 = 0;
-    while j0 < n {
-        let len = block.min(n - j0);
-        wt_x_columns(w, (m, k), x, n, j0..j0 + len, wtx, n, ChunkRows::Streaming);
-        update(wtx, h, j0, len);
-        acc.add_columns(x, n, h, n, j0..j0 + len, j0 == 0);
-        j0 += len;
-    }
-    acc.write_into(xht);
-}
-
-/// Floor of a factor entry after an update: 2⁻³⁰⁰ (4.9e-91), an entry that is zero for every
-/// practical purpose, but high enough that the products of the updates never leave the normal
-/// range: a product of three factor-sized numbers (WᵀW·H, W·HHᵀ) is at least 2⁻⁹⁰⁰, and a floored
-/// entry times a data value above 2⁻⁷²² is normal. Subnormal results cost a microcode assist
-/// each. Without a floor, entries that MU drives towards zero became subnormal after a few
-/// thousand iterations (digits, k = 10: 0.19 ms per iteration up to iteration 3000, 1.2 ms
-/// averaged over 15,000). With the smallest normal f64 as the floor (until 2026-11-30), the
-/// entries sat at 2.2e-308 and their products with data were subnormal instead: unit-norm
-/// digits, k = 10, 45 % of W and 19 % of H at the floor after 10,000 iterations, and an
-/// iteration grew from 0.13 ms to 0.46 ms. Entries above the floor are unaffected.
-pub(crate) const FLOOR: f64 = 4.909_093_465_297_727e-91;
-
-/// 2²⁵⁶: [`mu_rule`] multiplies in a range scaled by this power of two.
-const MU_SCALE: f64 = 1.157_920_892_373_162e77;
-/// 2⁻²⁵⁶, the exact inverse of [`MU_SCALE`].
-const MU_UNSCALE: f64 = 8.636_168_555_094_445e-78;
-
-/// One entry of the multiplicative rule: `max(z · num / max(den, ε), FLOOR)`.
-///
-/// The product is formed as `(z·2²⁵⁶)·r` and scaled back after the floor, which gives the same
-/// bits as `max(z·r, FLOOR)` (powers of two scale exactly while the result is normal, and any
-/// product below FLOOR becomes FLOOR either way) but never makes a subnormal intermediate for
-/// entries sitting at FLOOR: there `z·r` underflowed every iteration and each such entry took
-/// a microcode assist (digits, k = 10: the H pass grew from 10 % of an iteration at iteration
-/// 1500 to 39 % at iteration 10,000). Differs only if `z·r` exceeds 2⁷⁶⁸ (overflow to ∞).
-#[inline(always)]
-pub(crate) fn mu_rule(z: f64, num: f64, den: f64) -> f64 {
-    ((z * MU_SCALE) * (num / den.max(EPS_DIV))).max(FLOOR * MU_SCALE) * MU_UNSCALE
-}
-
-/// `z ← max(z ⊙ num ⊘ max(den, ε), FLOOR)` in one pass (the multiplicative rule, MODELS.md §1).
-pub(crate) fn mu_update(z: &mut Array2<f64>, num: &Array2<f64>, den: &Array2<f64>) {
-    Zip::from(z)
-        .and(num)
-        .and(den)
-        .for_each(|z, &a, &b| *z = mu_rule(*z, a, b));
-}
-
 impl Model for Nmf {
     fn kind(&self) -> ModelKind {
-        ModelKind::Nmf
+        super::KIND
     }
 
     fn step(&mut self) -> Result<Objective, ModelError> {
@@ -468,24 +335,11 @@ impl Model for Nmf {
     }
 }
 
-/// `w_:a ← w_:a/ν_a`, `h_a: ← ν_a h_a:` with `ν_a = max(‖w_:a‖, 1e-15)` (MODELS.md §3.1).
-pub(crate) fn normalize_w_columns(w: &mut Array2<f64>, h: &mut Array2<f64>) {
-    for a in 0..w.ncols() {
-        let nu = w
-            .column(a)
-            .iter()
-            .map(|v| v * v)
-            .sum::<f64>()
-            .sqrt()
-            .max(1e-15);
-        w.column_mut(a).mapv_inplace(|v| v / nu);
-        h.row_mut(a).mapv_inplace(|v| v * nu);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::models::mu::FLOOR;
+    use crate::engine::models::nmf::KIND;
     use ndarray::Array2;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -505,8 +359,7 @@ mod tests {
     #[test]
     fn trace_identity_matches_the_direct_objective() {
         let (x, _, _) = planted(30, 40, 4, 1);
-        let mut model =
-            Nmf::new(dataset(x.clone()), &ModelSpec::new(ModelKind::Nmf, 4, 7)).expect("model");
+        let mut model = Nmf::new(dataset(x.clone()), &ModelSpec::new(KIND, 4, 7)).expect("model");
         for _ in 0..7 {
             let trace = model.step().expect("step").total;
             let direct = (&x - &model.w.dot(&model.h)).mapv(|v| v * v).sum();
@@ -522,7 +375,7 @@ mod tests {
     fn objective_never_increases_and_planted_factorization_is_recovered() {
         let (x, _, _) = planted(40, 60, 3, 2);
         let x_norm2 = x.mapv(|v| v * v).sum();
-        let mut model = Nmf::new(dataset(x), &ModelSpec::new(ModelKind::Nmf, 3, 3)).expect("model");
+        let mut model = Nmf::new(dataset(x), &ModelSpec::new(KIND, 3, 3)).expect("model");
         let mut prev = model.objective().total;
         for t in 0..3000 {
             let f = model.step().expect("step").total;
@@ -541,8 +394,7 @@ mod tests {
         let (x, _, _) = planted(10, 12, 2, 4);
         let d = dataset(x);
         let run = |seed| {
-            let mut m =
-                Nmf::new(Arc::clone(&d), &ModelSpec::new(ModelKind::Nmf, 2, seed)).expect("m");
+            let mut m = Nmf::new(Arc::clone(&d), &ModelSpec::new(KIND, 2, seed)).expect("m");
             for _ in 0..20 {
                 m.step().expect("step");
             }
@@ -569,8 +421,7 @@ mod tests {
         let (x, _, _) = planted(50, 403, 7, 9);
         let d = dataset(x.mapv(|v| v + 0.01));
         let run = |reference: bool| {
-            let mut m =
-                Nmf::new(Arc::clone(&d), &ModelSpec::new(ModelKind::Nmf, 7, 3)).expect("model");
+            let mut m = Nmf::new(Arc::clone(&d), &ModelSpec::new(KIND, 7, 3)).expect("model");
             m.reference = reference;
             m.x_block = 64;
             let mut obj = Vec::new();
@@ -601,8 +452,7 @@ mod tests {
             rng.r#gen::<f64>()
         }));
         let run = |reference: bool| {
-            let mut m =
-                Nmf::new(Arc::clone(&d), &ModelSpec::new(ModelKind::Nmf, 20, 0)).expect("model");
+            let mut m = Nmf::new(Arc::clone(&d), &ModelSpec::new(KIND, 20, 0)).expect("model");
             m.reference = reference;
             for _ in 0..200 {
                 m.step().expect("step");
@@ -620,26 +470,18 @@ mod tests {
     fn small_data_takes_the_reference_step_and_large_the_blocked_pass() {
         let small = Nmf::new(
             dataset(Array2::from_elem((64, 1797), 1.0)),
-            &ModelSpec::new(ModelKind::Nmf, 10, 0),
+            &ModelSpec::new(KIND, 10, 0),
         )
         .expect("model");
         assert!(small.reference);
         let large = Nmf::new(
             dataset(Array2::from_elem((1024, 2500), 1.0)),
-            &ModelSpec::new(ModelKind::Nmf, 20, 0),
+            &ModelSpec::new(KIND, 20, 0),
         )
         .expect("model");
         assert!(!large.reference);
         // 32 MiB of X per block is 4096 columns at m = 1024: the whole 2500 columns.
         assert_eq!(large.x_block, 2500);
-    }
-
-    #[test]
-    fn floor_keeps_products_of_three_factors_normal() {
-        assert_eq!(FLOOR, 2f64.powi(-300));
-        assert!((FLOOR * FLOOR * FLOOR).is_normal());
-        assert!((FLOOR * 2f64.powi(-722)).is_normal());
-        assert!((FLOOR * MU_SCALE).is_normal());
     }
 
     /// Long runs on unit-norm data drive many entries to the floor; every product must stay in
@@ -652,7 +494,7 @@ mod tests {
             let norm = col.dot(&col).sqrt().max(1e-300);
             col /= norm;
         }
-        let mut m = Nmf::new(dataset(x), &ModelSpec::new(ModelKind::Nmf, 6, 1)).expect("model");
+        let mut m = Nmf::new(dataset(x), &ModelSpec::new(KIND, 6, 1)).expect("model");
         for _ in 0..3000 {
             m.step().expect("step");
         }
@@ -699,57 +541,8 @@ mod tests {
     }
 
     #[test]
-    fn scaled_mu_rule_gives_the_bits_of_the_plain_rule() {
-        assert_eq!(MU_SCALE, 2f64.powi(256));
-        assert_eq!(MU_UNSCALE, 2f64.powi(-256));
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        // Factor entries from FLOOR up, numerators and denominators from 0 (and subnormal) up.
-        let mut draw = |lo: i32| match rng.gen_range(0..4) {
-            0 => FLOOR,
-            1 => 0.0,
-            2 => f64::MIN_POSITIVE * rng.r#gen::<f64>(),
-            _ => rng.r#gen::<f64>() * 2f64.powi(rng.gen_range(lo..300)),
-        };
-        for _ in 0..200_000 {
-            let z = draw(-1022).max(FLOOR);
-            let (a, b) = (draw(-1074), draw(-1074));
-            let plain = (z * (a / b.max(EPS_DIV))).max(FLOOR);
-            assert_eq!(
-                mu_rule(z, a, b).to_bits(),
-                plain.to_bits(),
-                "{z:e} {a:e} {b:e}"
-            );
-        }
-    }
-
-    #[test]
-    fn gram_times_is_g_h_summed_over_b_in_order() {
-        let mut rng = ChaCha8Rng::seed_from_u64(8);
-        for &(k, n) in &[(1, 5), (3, 17), (10, 1797), (21, 40)] {
-            let w = Array2::from_shape_simple_fn((2 * k + 3, k), || rng.r#gen::<f64>());
-            let g = w.t().dot(&w);
-            let h = Array2::from_shape_simple_fn((k, n), || rng.r#gen::<f64>());
-            let mut out = Array2::from_elem((k, n), f64::NAN);
-            gram_times(&mut out, &g, &h);
-            for a in 0..k {
-                for j in 0..n {
-                    // One FMA chain over b down G's column a (the kernel computes GᵀH), which is
-                    // G's row a for symmetric G.
-                    let want = (0..k).fold(0.0f64, |acc, b| g[[b, a]].mul_add(h[[b, j]], acc));
-                    assert_eq!(out[[a, j]].to_bits(), want.to_bits(), "k {k} ({a}, {j})");
-                    let plain: f64 = (0..k).map(|b| g[[a, b]] * h[[b, j]]).sum();
-                    assert!((out[[a, j]] - plain).abs() <= 1e-12 * plain.abs().max(1.0));
-                }
-            }
-        }
-    }
-
-    #[test]
     fn all_zero_data_is_refused() {
-        let r = Nmf::new(
-            dataset(Array2::zeros((3, 4))),
-            &ModelSpec::new(ModelKind::Nmf, 2, 0),
-        );
+        let r = Nmf::new(dataset(Array2::zeros((3, 4))), &ModelSpec::new(KIND, 2, 0));
         assert!(matches!(r, Err(ModelError::BadData { .. })));
     }
 }

@@ -1,11 +1,11 @@
 //! RPNMF kernels (MODELS.md §4.3–§4.4): triplet margins `t_τ`, the ranking loss
 //! `α Σ sp(t_τ)` of eq. (9) and the role matrices `Mneg`/`Mpos`.
 
+use crate::engine::constraints::Triplet;
 use crate::engine::linalg::Csr;
 use crate::engine::linalg::gram::{LANES, sum_lanes};
 use crate::engine::linalg::special::{sigmoid, sigmoid_and_softplus, softplus};
 use crate::engine::linalg::thin::fixed;
-use crate::engine::models::Triplet;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 
 /// `t_τ(H) = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ` for every triplet (MODELS.md §4.1). O(|T|·k).

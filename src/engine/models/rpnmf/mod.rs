@@ -28,21 +28,54 @@ pub mod params;
 
 pub use params::RpnmfParams;
 
-use super::nmf::algorithm::{
-    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, mu_update, wt_x_whole,
+use super::mu::{
+    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, mu_update, random_wh, wt_x_whole,
     x_block_columns, xh_t_whole,
 };
-use super::nmf::init::random_wh;
+use super::registry::{Descriptor, Output, SideNeed};
+use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::Dataset;
 use crate::engine::linalg::thin::{XhtAccumulator, fixed};
 use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
-use crate::engine::models::{
-    EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, SideInfo, Term, Triplet,
-};
+use crate::engine::models::{EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, Term};
 use algorithm::{RoleMatrices, margins_t, sigmoids_and_loss};
 use faer::traits::pulp;
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
+
+/// RPNMF in the registry.
+pub const DESCRIPTOR: Descriptor = Descriptor {
+    name: "rpnmf",
+    label: "RPNMF",
+    section: "docs/models.md §4",
+    description: "Ranking Preserving NMF: X ≈ WH where the codes also respect ordinal triplets \
+                  (i, j, q), \"i is more like j than like q\". It minimises ‖X − WH‖²_F + \
+                  α Σ softplus(‖h_i − h_j‖² − ‖h_i − h_q‖² + δ): the smooth penalty grows when \
+                  j is not closer to i than q by a margin δ in the learned space. Needs \
+                  triplets: click them on the scatter, or generate them from labels and nearest \
+                  neighbours. Plain NMF can break such relations even when they hold in X (the \
+                  paper's Proposition 1). A safeguard (on by default) keeps the objective from \
+                  rising when triplets contradict each other. Q. Wang, G. Tian, W. Liu, Y. Wang, \
+                  Z. Zhang, Y. Yamanishi, Ranking Preserving Nonnegative Matrix Factorization, \
+                  IJCAI 2018.",
+    params: params::TABLE,
+    presets: params::PRESETS,
+    needs: SideNeed::Triplets,
+    has_w: true,
+    output: Output::Representation,
+    build,
+};
+
+/// The handle of RPNMF.
+pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
+
+fn build(
+    spec: &ModelSpec,
+    data: Arc<Dataset>,
+    side: &SideInfo,
+) -> Result<Box<dyn Model>, ModelError> {
+    Ok(Box::new(Rpnmf::new(data, spec, side)?))
+}
 
 /// What the last H step did (MODELS.md §4.5 step d).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -423,7 +456,7 @@ fn objective_of(recon: f64, ranking: f64) -> Objective {
 impl Rpnmf {
     /// Seeded start (the NMF init, MODELS.md §4.5 step 2). Needs at least one triplet.
     pub fn new(data: Arc<Dataset>, spec: &ModelSpec, side: &SideInfo) -> Result<Self, ModelError> {
-        let params = RpnmfParams::from_spec(spec)?;
+        let params = RpnmfParams::from_checked(&spec.checked()?)?;
         let (m, n) = data.x.dim();
         spec.validate(m, n)?;
         let mean = data.x.mean().unwrap_or(0.0);
@@ -444,14 +477,10 @@ impl Rpnmf {
         w: Array2<f64>,
         h: Array2<f64>,
     ) -> Result<Self, ModelError> {
-        let params = params.check()?;
         let n = data.n();
         if triplets.is_empty() {
-            return Err(ModelError::MissingSideInfo {
-                model: "RPNMF",
-                what: "at least one triplet (i, j, q): add some on the scatter or generate them"
-                    .into(),
-            });
+            // `build` checks this for every front end; direct callers (tests, warm starts) too.
+            KIND.check_side(&SideInfo::default())?;
         }
         if let Some(bad) = triplets
             .iter()
@@ -709,7 +738,7 @@ impl Rpnmf {
 
 impl Model for Rpnmf {
     fn kind(&self) -> ModelKind {
-        ModelKind::Rpnmf
+        KIND
     }
 
     fn step(&mut self) -> Result<Objective, ModelError> {
@@ -853,7 +882,7 @@ mod tests {
     use super::*;
     use crate::engine::constraints::generate::random_triplets;
     use crate::engine::linalg::Csr;
-    use crate::engine::models::build;
+    use crate::engine::models::{ParamValue, build};
     use algorithm::{margins, ranking_loss};
     use ndarray::Zip;
     use ndarray::array;
@@ -898,9 +927,10 @@ mod tests {
     }
 
     fn spec(k: usize, seed: u64, params: &[(&str, f64)]) -> ModelSpec {
-        let mut s = ModelSpec::new(ModelKind::Rpnmf, k, seed);
+        let mut s = ModelSpec::new(KIND, k, seed);
         for (n, v) in params {
-            s.params.insert((*n).into(), *v);
+            // A stored 0/1 is read as a flag by the table check.
+            s.params.insert((*n).into(), ParamValue::Number(*v));
         }
         s
     }
@@ -1105,10 +1135,7 @@ mod tests {
             // The two-pass step, and the single blocked pass of large X forced on (blocks of
             // 32 or 64 samples, the last one shorter: n = 60 → 32 + 28, n = 400 → 6·64 + 16).
             for blocked in [false, true] {
-                let side = SideInfo {
-                    triplets: ts.clone(),
-                    labels: vec![],
-                };
+                let side = SideInfo::with_triplets(ts.clone());
                 let mut m = Rpnmf::new(data.clone(), &sp, &side).unwrap();
                 assert!(!m.blocked, "small X takes the two-pass step by default");
                 m.blocked = blocked;
@@ -1200,10 +1227,7 @@ mod tests {
             ("random", big, big_ts, spec(7, 3, &[])),
         ];
         for (name, data, ts, sp) in cases {
-            let side = SideInfo {
-                triplets: ts,
-                labels: vec![],
-            };
+            let side = SideInfo::with_triplets(ts);
             let iters = if name == "contradictory" { 120 } else { 200 };
             // n = 60: blocks of 32 + 28; n = 403: 6·64 + 19 (BLOCK tails of 19 and 28).
             let run = |blocked: bool, iters: usize, ulp: bool| {
@@ -1251,10 +1275,7 @@ mod tests {
         let data = dataset(Array2::from_shape_simple_fn((4096, 10000), || {
             rng.r#gen::<f64>()
         }));
-        let side = SideInfo {
-            triplets: random_triplets(10000, 30000, 17),
-            labels: vec![],
-        };
+        let side = SideInfo::with_triplets(random_triplets(10000, 30000, 17));
         let run = |blocked: bool| {
             let mut m = Rpnmf::new(data.clone(), &spec(20, 0, &[]), &side).unwrap();
             assert!(m.blocked && m.x_block == 4096);
@@ -1280,10 +1301,7 @@ mod tests {
     #[test]
     fn candidate_equal_to_h_ties_exactly() {
         let (data, ts) = random_case();
-        let side = SideInfo {
-            triplets: ts,
-            labels: vec![],
-        };
+        let side = SideInfo::with_triplets(ts);
         let mut m = Rpnmf::new(data, &spec(3, 1, &[("alpha", 1.0)]), &side).unwrap();
         for _ in 0..5 {
             m.step().unwrap();
@@ -1398,7 +1416,7 @@ mod tests {
         let params = RpnmfParams {
             alpha: 0.1,
             delta: 0.1,
-            ..RpnmfParams::default()
+            ..RpnmfParams::defaults().unwrap()
         };
         let mut m = Rpnmf::from_factors(dataset(x.clone()), params, &[Triplet::new(i, j, q)], w, h)
             .unwrap();
@@ -1421,10 +1439,7 @@ mod tests {
         let (data, y) = clusters(1);
         let ts = label_triplets(&y, 180, 2);
         for alpha in [0.1, 1.0] {
-            let side = SideInfo {
-                triplets: ts.clone(),
-                labels: vec![],
-            };
+            let side = SideInfo::with_triplets(ts.clone());
             let mut m = Rpnmf::new(
                 data.clone(),
                 &spec(3, 5, &[("alpha", alpha), ("delta", 1.0)]),
@@ -1455,10 +1470,7 @@ mod tests {
     #[test]
     fn paper_literal_rule_also_descends_on_consistent_triplets() {
         let (data, y) = clusters(4);
-        let side = SideInfo {
-            triplets: label_triplets(&y, 120, 3),
-            labels: vec![],
-        };
+        let side = SideInfo::with_triplets(label_triplets(&y, 120, 3));
         let mut m = Rpnmf::new(
             data,
             &spec(3, 1, &[("safeguard", 0.0), ("delta", 1.0)]),
@@ -1502,10 +1514,7 @@ mod tests {
     #[test]
     fn paper_literal_divergence_is_reported_and_reverted() {
         let (data, ts) = random_case();
-        let side = SideInfo {
-            triplets: ts,
-            labels: vec![],
-        };
+        let side = SideInfo::with_triplets(ts);
         let s = spec(3, 1, &[("alpha", 1.0), ("delta", 10.0), ("safeguard", 0.0)]);
         let mut lit = Rpnmf::new(data.clone(), &s, &side).unwrap();
         let err = (0..300).find_map(|_| lit.step().err()).expect("diverges");
@@ -1536,10 +1545,7 @@ mod tests {
         assert!(
             ts.contains(&base[0]) && ts.contains(&Triplet::new(base[0].i, base[0].q, base[0].j))
         );
-        let side = SideInfo {
-            triplets: ts,
-            labels: vec![],
-        };
+        let side = SideInfo::with_triplets(ts);
         let params = [("alpha", 1.0), ("delta", 10.0)];
 
         let mut m = Rpnmf::new(data.clone(), &spec(3, 1, &params), &side).unwrap();
@@ -1593,10 +1599,7 @@ mod tests {
     #[test]
     fn notes_report_rejections_and_stalls() {
         let (data, ts) = random_case();
-        let side = SideInfo {
-            triplets: ts,
-            labels: vec![],
-        };
+        let side = SideInfo::with_triplets(ts);
         let mut m = Rpnmf::new(data, &spec(3, 1, &[]), &side).unwrap();
         for _ in 0..20 {
             m.step().unwrap();
@@ -1625,16 +1628,11 @@ mod tests {
             .err()
             .unwrap();
         assert!(matches!(e, ModelError::MissingSideInfo { .. }), "{e}");
-        assert!(ModelKind::Rpnmf.needs_triplets());
-        assert_eq!(ModelKind::from_name("rpnmf"), Some(ModelKind::Rpnmf));
-        let side = SideInfo {
-            triplets: label_triplets(&y, 30, 1),
-            labels: vec![],
-        };
-        let bad = SideInfo {
-            triplets: vec![Triplet::new(0, 1, 60)],
-            labels: vec![],
-        };
+        assert!(e.to_string().contains("--triplets FILE|generate"), "{e}");
+        assert_eq!(KIND.needs(), SideNeed::Triplets);
+        assert_eq!(ModelKind::from_name("rpnmf"), Some(KIND));
+        let side = SideInfo::with_triplets(label_triplets(&y, 30, 1));
+        let bad = SideInfo::with_triplets(vec![Triplet::new(0, 1, 60)]);
         assert!(matches!(
             build(&spec(3, 0, &[]), data.clone(), &bad).err().unwrap(),
             ModelError::InvalidParam { .. }

@@ -1,176 +1,142 @@
-//! RPNMF hyperparameters (MODELS.md §4.2), checked once: one [`ModelError`] and one test per
-//! rule.
+//! RPNMF's hyperparameter table (docs/models.md §4.2) and its typed parameters, built once
+//! from the checked table.
 
-use crate::engine::models::{ModelError, ModelSpec};
+use crate::engine::models::{Checked, HyperParam, ModelError, ParamKind, ParamValue, Preset};
 
-const MODEL: &str = "RPNMF";
+/// RPNMF's hyperparameters, in the order the GUI shows them.
+pub const TABLE: &[HyperParam] = &[
+    HyperParam {
+        name: "alpha",
+        kind: ParamKind::Number {
+            default: 0.1,
+            min: 0.0,
+            max: 1e3,
+            log_scale: true,
+            grid: &[1e-4, 1e-3, 1e-2, 0.1, 1.0],
+        },
+        help: "α, weight of the ranking loss α Σ softplus(t) in the objective (docs/models.md \
+               §4.1–4.2). 0 gives plain NMF. The paper found clustering flat for 1e-4…0.1 and \
+               worse above 0.1.",
+    },
+    HyperParam {
+        name: "delta",
+        kind: ParamKind::Number {
+            default: 10.0,
+            min: 0.0,
+            max: 1e4,
+            log_scale: true,
+            grid: &[1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0],
+        },
+        help: "δ, margin in t = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ (docs/models.md §4.1–4.2): \
+               how much closer j must be to i than q, in squared distance in H-space, so its \
+               useful range depends on the scale of X.",
+    },
+    HyperParam {
+        name: "safeguard",
+        kind: ParamKind::Flag { default: true },
+        help: "On: if an H update raises the objective, retry with damped steps H ⊙ ratio^γ, \
+               γ = 1/2, 1/4, … 1/1024, else keep H, so the objective never rises \
+               (docs/models.md §4.5; the paper's text names only γ = 1/2, which froze H on \
+               real data). Off: paper-literal updates, which can diverge with contradictory \
+               triplets.",
+    },
+    HyperParam {
+        name: "normalize_w",
+        kind: ParamKind::Flag { default: false },
+        help: "On: after the last iteration scale W's columns to unit length and H's rows to \
+               compensate, as for NMF before k-means. The ranking loss and δ live in the raw \
+               H geometry, which this changes (docs/models.md §4.5, §10.3). With a large δ \
+               RPNMF meets the margins by inflating a few rows of H (and shrinking their W \
+               columns); k-means on the raw H then sees little else, so turn this on for \
+               clustering scores.",
+    },
+];
 
-/// Checked RPNMF hyperparameters.
+/// Named settings: the paper's own.
+pub const PRESETS: &[Preset] = &[Preset {
+    name: "paper",
+    help: "The setting of the RPNMF paper: α = 0.1, δ = 10, raw H (docs/models.md §4.2).",
+    values: &[
+        ("alpha", ParamValue::Number(0.1)),
+        ("delta", ParamValue::Number(10.0)),
+        ("normalize_w", ParamValue::Flag(false)),
+    ],
+}];
+
+/// Typed RPNMF parameters, from the checked table ([`RpnmfParams::from_checked`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RpnmfParams {
-    /// α: weight of the ranking loss in eq. (9), ≥ 0 (α = 0 is plain NMF).
+    /// α: weight of the ranking loss, ≥ 0 (α = 0 is plain NMF).
     pub alpha: f64,
-    /// δ: margin added to the distance difference `t_τ` (MODELS.md §4.1), ≥ 0.
+    /// δ: margin added to the distance difference `t_τ` (docs/models.md §4.1), ≥ 0.
     pub delta: f64,
-    /// The monotonicity safeguard of MODELS.md §4.5 step d (on by default; off =
-    /// "paper-literal").
+    /// The monotonicity safeguard of docs/models.md §4.5 (off = "paper-literal").
     pub safeguard: bool,
-    /// Unit-L2 W columns (H rows rescaled to compensate) in [`crate::engine::models::Model::finish`],
-    /// for k-means only; off by default because the ranking loss lives in the raw H geometry
-    /// (MODELS.md §4.5 step 4, §10.3).
+    /// Unit-L2 W columns (H rows rescaled to compensate) in
+    /// [`crate::engine::models::Model::finish`], for k-means (docs/models.md §10.3).
     pub normalize_w: bool,
 }
 
-impl Default for RpnmfParams {
-    fn default() -> Self {
-        Self {
-            alpha: 0.1,
-            delta: 10.0,
-            safeguard: true,
-            normalize_w: false,
-        }
-    }
-}
-
-fn invalid(name: &str, why: String) -> ModelError {
-    ModelError::InvalidParam {
-        model: MODEL,
-        name: name.to_owned(),
-        why,
-    }
-}
-
 impl RpnmfParams {
-    /// Check every rule.
-    pub fn check(self) -> Result<Self, ModelError> {
-        if !self.alpha.is_finite() {
-            return Err(invalid("alpha", format!("= {} must be finite", self.alpha)));
-        }
-        if self.alpha < 0.0 {
-            return Err(invalid("alpha", format!("= {} must be ≥ 0", self.alpha)));
-        }
-        if !self.delta.is_finite() {
-            return Err(invalid("delta", format!("= {} must be finite", self.delta)));
-        }
-        if self.delta < 0.0 {
-            return Err(invalid("delta", format!("= {} must be ≥ 0", self.delta)));
-        }
-        Ok(self)
+    /// The typed parameters of a checked table.
+    pub fn from_checked(p: &Checked) -> Result<Self, ModelError> {
+        Ok(Self {
+            alpha: p.number("alpha")?,
+            delta: p.number("delta")?,
+            safeguard: p.flag("safeguard")?,
+            normalize_w: p.flag("normalize_w")?,
+        })
     }
 
-    /// The parameters of a spec (given or default), checked. `safeguard` must be 0 or 1.
-    pub fn from_spec(spec: &ModelSpec) -> Result<Self, ModelError> {
-        let p = spec.resolved_params();
-        let get = |name: &str, default: f64| p.get(name).copied().unwrap_or(default);
-        let d = Self::default();
-        let sg = get("safeguard", 1.0);
-        if sg != 0.0 && sg != 1.0 {
-            return Err(invalid(
-                "safeguard",
-                format!("= {sg} must be 1 (on) or 0 (off, paper-literal)"),
-            ));
-        }
-        let nw = get("normalize_w", 0.0);
-        if nw != 0.0 && nw != 1.0 {
-            return Err(invalid(
-                "normalize_w",
-                format!("= {nw} must be 1 (on) or 0 (off)"),
-            ));
-        }
-        Self {
-            alpha: get("alpha", d.alpha),
-            delta: get("delta", d.delta),
-            safeguard: sg == 1.0,
-            normalize_w: nw == 1.0,
-        }
-        .check()
+    /// The defaults of the table.
+    pub fn defaults() -> Result<Self, ModelError> {
+        Self::from_checked(&Checked::new("RPNMF", TABLE, &Default::default())?)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::models::ModelKind;
-
-    fn with(name: &str, v: f64) -> ModelSpec {
-        let mut s = ModelSpec::new(ModelKind::Rpnmf, 2, 0);
-        s.params.insert(name.into(), v);
-        s
-    }
-
-    fn err(p: RpnmfParams) -> String {
-        p.check().unwrap_err().to_string()
-    }
+    use crate::engine::models::ModelSpec;
+    use crate::engine::models::rpnmf::KIND;
 
     #[test]
-    fn defaults_are_the_papers() {
-        let p = RpnmfParams::from_spec(&ModelSpec::new(ModelKind::Rpnmf, 2, 0)).unwrap();
-        assert_eq!(p, RpnmfParams::default());
-        assert_eq!((p.alpha, p.delta, p.safeguard), (0.1, 10.0, true));
-        assert!(
-            !RpnmfParams::from_spec(&with("safeguard", 0.0))
-                .unwrap()
-                .safeguard
+    fn defaults_come_from_the_table_and_flags_are_bools() {
+        let p = RpnmfParams::defaults().unwrap();
+        assert_eq!(
+            (p.alpha, p.delta, p.safeguard, p.normalize_w),
+            (0.1, 10.0, true, false)
         );
+        let spec = ModelSpec::new(KIND, 2, 0).with("safeguard", ParamValue::Flag(false));
+        let p = RpnmfParams::from_checked(&spec.checked().unwrap()).unwrap();
+        assert!(!p.safeguard);
     }
 
     #[test]
-    fn alpha_must_be_finite() {
-        let e = err(RpnmfParams {
-            alpha: f64::NAN,
-            ..Default::default()
-        });
-        assert!(e.contains("`alpha`") && e.contains("finite"), "{e}");
+    fn each_rule_is_refused_with_its_message() {
+        let hp = |n: &str| TABLE.iter().find(|h| h.name == n).unwrap();
+        for (name, text, want) in [
+            ("alpha", "-0.1", "outside [0, 1000]"),
+            ("alpha", "inf", "outside"),
+            ("delta", "-1", "outside [0, 10000]"),
+            ("delta", "NaN", "outside"),
+            ("safeguard", "0.5", "on or off"),
+            ("normalize_w", "2", "on or off"),
+        ] {
+            let e = hp(name).parse("RPNMF", text).unwrap_err().to_string();
+            assert!(e.contains(&format!("`{name}`")) && e.contains(want), "{e}");
+        }
+        assert!(hp("normalize_w").parse("RPNMF", "on").is_ok());
     }
 
     #[test]
-    fn alpha_must_be_nonnegative() {
-        let e = err(RpnmfParams {
-            alpha: -0.1,
-            ..Default::default()
-        });
-        assert!(e.contains("`alpha`") && e.contains("≥ 0"), "{e}");
-    }
-
-    #[test]
-    fn delta_must_be_finite() {
-        let e = err(RpnmfParams {
-            delta: f64::INFINITY,
-            ..Default::default()
-        });
-        assert!(e.contains("`delta`") && e.contains("finite"), "{e}");
-    }
-
-    #[test]
-    fn delta_must_be_nonnegative() {
-        let e = err(RpnmfParams {
-            delta: -1.0,
-            ..Default::default()
-        });
-        assert!(e.contains("`delta`") && e.contains("≥ 0"), "{e}");
-    }
-
-    #[test]
-    fn safeguard_must_be_0_or_1() {
-        let e = RpnmfParams::from_spec(&with("safeguard", 0.5))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("`safeguard`") && e.contains("paper-literal"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn normalize_w_must_be_0_or_1() {
-        let e = RpnmfParams::from_spec(&with("normalize_w", 2.0))
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("`normalize_w`") && e.contains("0 (off)"), "{e}");
-        assert!(
-            RpnmfParams::from_spec(&with("normalize_w", 1.0))
-                .unwrap()
-                .normalize_w
-        );
+    fn the_paper_preset_is_the_papers_setting() {
+        let p = PRESETS.iter().find(|p| p.name == "paper").unwrap();
+        let mut spec = ModelSpec::new(KIND, 2, 0);
+        for (n, v) in p.values {
+            spec = spec.with(n, *v);
+        }
+        let p = RpnmfParams::from_checked(&spec.checked().unwrap()).unwrap();
+        assert_eq!((p.alpha, p.delta, p.normalize_w), (0.1, 10.0, false));
     }
 }

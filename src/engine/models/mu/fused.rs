@@ -1,15 +1,13 @@
-//! The fused H pass of an NMF iteration: `(WᵀW)·H`, the multiplicative update of H and the
-//! Gram matrix `HHᵀ` of the new H, in one sweep over the columns of H.
+//! The fused H pass of a multiplicative-update iteration: `(WᵀW)·H`, the multiplicative update
+//! of H and the Gram matrix `HHᵀ` of the new H, in one sweep over the columns of H.
 //!
-//! It exists for the blocked single pass over X ([`super::Nmf`] on large X): H is updated block
-//! by block between `(WᵀX)_B` and `XHᵀ += X_B H_Bᵀ`, so the k×k×n products must work on any
-//! column range. Each chunk of [`CHUNK`] columns is read once from L1: its denominator is formed
-//! in a k×CHUNK buffer, H is updated in place, and the new columns are added into lane-wise
-//! partial sums of the upper triangle of `HHᵀ` (symmetric, so half the flops). On its own it is
-//! no faster than faer's separate products, which is why small X keeps the reference step:
-//! digits, k = 10, 1.006× the reference step when pulp dispatched to AVX2 only, and A/B 1.01 on
-//! a 5000-iteration digits run with AVX-512; the division of the MU rule costs about as much as
-//! the products.
+//! It serves the blocked single pass over a large X ([`super::blocked_pass_over_x`]): H is
+//! updated block by block between `(WᵀX)_B` and `XHᵀ += X_B H_Bᵀ`, so the k×k×n products must
+//! work on any column range. Each chunk of [`CHUNK`] columns is read once from L1: its
+//! denominator is formed in a k×CHUNK buffer, H is updated in place, and the new columns are
+//! added into lane-wise partial sums of the upper triangle of `HHᵀ` (symmetric, so half the
+//! flops). On small X it is no faster than separate products, so small X keeps one product
+//! per pass (docs/performance.md).
 //!
 //! Summation orders are fixed by the code, never by the instruction set: every denominator
 //! entry sums over `b = 0..k` in order, and `HHᵀ` keeps eight partial sums per entry (column
@@ -17,16 +15,16 @@
 //! other steps shares) that are added in a fixed order at the end. So runs are bit-for-bit
 //! repeatable on one machine; against faer's GEMMs only the rounding of the sums differs.
 
-use super::algorithm::mu_rule;
+use super::rule::mu_rule;
 use crate::engine::linalg::gram::{add_to_lanes, lane_sums_len, lanes_into};
 use faer::traits::pulp;
 
 /// Columns per chunk: the k×CHUNK denominator buffer and the chunk of H stay in L1.
-pub(crate) const CHUNK: usize = 32;
+pub const CHUNK: usize = 32;
 
 /// Workspace of the fused pass for rank k (allocated once, reused by every iteration).
 #[derive(Debug, Clone)]
-pub(crate) struct HPassWork {
+pub struct HPassWork {
     k: usize,
     /// k×CHUNK denominators `(WᵀW·H)` of the current chunk.
     den: Vec<f64>,
@@ -35,7 +33,7 @@ pub(crate) struct HPassWork {
 }
 
 impl HPassWork {
-    pub(crate) fn new(k: usize) -> Self {
+    pub fn new(k: usize) -> Self {
         Self {
             k,
             den: vec![0.0; k * CHUNK],
@@ -44,12 +42,12 @@ impl HPassWork {
     }
 
     /// Start a new `HHᵀ` accumulation.
-    pub(crate) fn reset_gram(&mut self) {
+    pub fn reset_gram(&mut self) {
         self.gram_lanes.fill(0.0);
     }
 
     /// Write the accumulated `HHᵀ` (both triangles) into `hht` (k×k row-major).
-    pub(crate) fn gram_into(&self, hht: &mut [f64]) {
+    pub fn gram_into(&self, hht: &mut [f64]) {
         lanes_into(&self.gram_lanes, self.k, hht);
     }
 }
@@ -62,7 +60,7 @@ impl HPassWork {
     clippy::too_many_arguments,
     reason = "two strided views and their offsets; a struct would only rename them"
 )]
-pub(crate) fn update_h_columns(
+pub fn update_h_columns(
     work: &mut HPassWork,
     gram: &[f64],
     h: &mut [f64],

@@ -5,8 +5,8 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// W (m×k) then H (k×n) with entries in (0, 1] · `sqrt(mean(X)/k)` so that WH has the
-/// magnitude of X (MODELS.md §3.1 [C]). Drawn from `ChaCha8Rng::seed_from_u64(seed)`, W first,
-/// row-major; `1 − U[0,1)` keeps every entry strictly positive (a zero entry would lock, §10.1).
+/// magnitude of X (docs/models.md §3.1). Drawn from `ChaCha8Rng::seed_from_u64(seed)`, W first,
+/// row-major; `1 − U[0,1)` keeps every entry strictly positive (a zero entry would lock, docs/models.md §10.1).
 pub fn random_wh(
     m: usize,
     n: usize,

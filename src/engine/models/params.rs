@@ -1,0 +1,382 @@
+//! Hyperparameters: each model's table ([`HyperParam`]: name, kind with its one default and
+//! one range or set of values, the paper's grid, help), the values a spec carries
+//! ([`ParamValue`]), and the checked table a model builds its typed parameters from
+//! ([`Checked`]). Every value is checked here, once, against its table entry; models read
+//! numbers, `bool` flags and enum choices and never check ranges again.
+
+use super::ModelError;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// One named option of a choice parameter (e.g. GNMF's `weight=heat`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChoiceOption {
+    pub name: &'static str,
+    pub help: &'static str,
+}
+
+/// What kind of value a hyperparameter takes, with its default and its range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamKind {
+    /// A real number in `[min, max]`; `log_scale` drags it on a log scale in the GUI (a
+    /// minimum of 0 is then reached by the widget's own "0" control); `grid` is the paper's
+    /// grid, offered as presets and used by `sweep` when asked.
+    Number {
+        default: f64,
+        min: f64,
+        max: f64,
+        log_scale: bool,
+        grid: &'static [f64],
+    },
+    /// On or off (a checkbox; `NAME=on|off|true|false|1|0` on the command line).
+    Flag { default: bool },
+    /// One of named values (a combo box; `NAME=option` on the command line).
+    Choice {
+        default: &'static str,
+        options: &'static [ChoiceOption],
+    },
+}
+
+/// A model's hyperparameter: its name (as used by `--param NAME=VALUE`), kind and the text
+/// the GUI shows in its tooltip (citing the docs/models.md section).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HyperParam {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    pub help: &'static str,
+}
+
+impl HyperParam {
+    /// The default value.
+    pub fn default_value(&self) -> ParamValue {
+        match self.kind {
+            ParamKind::Number { default, .. } => ParamValue::Number(default),
+            ParamKind::Flag { default } => ParamValue::Flag(default),
+            ParamKind::Choice { default, .. } => ParamValue::Choice(default),
+        }
+    }
+
+    /// The values `sweep` and the GUI offer as presets: the paper's grid for numbers, both
+    /// states for flags, every option for choices.
+    pub fn grid(&self) -> Vec<ParamValue> {
+        match self.kind {
+            ParamKind::Number { grid, .. } => grid.iter().map(|&v| ParamValue::Number(v)).collect(),
+            ParamKind::Flag { .. } => vec![ParamValue::Flag(false), ParamValue::Flag(true)],
+            ParamKind::Choice { options, .. } => {
+                options.iter().map(|o| ParamValue::Choice(o.name)).collect()
+            }
+        }
+    }
+
+    /// What the value must be, for error messages and `--help`.
+    pub fn domain(&self) -> String {
+        match self.kind {
+            ParamKind::Number { min, max, .. } => format!("a number in [{min}, {max}]"),
+            ParamKind::Flag { .. } => "on or off".into(),
+            ParamKind::Choice { options, .. } => {
+                let names: Vec<_> = options.iter().map(|o| o.name).collect();
+                format!("one of {}", names.join(", "))
+            }
+        }
+    }
+
+    /// Check a value against this entry: a number within the range, a flag (also given as the
+    /// number 0 or 1, as older settings files stored flags), or one of the options.
+    pub fn check(&self, model: &'static str, value: ParamValue) -> Result<ParamValue, ModelError> {
+        let invalid = |why: String| ModelError::InvalidParam {
+            model,
+            name: self.name.to_owned(),
+            why,
+        };
+        match (self.kind, value) {
+            (ParamKind::Number { min, max, .. }, ParamValue::Number(v)) => {
+                if v.is_finite() && (min..=max).contains(&v) {
+                    Ok(value)
+                } else {
+                    Err(invalid(format!("= {v} is outside [{min}, {max}]")))
+                }
+            }
+            (ParamKind::Flag { .. }, ParamValue::Flag(_)) => Ok(value),
+            (ParamKind::Flag { .. }, ParamValue::Number(v)) if v == 0.0 || v == 1.0 => {
+                Ok(ParamValue::Flag(v == 1.0))
+            }
+            (ParamKind::Choice { options, .. }, ParamValue::Choice(c))
+                if options.iter().any(|o| o.name == c) =>
+            {
+                Ok(value)
+            }
+            _ => Err(invalid(format!("= {value} must be {}", self.domain()))),
+        }
+    }
+
+    /// Parse a value typed on the command line (`--param`, `--grid`) for this entry.
+    pub fn parse(&self, model: &'static str, text: &str) -> Result<ParamValue, ModelError> {
+        let t = text.trim();
+        let invalid = || ModelError::InvalidParam {
+            model,
+            name: self.name.to_owned(),
+            why: format!("= `{t}` is not {}", self.domain()),
+        };
+        let value = match self.kind {
+            ParamKind::Number { .. } => ParamValue::Number(t.parse().map_err(|_| invalid())?),
+            ParamKind::Flag { .. } => match t.to_ascii_lowercase().as_str() {
+                "1" | "on" | "true" | "yes" => ParamValue::Flag(true),
+                "0" | "off" | "false" | "no" => ParamValue::Flag(false),
+                _ => return Err(invalid()),
+            },
+            ParamKind::Choice { options, .. } => ParamValue::Choice(
+                options
+                    .iter()
+                    .find(|o| o.name.eq_ignore_ascii_case(t))
+                    .ok_or_else(invalid)?
+                    .name,
+            ),
+        };
+        self.check(model, value)
+    }
+}
+
+/// A hyperparameter value. Copy: choice values are the `'static` option names of the table
+/// (a value read from a file is matched to them, see [`ParamValue::deserialize`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamValue {
+    Number(f64),
+    Flag(bool),
+    Choice(&'static str),
+}
+
+impl fmt::Display for ParamValue {
+    /// Numbers in Rust's shortest round-trip form, flags as 1/0 (as `sweep`'s files and the
+    /// run history have always written them), choices by name.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Number(v) => write!(f, "{v}"),
+            ParamValue::Flag(b) => write!(f, "{}", u8::from(*b)),
+            ParamValue::Choice(c) => f.write_str(c),
+        }
+    }
+}
+
+impl Serialize for ParamValue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ParamValue::Number(v) => s.serialize_f64(*v),
+            ParamValue::Flag(b) => s.serialize_bool(*b),
+            ParamValue::Choice(c) => s.serialize_str(c),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ParamValue {
+    /// A number, a bool, or the name of an option of some model's choice parameter.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(f64),
+            Flag(bool),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Number(v) => Ok(ParamValue::Number(v)),
+            Raw::Flag(b) => Ok(ParamValue::Flag(b)),
+            Raw::Text(t) => super::registry::choice_named(&t)
+                .map(ParamValue::Choice)
+                .ok_or_else(|| serde::de::Error::custom(format!("unknown option `{t}`"))),
+        }
+    }
+}
+
+/// A named set of values shown as a one-click preset (e.g. RPNMF's "paper" setting).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Preset {
+    pub name: &'static str,
+    pub help: &'static str,
+    pub values: &'static [(&'static str, ParamValue)],
+}
+
+/// Every hyperparameter of one model with the value a spec uses (given or default), each
+/// checked once against its table entry. Models build their typed parameters from this.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    model: &'static str,
+    values: BTreeMap<&'static str, ParamValue>,
+}
+
+impl Checked {
+    /// Check `given` against `table`: unknown names and bad values are refused; missing ones
+    /// take their defaults.
+    pub fn new(
+        model: &'static str,
+        table: &'static [HyperParam],
+        given: &BTreeMap<String, ParamValue>,
+    ) -> Result<Self, ModelError> {
+        for name in given.keys() {
+            if !table.iter().any(|hp| hp.name == name) {
+                return Err(ModelError::UnknownParam {
+                    model,
+                    name: name.clone(),
+                    known: if table.is_empty() {
+                        "none".into()
+                    } else {
+                        table.iter().map(|h| h.name).collect::<Vec<_>>().join(", ")
+                    },
+                });
+            }
+        }
+        let mut values = BTreeMap::new();
+        for hp in table {
+            let v = match given.get(hp.name) {
+                Some(&v) => hp.check(model, v)?,
+                None => hp.default_value(),
+            };
+            values.insert(hp.name, v);
+        }
+        Ok(Self { model, values })
+    }
+
+    /// Every value by name (for reports).
+    pub fn values(&self) -> &BTreeMap<&'static str, ParamValue> {
+        &self.values
+    }
+
+    fn get(&self, name: &str) -> Result<ParamValue, ModelError> {
+        self.values
+            .get(name)
+            .copied()
+            .ok_or_else(|| ModelError::UnknownParam {
+                model: self.model,
+                name: name.to_owned(),
+                known: self.values.keys().copied().collect::<Vec<_>>().join(", "),
+            })
+    }
+
+    fn mismatch(&self, name: &str, want: &str) -> ModelError {
+        ModelError::InvalidParam {
+            model: self.model,
+            name: name.to_owned(),
+            why: format!("is not {want} in the model's table"),
+        }
+    }
+
+    /// A number parameter.
+    pub fn number(&self, name: &str) -> Result<f64, ModelError> {
+        match self.get(name)? {
+            ParamValue::Number(v) => Ok(v),
+            _ => Err(self.mismatch(name, "a number")),
+        }
+    }
+
+    /// A flag parameter.
+    pub fn flag(&self, name: &str) -> Result<bool, ModelError> {
+        match self.get(name)? {
+            ParamValue::Flag(b) => Ok(b),
+            _ => Err(self.mismatch(name, "a flag")),
+        }
+    }
+
+    /// A choice parameter as the model's enum: `named` pairs each option name with its value.
+    pub fn choice<T: Copy>(&self, name: &str, named: &[(&str, T)]) -> Result<T, ModelError> {
+        match self.get(name)? {
+            ParamValue::Choice(c) => named
+                .iter()
+                .find(|(n, _)| *n == c)
+                .map(|&(_, v)| v)
+                .ok_or_else(|| self.mismatch(name, "a known option")),
+            _ => Err(self.mismatch(name, "a choice")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TABLE: &[HyperParam] = &[
+        HyperParam {
+            name: "alpha",
+            kind: ParamKind::Number {
+                default: 0.5,
+                min: 0.0,
+                max: 10.0,
+                log_scale: true,
+                grid: &[0.1, 1.0],
+            },
+            help: "",
+        },
+        HyperParam {
+            name: "on",
+            kind: ParamKind::Flag { default: true },
+            help: "",
+        },
+        HyperParam {
+            name: "weight",
+            kind: ParamKind::Choice {
+                default: "binary",
+                options: &[
+                    ChoiceOption {
+                        name: "binary",
+                        help: "",
+                    },
+                    ChoiceOption {
+                        name: "heat",
+                        help: "",
+                    },
+                ],
+            },
+            help: "",
+        },
+    ];
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Weight {
+        Binary,
+        Heat,
+    }
+
+    #[test]
+    fn defaults_fill_in_and_typed_values_come_out() {
+        let c = Checked::new("T", TABLE, &BTreeMap::new()).unwrap();
+        assert_eq!(c.number("alpha").unwrap(), 0.5);
+        assert!(c.flag("on").unwrap());
+        let w = [("binary", Weight::Binary), ("heat", Weight::Heat)];
+        assert_eq!(c.choice("weight", &w).unwrap(), Weight::Binary);
+        let mut given = BTreeMap::new();
+        given.insert("weight".to_owned(), TABLE[2].parse("T", "HEAT").unwrap());
+        given.insert("on".to_owned(), ParamValue::Number(0.0));
+        let c = Checked::new("T", TABLE, &given).unwrap();
+        assert_eq!(c.choice("weight", &w).unwrap(), Weight::Heat);
+        assert!(!c.flag("on").unwrap(), "a stored 0 is off");
+        assert!(c.number("on").is_err(), "a flag is not a number");
+    }
+
+    #[test]
+    fn bad_values_and_names_are_refused_with_the_rule() {
+        let e = TABLE[0].parse("T", "11").unwrap_err().to_string();
+        assert!(e.contains("outside [0, 10]"), "{e}");
+        assert!(TABLE[0].parse("T", "x").is_err());
+        assert!(TABLE[0].parse("T", "NaN").is_err());
+        let e = TABLE[1].parse("T", "2").unwrap_err().to_string();
+        assert!(e.contains("on or off"), "{e}");
+        let e = TABLE[2].parse("T", "cosine").unwrap_err().to_string();
+        assert!(e.contains("one of binary, heat"), "{e}");
+        let mut given = BTreeMap::new();
+        given.insert("beta".to_owned(), ParamValue::Number(1.0));
+        let e = Checked::new("T", TABLE, &given).unwrap_err().to_string();
+        assert!(e.contains("known: alpha, on, weight"), "{e}");
+    }
+
+    #[test]
+    fn values_print_and_serialize_as_before() {
+        assert_eq!(ParamValue::Number(0.1).to_string(), "0.1");
+        assert_eq!(ParamValue::Flag(true).to_string(), "1");
+        assert_eq!(
+            serde_json::to_string(&ParamValue::Flag(false)).unwrap(),
+            "false"
+        );
+        let v: ParamValue = serde_json::from_str("2.5").unwrap();
+        assert_eq!(v, ParamValue::Number(2.5));
+        assert!(serde_json::from_str::<ParamValue>("\"no-such-option\"").is_err());
+    }
+}

@@ -1,0 +1,260 @@
+//! The one list of models. Each model folder declares a [`Descriptor`] (names, docs section,
+//! teaching text, hyperparameter table, side information it needs, what it outputs, and how
+//! to build it); the CLI's `--model` parsing and help, the GUI's picker and parameter widgets
+//! and `sweep`'s grid all read [`MODELS`]. Adding a model is its folder plus one line here.
+
+use super::params::{HyperParam, ParamKind, Preset};
+use super::{Model, ModelError, ModelSpec, nmf, rpnmf};
+use crate::engine::constraints::SideInfo;
+use crate::engine::data::Dataset;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+use std::sync::Arc;
+
+/// Every model, in menu order.
+pub static MODELS: &[&Descriptor] = &[&nmf::DESCRIPTOR, &rpnmf::DESCRIPTOR];
+
+/// The side information a model cannot run without.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SideNeed {
+    /// Nothing beyond X.
+    None,
+    /// Ordinal triplets (i, j, q).
+    Triplets,
+    /// Must-link / cannot-link pairs (from triplets or from painted labels).
+    Links,
+    /// Some known labels (painted, revealed, or from a file).
+    PartialLabels,
+    /// The p-NN graph of the data (always available: built from X).
+    KnnGraph,
+}
+
+/// What a fit hands to the evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Output {
+    /// A representation H, clustered by k-means for scoring.
+    Representation,
+    /// Its own cluster labels (scored directly; k-means is not run).
+    ClusterLabels,
+    /// Class predictions for the samples without a known label.
+    ClassPredictions,
+}
+
+/// Builds a model ready to step; the spec is already checked against the descriptor.
+pub type BuildFn = fn(&ModelSpec, Arc<Dataset>, &SideInfo) -> Result<Box<dyn Model>, ModelError>;
+
+/// Everything the front ends and the engine need to know about a model.
+pub struct Descriptor {
+    /// Command-line name (`--model NAME`), lower case.
+    pub name: &'static str,
+    /// Display name.
+    pub label: &'static str,
+    /// Where its math is: `docs/models.md §N`.
+    pub section: &'static str,
+    /// A short teaching explanation: what it optimises, what side information it uses, the
+    /// paper.
+    pub description: &'static str,
+    /// Hyperparameters beyond k, seed, iterations and tolerance.
+    pub params: &'static [HyperParam],
+    /// Named settings offered in one click (the first is not implied to be the default).
+    pub presets: &'static [Preset],
+    pub needs: SideNeed,
+    /// Whether the model has a basis W.
+    pub has_w: bool,
+    pub output: Output,
+    pub build: BuildFn,
+}
+
+impl fmt::Debug for Descriptor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// A handle on a registered model: cheap to copy, compared and serialized by its name.
+#[derive(Clone, Copy)]
+pub struct ModelKind(&'static Descriptor);
+
+impl ModelKind {
+    /// The handle of a descriptor (each model folder exports its own as `KIND`).
+    pub const fn of(d: &'static Descriptor) -> Self {
+        Self(d)
+    }
+
+    /// Every registered model, in menu order.
+    pub fn all() -> impl Iterator<Item = ModelKind> {
+        MODELS.iter().map(|&d| ModelKind(d))
+    }
+
+    /// Parse a command-line name (case-insensitive).
+    pub fn from_name(s: &str) -> Option<Self> {
+        Self::all().find(|k| k.name().eq_ignore_ascii_case(s))
+    }
+
+    /// The registered names, for "unknown model" messages and `--help`.
+    pub fn names() -> String {
+        Self::all().map(|k| k.name()).collect::<Vec<_>>().join(", ")
+    }
+
+    pub fn descriptor(self) -> &'static Descriptor {
+        self.0
+    }
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+    pub fn label(self) -> &'static str {
+        self.0.label
+    }
+    pub fn section(self) -> &'static str {
+        self.0.section
+    }
+    pub fn description(self) -> &'static str {
+        self.0.description
+    }
+    pub fn hyperparameters(self) -> &'static [HyperParam] {
+        self.0.params
+    }
+    pub fn presets(self) -> &'static [Preset] {
+        self.0.presets
+    }
+    pub fn needs(self) -> SideNeed {
+        self.0.needs
+    }
+    pub fn output(self) -> Output {
+        self.0.output
+    }
+
+    /// The table entry of a parameter.
+    pub fn param(self, name: &str) -> Option<&'static HyperParam> {
+        self.0.params.iter().find(|hp| hp.name == name)
+    }
+
+    /// Whether the side information satisfies [`Descriptor::needs`]; the one message every
+    /// front end shows when it does not.
+    pub fn check_side(self, side: &SideInfo) -> Result<(), ModelError> {
+        let missing = |what: &str| {
+            Err(ModelError::MissingSideInfo {
+                model: self.label(),
+                what: format!("{what} ({})", self.section()),
+            })
+        };
+        match self.needs() {
+            SideNeed::None | SideNeed::KnnGraph => Ok(()),
+            SideNeed::Triplets if side.triplets.is_empty() => missing(
+                "triplets (i, j, q): click them in Triplet mode, load a constraints file, or \
+                 generate them by the protocol (command line: --triplets FILE|generate)",
+            ),
+            SideNeed::Links if side.triplets.is_empty() && side.n_known_labels() < 2 => missing(
+                "must-link / cannot-link pairs: give triplets or label at least two samples \
+                 (command line: --triplets, --reveal P or --known-labels FILE)",
+            ),
+            SideNeed::PartialLabels if side.n_known_labels() == 0 => missing(
+                "some known labels: paint them in Label mode or reveal a share of them \
+                 (command line: --reveal P or --known-labels FILE)",
+            ),
+            SideNeed::Triplets | SideNeed::Links | SideNeed::PartialLabels => Ok(()),
+        }
+    }
+}
+
+impl PartialEq for ModelKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+impl Eq for ModelKind {}
+impl std::hash::Hash for ModelKind {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
+impl PartialOrd for ModelKind {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for ModelKind {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+impl fmt::Debug for ModelKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+impl Serialize for ModelKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+impl<'de> Deserialize<'de> for ModelKind {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        ModelKind::from_name(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown model `{name}` (known: {})",
+                ModelKind::names()
+            ))
+        })
+    }
+}
+
+/// The `'static` name of an option of some registered choice parameter that is spelled `t`.
+pub(crate) fn choice_named(t: &str) -> Option<&'static str> {
+    MODELS
+        .iter()
+        .flat_map(|d| d.params.iter())
+        .find_map(|hp| match hp.kind {
+            ParamKind::Choice { options, .. } => options.iter().find(|o| o.name == t),
+            _ => None,
+        })
+        .map(|o| o.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_lower_case_and_sections_point_at_the_docs() {
+        let mut names: Vec<_> = ModelKind::all().map(|k| k.name()).collect();
+        assert!(
+            names
+                .iter()
+                .all(|n| n.chars().all(|c| !c.is_ascii_uppercase()))
+        );
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(names.len(), before, "two models share a name");
+        for k in ModelKind::all() {
+            assert!(k.section().starts_with("docs/models.md §"), "{}", k.name());
+            assert_eq!(ModelKind::from_name(&k.name().to_uppercase()), Some(k));
+            for hp in k.hyperparameters() {
+                assert!(
+                    hp.check(k.label(), hp.default_value()).is_ok(),
+                    "{}",
+                    hp.name
+                );
+            }
+            for p in k.presets() {
+                for (name, v) in p.values {
+                    let hp = k.param(name);
+                    assert!(
+                        hp.is_some_and(|hp| hp.check(k.label(), *v).is_ok()),
+                        "{name}"
+                    );
+                }
+            }
+        }
+        let json = serde_json::to_string(&rpnmf::KIND).unwrap();
+        assert_eq!(json, "\"rpnmf\"");
+        assert_eq!(
+            serde_json::from_str::<ModelKind>(&json).unwrap(),
+            rpnmf::KIND
+        );
+        assert!(serde_json::from_str::<ModelKind>("\"nope\"").is_err());
+    }
+}
