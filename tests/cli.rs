@@ -333,3 +333,100 @@ fn rpnmf_keeps_more_orl_triplets_than_nmf() {
         assert_non_increasing(&rp);
     }
 }
+
+/// A small labelled CSV (3 well-separated classes of 10, 4 features, label column last).
+fn write_labelled_csv(path: &Path) {
+    let mut s = String::from("f1,f2,f3,f4,label\n");
+    for class in 0..3 {
+        for r in 0..10 {
+            let mut row: Vec<String> = (0..4)
+                .map(|f| {
+                    let base = if f == class { 5.0 } else { 0.5 };
+                    format!("{:.2}", base + 0.1 * ((r * 7 + f * 3) % 5) as f64)
+                })
+                .collect();
+            row.push(format!("c{class}"));
+            s.push_str(&row.join(","));
+            s.push('\n');
+        }
+    }
+    std::fs::write(path, s).expect("write csv");
+}
+
+fn assert_ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `triplets -o` writes a constraints `.json` (triplets, fingerprint, no labels: the ground
+/// truth the protocol drew from is not side information) and a `.csv`; `run --triplets`
+/// loads either, for the bundled sample and for a labelled CSV file.
+#[test]
+fn triplets_writes_json_and_csv_that_run_loads() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let csv_data = dir.path().join("three-classes.csv");
+    write_labelled_csv(&csv_data);
+    let csv_data = csv_data.to_str().expect("utf8").to_owned();
+    for (name, data) in [("glyphs", "sample:glyphs"), ("three", csv_data.as_str())] {
+        let json_out = dir.path().join(format!("{name}-triplets.json"));
+        let csv_out = dir.path().join(format!("{name}-triplets.csv"));
+        let (json_out, csv_out) = (
+            json_out.to_str().expect("utf8"),
+            csv_out.to_str().expect("utf8"),
+        );
+        for o in [json_out, csv_out] {
+            assert_ok(&run(&["triplets", "--data", data, "--seed", "1", "-o", o]));
+        }
+
+        let file: Value =
+            serde_json::from_str(&std::fs::read_to_string(json_out).expect("read json"))
+                .expect("constraints file is JSON");
+        let triplets = file["triplets"].as_array().expect("triplets");
+        assert!(!triplets.is_empty(), "{name}: no triplets written");
+        let labels = file["labels"].as_array().expect("labels");
+        assert_eq!(
+            labels.len() as u64,
+            file["fingerprint"]["n"].as_u64().expect("n"),
+            "{name}: one label entry per sample"
+        );
+        assert!(
+            labels.iter().all(Value::is_null),
+            "{name}: ground truth leaked into the constraints file"
+        );
+        assert_eq!(file["class_names"].as_array().map(Vec::len), Some(0));
+
+        let csv = std::fs::read_to_string(csv_out).expect("read csv");
+        let mut lines = csv.lines();
+        assert_eq!(lines.next(), Some("i,j,q"));
+        assert_eq!(
+            lines.count(),
+            triplets.len(),
+            "{name}: same seed, same triplets in both formats"
+        );
+
+        for t in [json_out, csv_out] {
+            let v = json_of(&run(&[
+                "run",
+                "--data",
+                data,
+                "--model",
+                "rpnmf",
+                "--triplets",
+                t,
+                "--max-iter",
+                "5",
+                "--json",
+            ]));
+            assert_eq!(v["model"], "rpnmf");
+            assert_eq!(
+                v["triplets"]["count"].as_u64(),
+                Some(triplets.len() as u64),
+                "{name}: {t} loaded every triplet"
+            );
+        }
+    }
+}

@@ -4,6 +4,7 @@
 
 use super::CliError;
 use super::run::{DataArgs, TripletArgs, load_data, triplets_for};
+use crate::engine::constraints::Labels;
 use crate::engine::constraints::io::{export_triplets_csv, save_json};
 use crate::engine::constraints::store::Store;
 use anyhow::anyhow;
@@ -34,7 +35,9 @@ pub fn run(args: &TripletsArgs) -> Result<(), CliError> {
     if is_csv {
         export_triplets_csv(&triplets, &args.output).map_err(|e| CliError::Failed(e.into()))?;
     } else {
-        let labels = Default::default();
+        // The file carries the triplets only: every sample unlabelled, no classes. The
+        // ground truth the protocol drew from is not side information and stays out.
+        let labels = Labels::new(data.n());
         let mut store = Store::from_parts(data.fingerprint, &triplets, labels)
             .map_err(|e| CliError::Failed(anyhow!(e)))?;
         save_json(&mut store, &args.output).map_err(|e| CliError::Failed(e.into()))?;
