@@ -71,7 +71,7 @@ fn nmf_iteration(c: &mut Criterion) {
 fn rpnmf_iteration(c: &mut Criterion) {
     let data = digits();
     let side = SideInfo::with_triplets(random_triplets(data.n(), 3 * data.n(), 17));
-    let spec = ModelSpec::new(rpnmf::KIND, 10, 0);
+    let spec = rpnmf::paper_spec(10, 0);
     let Ok(mut model) = Rpnmf::new(data, &spec, &side) else {
         return;
     };

@@ -298,7 +298,7 @@ fn score_agrees_on_a_permuted_labelling_and_exits_2_on_mismatched_lengths() {
     assert!(err.contains('6') && err.contains('2'), "both counts: {err}");
 }
 
-/// Issue 3's acceptance check, MODELS.md §8.4 protocol with the paper's α = 0.1, δ = 10: on
+/// Issue 3's acceptance check, docs/models.md §8.4 protocol with the paper's α = 0.1, δ = 10: on
 /// `orl_32x32`, RPNMF's H keeps more of the triplets than NMF's on the same seed, and the
 /// safeguard never has to freeze H (before its γ-halving it kept H in ~420 of 500 iterations
 /// here, so RPNMF kept fewer triplets than NMF on some seeds).

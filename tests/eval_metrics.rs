@@ -1,4 +1,4 @@
-//! The evaluation stack (MODELS.md §8) against scikit-learn, and smoke tests on Iris (§9.3).
+//! The evaluation stack (docs/models.md §8) against scikit-learn, and smoke tests on Iris (§9.3).
 
 #![expect(clippy::unwrap_used, reason = "tests fail loudly on unexpected errors")]
 
@@ -173,7 +173,7 @@ fn iris() -> Option<(Array2<f64>, Vec<usize>)> {
     Some((x, labels))
 }
 
-/// MODELS.md §9.3: k-means on raw Iris averages about 82% ACC over random starts; its best
+/// A known answer: k-means on raw Iris averages about 82% ACC over random starts; its best
 /// optimum (lowest inertia, 78.85) has ACC 134/150 = 89.33%.
 #[test]
 fn kmeans_on_iris() {
@@ -210,7 +210,7 @@ fn kmeans_on_iris() {
     assert!((rep50.runs[rep50.best].inertia - 78.85).abs() < 0.01);
 }
 
-/// MODELS.md §8.3 on Iris: 80/20 stratified split, linear SVM (C = 1, bias, eps 0.1).
+/// docs/models.md §8.3 on Iris: 80/20 stratified split, linear SVM (C = 1, bias, eps 0.1).
 #[test]
 fn svm_on_iris() {
     let Some((x, y)) = iris() else { return };

@@ -39,7 +39,7 @@ fn opens_on_a_bundled_sample_and_shows_its_size() {
     h.get_by_label(&format!("m = {} features", data.m()));
     assert!(h.state().session().load_error.is_none());
     assert_eq!(h.state().session().worker, WorkerState::Idle);
-    // A labelled dataset sets k to its number of classes (k = c, MODELS.md §1).
+    // A labelled dataset sets k to its number of classes (k = c, docs/models.md §1).
     assert_eq!(h.state().settings().k, data.n_classes());
     // Before any run the scatter shows the hint, not an empty plot.
     h.get_by_label("Press Run (Space) to factorize");
@@ -214,7 +214,7 @@ fn model_help_window_explains_the_model() {
     h.get_by_label("?").click();
     h.run_steps(3);
     let kind = h.state().settings().model_kind().expect("a model");
-    // The window is titled after the model and cites the MODELS.md section.
+    // The window is titled after the model and cites the docs/models.md section.
     h.get_by_label(&format!("About {}", kind.label()));
     h.get_by_label(&format!("Math: {}", kind.section()));
 }

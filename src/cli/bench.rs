@@ -196,7 +196,7 @@ fn digits_matrix() -> (Array2<f64>, Vec<usize>, &'static str) {
 }
 
 /// RPNMF as `run --triplets generate` and the app fit it: unit-L2 digits, the protocol's
-/// triplets from labels and the 5-NN graph (MODELS.md §8.4), k = 10. Unlike the random
+/// triplets from labels and the 5-NN graph (docs/models.md §8.4), k = 10. Unlike the random
 /// triplets of [`bench_nmf`], these make the safeguard damp most steps, and each damped level
 /// is one more evaluation of F; the note says how many evaluations an iteration took.
 fn bench_rpnmf_protocol(
@@ -213,7 +213,7 @@ fn bench_rpnmf_protocol(
     let n_triplets = triplets.len();
     let data = Arc::new(Dataset::from_parts(x, None, vec![], "digits l2"));
     let side = SideInfo::with_triplets(triplets);
-    let spec = ModelSpec::new(crate::engine::models::rpnmf::KIND, 10, 0);
+    let spec = crate::engine::models::rpnmf::paper_spec(10, 0);
     let mut rp = Rpnmf::new(data, &spec, &side).map_err(|e| anyhow!(e))?;
     // Past the first fast descent, where the damping settles in.
     for _ in 0..200 {
@@ -279,7 +279,7 @@ fn bench_nmf(
     }
     let gemm_flops = 2.0 * 2.0 * (m * n * k) as f64;
     let mut rp = {
-        let spec = ModelSpec::new(crate::engine::models::rpnmf::KIND, k, 0);
+        let spec = crate::engine::models::rpnmf::paper_spec(k, 0);
         let side = SideInfo::with_triplets(random_triplets(n, 3 * n, 17));
         Rpnmf::new(Arc::clone(&data), &spec, &side).map_err(|e| anyhow!(e))?
     };

@@ -33,7 +33,7 @@ pub enum Command {
     Run(RunArgs),
     /// Time the hot paths (NMF iteration vs its GEMMs, PCA-2D); `--quick` for a smoke run.
     Bench(BenchArgs),
-    /// Generate triplets by the RPNMF protocol (MODELS.md §8.4) into a .csv or .json file.
+    /// Generate triplets by the RPNMF protocol (docs/models.md §8.4) into a .csv or .json file.
     Triplets(triplets::TripletsArgs),
     /// Compare two labellings: ACC (Hungarian), NMI (max, sqrt, arithmetic), macro-F1.
     Score(score::ScoreArgs),

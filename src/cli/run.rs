@@ -66,7 +66,7 @@ impl StopArgs {
     }
 }
 
-/// Triplet options (MODELS.md §8.4 protocol when generated).
+/// Triplet options (docs/models.md §8.4 protocol when generated).
 #[derive(Debug, Clone, clap::Args)]
 pub struct TripletArgs {
     /// Fraction of samples used as anchors when generating triplets.

@@ -1,6 +1,6 @@
 //! `nmf-playground score --truth FILE --pred FILE [--json] [--column NAME]` (DESIGN.md §6):
 //! clustering ACC, NMI (max, sqrt, arith) and macro-F1 of a predicted labeling against the
-//! truth (MODELS.md §8.1, §8.5).
+//! truth (docs/models.md §8.1, §8.5).
 //!
 //! Input files hold either one label per line (strings or integers; blank lines ignored) or a
 //! CSV table with a header row, from which one column is read: `--column NAME` if given, else

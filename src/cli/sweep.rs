@@ -1,6 +1,6 @@
 //! `nmf-playground sweep`: models × hyperparameter grid × model repeats, in parallel across
 //! cores, with results appended row by row to `OUT/runs.csv` and a summary of mean ± std per
-//! cell (DESIGN.md §6, issue 4 item 4; protocol MODELS.md §8.2–8.4).
+//! cell (DESIGN.md §6, issue 4 item 4; protocol docs/models.md §8.2–8.4).
 //!
 //! * A *cell* is one model with one combination of grid values; a grid parameter applies only
 //!   to the models that have it (NMF has none, so it gets a single cell).
@@ -84,9 +84,9 @@ const SUMMARY_METRICS: &[&str] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Protocol {
-    /// k-means on the columns of H, ACC/NMI means over the restarts (MODELS.md §8.2).
+    /// k-means on the columns of H, ACC/NMI means over the restarts (docs/models.md §8.2).
     Clustering,
-    /// Stratified 80/20 split per repeat, linear SVM on the columns of H (MODELS.md §8.3);
+    /// Stratified 80/20 split per repeat, linear SVM on the columns of H (docs/models.md §8.3);
     /// the clustering metrics are computed as well.
     Classification,
 }

@@ -1,4 +1,4 @@
-//! `nmf-playground triplets`: generate triplets by the RPNMF protocol (MODELS.md §8.4) and
+//! `nmf-playground triplets`: generate triplets by the RPNMF protocol (docs/models.md §8.4) and
 //! write them to a file (`.csv` as `i,j,q`, otherwise a constraints `.json` carrying the
 //! dataset's fingerprint, which the app and `run --triplets` load).
 

@@ -1,7 +1,7 @@
 //! Run a model to completion: the iteration loop shared by the worker and the CLI.
 //!
 //! The loop owns everything models must not know about: the iteration cap, the relative
-//! tolerance, the NaN/Inf check (MODELS.md §10.4) and cancellation (through the observer).
+//! tolerance, the NaN/Inf check (docs/models.md §10.4) and cancellation (through the observer).
 
 use crate::engine::models::{Model, ModelError, Objective};
 use serde::{Deserialize, Serialize};
@@ -14,7 +14,7 @@ use std::time::Instant;
 pub struct FitOptions {
     /// Iteration cap (≥ 1).
     pub max_iter: usize,
-    /// Stop when `|f_{t−1} − f_t| / f_{t−1} < tol` (MODELS.md §3.1, §4.5 e) and the last change
+    /// Stop when `|f_{t−1} − f_t| / f_{t−1} < tol` (docs/models.md §3.1, §4.5 e) and the last change
     /// is also below `tol` times the progress so far, `|f_0 − f_t|` (see [`converged`]); 0
     /// disables it.
     pub tol: f64,
@@ -83,7 +83,7 @@ pub struct FitError {
     pub record: Box<FitRecord>,
 }
 
-/// The stopping rule: the relative change `|f_{t−1} − f_t| / f_{t−1} < tol` of MODELS.md
+/// The stopping rule: the relative change `|f_{t−1} − f_t| / f_{t−1} < tol` of docs/models.md
 /// §3.1/§4.5 e, **and** `|f_{t−1} − f_t| < tol · |f_0 − f_t|`.
 ///
 /// The second test guards the first against a large, slowly moving part of the objective. RPNMF's

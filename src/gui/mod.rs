@@ -330,7 +330,7 @@ impl App {
             .is_some_and(|st| st.fingerprint() == data.fingerprint);
         if !keep {
             // A new dataset: k = c, as in every clustering experiment of the papers
-            // (MODELS.md §1); the user can change it afterwards.
+            // (docs/models.md §1); the user can change it afterwards.
             if data.n_classes() > 0 {
                 self.settings.k = data.n_classes().min(data.m()).min(data.n());
             }

@@ -40,7 +40,7 @@ pub struct Settings {
     /// Logarithmic y axis on the convergence plot.
     pub log_y: bool,
     pub dark: bool,
-    /// k-means restarts of the evaluation after each run (MODELS.md §8.2 uses 50).
+    /// k-means restarts of the evaluation after each run (docs/models.md §8.2 uses 50).
     pub kmeans_restarts: usize,
 }
 

@@ -1,7 +1,7 @@
-//! The RPNMF triplet protocol (MODELS.md §8.4, after Chang et al. ICDM 2014) and a seeded
+//! The RPNMF triplet protocol (docs/models.md §8.4, after Chang et al. ICDM 2014) and a seeded
 //! "reveal p % of the labels" for demos.
 //!
-//! Choices marked [C] in §8.4: ⌈f·n⌉ anchors drawn uniformly from all samples (not per
+//! Choices marked in §8.4: ⌈f·n⌉ anchors drawn uniformly from all samples (not per
 //! class); per anchor, ⌈r/2⌉ label-based triplets (j from i's class, q from another class,
 //! both among the labelled samples) and ⌊r/2⌋ neighbour-based ones (j from the p = 5 nearest
 //! neighbours of i in X, q from outside N_p(i) ∪ {i}). j cycles through a shuffled pool (without
@@ -23,7 +23,7 @@ const MAX_DRAWS: usize = 64;
 /// Where anchors are drawn from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AnchorPool {
-    /// All samples, as in the paper (MODELS.md §8.4 step 1).
+    /// All samples, as in the paper (docs/models.md §8.4 step 1).
     #[default]
     All,
     /// Only labelled samples: for a few painted labels, so that every anchor can also get
@@ -31,7 +31,7 @@ pub enum AnchorPool {
     Labelled,
 }
 
-/// Parameters of the protocol (defaults: MODELS.md §8.4).
+/// Parameters of the protocol (defaults: docs/models.md §8.4).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProtocolOptions {
     /// Fraction of samples used as anchors, in [0, 1] (default 0.1).

@@ -1,6 +1,6 @@
 //! Partial labels: a class index or nothing per sample, with named classes (DESIGN.md §3).
 //! Ground-truth labels or labels painted by the user; the label matrix feeds 2-STGINMF
-//! (MODELS.md §7, `Y_L`).
+//! (docs/models.md §7, `Y_L`).
 
 use super::ConstraintError;
 use ndarray::Array2;

@@ -1,8 +1,8 @@
 //! Side information: ordinal triplets and partial labels, the undoable store, files and the
-//! RPNMF triplet-generation protocol (MODELS.md §8.4; DESIGN.md §3 "Constraints").
+//! RPNMF triplet-generation protocol (docs/models.md §8.4; DESIGN.md §3 "Constraints").
 //!
 //! * [`triplet`]: validation, the ordered duplicate-free [`TripletSet`], must-link /
-//!   cannot-link views (MODELS.md §3.5, §8.4).
+//!   cannot-link views (docs/models.md §3.5, §8.4).
 //! * [`labels`]: partial labels per sample with named classes, and the label matrix.
 //! * [`store`]: [`Store`], every edit through one undo/redo log, `dirty` flag, snapshots.
 //! * [`io`]: versioned JSON with the dataset fingerprint, CSV of triplets, atomic writes.

@@ -1,5 +1,5 @@
-//! Triplets `(i, j, q)`: "i is more related to j than to q" (MODELS.md §4.1). Validation, the
-//! ordered duplicate-free [`TripletSet`], and the pairwise views NMFCC uses (MODELS.md §3.5,
+//! Triplets `(i, j, q)`: "i is more related to j than to q" (docs/models.md §4.1). Validation, the
+//! ordered duplicate-free [`TripletSet`], and the pairwise views NMFCC uses (docs/models.md §3.5,
 //! §8.4: every triplet gives the must-link (i, j) and the cannot-link (i, q)).
 
 use super::ConstraintError;
@@ -133,8 +133,8 @@ impl TripletSet {
     }
 }
 
-/// Must-link pairs `(i, j)` of the triplets (MODELS.md §8.4), as unordered pairs
-/// `(min, max)`, sorted and without repeats (NMFCC's mask is symmetric, MODELS.md §3.5).
+/// Must-link pairs `(i, j)` of the triplets (docs/models.md §8.4), as unordered pairs
+/// `(min, max)`, sorted and without repeats (NMFCC's mask is symmetric, docs/models.md §3.5).
 pub fn must_links(triplets: &[Triplet]) -> Vec<(usize, usize)> {
     unordered_pairs(triplets.iter().map(|t| (t.i, t.j)))
 }

@@ -40,7 +40,7 @@ pub struct Fingerprint {
 pub enum Preprocess {
     /// Use X as loaded.
     None,
-    /// Scale every sample (column) to unit L2 norm: the papers' default (MODELS.md §8).
+    /// Scale every sample (column) to unit L2 norm: the papers' default (docs/models.md §8).
     #[default]
     L2,
     /// Divide by the global maximum.
@@ -57,7 +57,7 @@ pub struct Thumbnail {
     pub pixels: Vec<u8>,
 }
 
-/// A loaded dataset. X is m×n: **columns are samples** (MODELS.md §1).
+/// A loaded dataset. X is m×n: **columns are samples** (docs/models.md §1).
 #[derive(Clone, Debug)]
 pub struct Dataset {
     /// Data matrix, m features × n samples, nonnegative and finite after loading.
@@ -223,7 +223,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
 }
 
 /// Common tail of every loader: fingerprint of the raw matrix, data-quality warnings
-/// (MODELS.md §10.2), then preprocessing.
+/// (docs/models.md §10.2), then preprocessing.
 pub(crate) fn finish(mut ds: Dataset, opts: &LoadOptions) -> Dataset {
     ds.fingerprint = fingerprint_of(&ds.x);
     let quality = preprocess::quality_warnings(&ds.x, &ds.sample_names);

@@ -2,7 +2,7 @@
 //!
 //! Nothing is dropped silently: all-zero samples and constant features are kept (dropping
 //! would renumber samples and break constraint files) but reported, because they upset some
-//! models (MODELS.md §10.2).
+//! models (docs/models.md §10.2).
 
 use super::Preprocess;
 use ndarray::Array2;

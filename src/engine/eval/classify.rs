@@ -1,4 +1,4 @@
-//! Classification protocol (MODELS.md §8.3, §8.5): a seeded stratified split and a linear SVM
+//! Classification protocol (docs/models.md §8.3, §8.5): a seeded stratified split and a linear SVM
 //! trained on the training columns of H, scored on the test columns.
 //!
 //! The SVM is our own implementation of LIBLINEAR's solver for the L2-regularised L2-loss
@@ -23,7 +23,7 @@ pub struct Split {
     pub test: Vec<usize>,
 }
 
-/// Stratified split (MODELS.md §8.3): per class, `round(train_fraction · n_c)` samples drawn
+/// Stratified split (docs/models.md §8.3): per class, `round(train_fraction · n_c)` samples drawn
 /// at random for training and the rest for testing, clamped so that every class with ≥ 2
 /// samples has ≥ 1 sample in each part; a class with a single sample goes to training.
 /// Classes are visited in increasing id order with one ChaCha8 stream seeded by `seed`.
@@ -243,7 +243,7 @@ fn solve_l2_loss_dual(
 }
 
 impl LinearSvm {
-    /// Train on the columns of `points` (d×n) with labels `labels` (MODELS.md §8.3 step 3).
+    /// Train on the columns of `points` (d×n) with labels `labels` (docs/models.md §8.3 step 3).
     pub fn fit(
         points: ArrayView2<'_, f64>,
         labels: &[usize],
@@ -338,7 +338,7 @@ pub struct ClassificationOutcome {
     pub report: ClassificationReport,
 }
 
-/// MODELS.md §8.3: stratified split of the columns of `points` (seeded by `split_seed`), a
+/// docs/models.md §8.3: stratified split of the columns of `points` (seeded by `split_seed`), a
 /// linear SVM trained on the training columns, scored on the test columns (§8.5).
 pub fn classify_split(
     points: ArrayView2<'_, f64>,
@@ -366,7 +366,7 @@ pub fn classify_split(
     })
 }
 
-/// Classification metrics over repeated splits (MODELS.md §8.3 step 4: 10 repetitions).
+/// Classification metrics over repeated splits (docs/models.md §8.3 step 4: 10 repetitions).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassificationSummary {
     pub accuracy: MeanStd,

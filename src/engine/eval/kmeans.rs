@@ -1,4 +1,4 @@
-//! Lloyd's k-means on the columns of a matrix (MODELS.md §2.6), single and repeated (§8.2).
+//! Lloyd's k-means on the columns of a matrix (docs/models.md §2.6), single and repeated (§8.2).
 //!
 //! Points are the **columns** of a d×n view (d = k latent dimensions, n samples), as H is stored.
 //! Distances use `‖x‖² + ‖c‖² − 2xᵀc`; the points are low-dimensional and c ≤ ~100, so the
@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 pub struct KMeansParams {
     /// Number of clusters c.
     pub n_clusters: usize,
-    /// Maximum number of assignment passes per run (MODELS.md §2.6: 100).
+    /// Maximum number of assignment passes per run (docs/models.md §2.6: 100).
     pub max_iter: usize,
-    /// Number of random starts R (MODELS.md §8.2: 50 in the RPNMF protocol).
+    /// Number of random starts R (docs/models.md §8.2: 50 in the RPNMF protocol).
     pub restarts: usize,
     /// Seed; restart r uses [`derive_seed`]`(seed, r)`.
     pub seed: u64,
@@ -133,7 +133,7 @@ fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum()
 }
 
-/// One k-means run on the columns of `points` (d×n) with c clusters (MODELS.md §2.6):
+/// One k-means run on the columns of `points` (d×n) with c clusters (docs/models.md §2.6):
 /// 'sample' start (c distinct samples drawn uniformly), Lloyd iterations until the assignments
 /// stop changing or `max_iter` assignment passes were made; an empty cluster is re-seeded with
 /// the sample farthest from its current centroid. Ties in the assignment go to the lowest cluster.
@@ -168,7 +168,7 @@ pub fn kmeans(
     })
 }
 
-/// Repeated k-means (MODELS.md §8.2): `params.restarts` independent runs, run r seeded with
+/// Repeated k-means (docs/models.md §8.2): `params.restarts` independent runs, run r seeded with
 /// [`derive_seed`]`(params.seed, r)`. Runs execute in parallel on the rayon pool; each run is
 /// sequential and depends only on its seed, so the result does not depend on the thread count.
 pub fn repeated_kmeans(
@@ -268,7 +268,7 @@ fn lloyd(
         // Update: centroids = means of their samples.
         update_means(pts, &labels, &mut centroids, &mut counts);
         // Empty clusters: re-seed each with the sample farthest from its current centroid
-        // (MODELS.md §2.6 [C]); that sample moves to the empty cluster.
+        // (docs/models.md §2.6); that sample moves to the empty cluster.
         if counts.contains(&0) {
             let mut far: Vec<(f64, usize)> = (0..n)
                 .map(|i| {

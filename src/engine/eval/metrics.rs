@@ -1,4 +1,4 @@
-//! Clustering and classification metrics (MODELS.md §8.1, §8.5).
+//! Clustering and classification metrics (docs/models.md §8.1, §8.5).
 //!
 //! Labels are `&[usize]` with arbitrary ids (not necessarily `0..c`, not necessarily the same
 //! set in both labelings). Clustering metrics (ACC, NMI) are invariant to renaming the clusters;
@@ -105,7 +105,7 @@ pub fn mutual_info(truth: &[usize], pred: &[usize]) -> Result<f64, EvalError> {
     Ok(Contingency::new(truth, pred)?.mutual_info())
 }
 
-/// The best one-to-one map between clusters and classes (MODELS.md §8.1, Hungarian on the
+/// The best one-to-one map between clusters and classes (docs/models.md §8.1, Hungarian on the
 /// zero-padded square contingency table).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BestMap {
@@ -152,13 +152,13 @@ pub fn best_map(truth: &[usize], pred: &[usize]) -> Result<BestMap, EvalError> {
     })
 }
 
-/// Clustering accuracy ACC = (samples on the best-map cells) / n (MODELS.md §8.1).
+/// Clustering accuracy ACC = (samples on the best-map cells) / n (docs/models.md §8.1).
 pub fn clustering_accuracy(truth: &[usize], pred: &[usize]) -> Result<f64, EvalError> {
     let m = best_map(truth, pred)?;
     Ok(m.matched as f64 / m.n as f64)
 }
 
-/// NMI normalisations (MODELS.md §8.1).
+/// NMI normalisations (docs/models.md §8.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NmiNorm {
@@ -170,7 +170,7 @@ pub enum NmiNorm {
     Arith,
 }
 
-/// Normalised mutual information (MODELS.md §8.1), natural log, clean definition (no Cai
+/// Normalised mutual information (docs/models.md §8.1), natural log, clean definition (no Cai
 /// smoothing). Edge cases as in scikit-learn's `normalized_mutual_info_score` (1.x): if both
 /// labelings consist of a single cluster the NMI is 1; otherwise if the mutual information is
 /// 0 (in particular when either labeling is a single cluster) the NMI is 0.
@@ -239,7 +239,7 @@ impl MeanStd {
     }
 }
 
-/// Clustering metrics over the restarts of repeated k-means (MODELS.md §8.2).
+/// Clustering metrics over the restarts of repeated k-means (docs/models.md §8.2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClusteringSummary {
     pub acc: MeanStd,
@@ -282,7 +282,7 @@ pub fn summarize_repeated_kmeans(
     })
 }
 
-/// Fraction of samples whose predicted id equals the true id (MODELS.md §8.5).
+/// Fraction of samples whose predicted id equals the true id (docs/models.md §8.5).
 pub fn accuracy(truth: &[usize], pred: &[usize]) -> Result<f64, EvalError> {
     check_same_len("truth", truth.len(), "prediction", pred.len())?;
     if truth.is_empty() {
@@ -312,7 +312,7 @@ pub struct ClassScore {
     pub support: usize,
 }
 
-/// Classification metrics of MODELS.md §8.5.
+/// Classification metrics of docs/models.md §8.5.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ClassificationReport {
     pub n: usize,
@@ -342,10 +342,10 @@ fn f1(p: f64, r: f64) -> f64 {
 }
 
 /// Accuracy, per-class precision/recall/F1, macro-F1, `macro_f1_of_means` and the confusion
-/// matrix (MODELS.md §8.5). A 0/0 precision, recall or F1 counts as 0.
+/// matrix (docs/models.md §8.5). A 0/0 precision, recall or F1 counts as 0.
 ///
 /// The classes averaged are the sorted union of the ids in truth and prediction, as
-/// scikit-learn's `f1_score(average="macro")` does. MODELS.md §8.5 [C] averages over the
+/// scikit-learn's `f1_score(average="macro")` does. docs/models.md §8.5 averages over the
 /// classes present in the test set; the two agree unless a class is predicted that has no
 /// true sample (it then enters with F1 = 0).
 pub fn classification_report(

@@ -1,5 +1,5 @@
 //! Evaluation: k-means on H, clustering and classification metrics, triplets kept
-//! (MODELS.md §2.6 and §8).
+//! (docs/models.md §2.6 and §8).
 //!
 //! * [`kmeans`]: Lloyd's k-means on the columns of a matrix, single and repeated (§2.6, §8.2).
 //! * [`metrics`]: ACC by the Hungarian best map, NMI in three normalisations, macro-F1,
@@ -31,7 +31,7 @@ pub use metrics::{
 pub use run::{ClusterMethod, Protocol, RunEvaluation, RunInput, TRAIN_FRACTION, evaluate_run};
 pub use triplets::{triplets_kept, triplets_satisfied};
 
-/// MODELS.md §8.2 in one call: repeated k-means on the columns of `points` (d×n) and the
+/// docs/models.md §8.2 in one call: repeated k-means on the columns of `points` (d×n) and the
 /// mean ± std of ACC and NMI over the restarts against `truth`.
 pub fn cluster_and_score(
     points: ndarray::ArrayView2<'_, f64>,

@@ -1,5 +1,5 @@
 //! Triplets kept: the share of triplets (i, j, q) a representation orders as the triplet says,
-//! ‖z_i − z_j‖² < ‖z_i − z_q‖² (MODELS.md §4, §8.4; used on X and on H, and by the GUI's
+//! ‖z_i − z_j‖² < ‖z_i − z_q‖² (docs/models.md §4, §8.4; used on X and on H, and by the GUI's
 //! "show violations").
 
 use super::EvalError;

@@ -1,4 +1,4 @@
-//! p-nearest-neighbour search and graph (MODELS.md §2.1, DESIGN.md §4).
+//! p-nearest-neighbour search and graph (docs/models.md §2.1, DESIGN.md §4).
 //!
 //! Squared Euclidean distances come from blocked GEMM, `‖a‖² + ‖b‖² − 2aᵀb`, one block of
 //! [`BLOCK`] query columns at a time, so memory stays O(BLOCK·n). Each row keeps its p nearest
@@ -53,7 +53,7 @@ impl Neighbours {
     }
 
     /// Binary symmetrised graph: `S_ij = 1` when j is among i's p-NN **or** i among j's,
-    /// zero diagonal (MODELS.md §2.1 steps 2–3, weight mode "binary").
+    /// zero diagonal (docs/models.md §2.1 steps 2–3, weight mode "binary").
     pub fn binary_graph(&self) -> Csr {
         let n = self.n();
         let mut entries = Vec::with_capacity(2 * n * self.p);
@@ -282,7 +282,7 @@ pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
     Neighbours { p, idx, dist2 }
 }
 
-/// The binary symmetrised p-NN graph of the columns of `x` (MODELS.md §2.1), as CSR.
+/// The binary symmetrised p-NN graph of the columns of `x` (docs/models.md §2.1), as CSR.
 pub fn knn_graph(x: ArrayView2<'_, f64>, p: usize) -> Csr {
     knn(x, p).binary_graph()
 }

@@ -1,5 +1,5 @@
-//! A small compressed-sparse-row matrix: kNN graphs (MODELS.md §2.1) and the RPNMF role
-//! matrices `Mneg`/`Mpos` (MODELS.md §4.4), multiplied from the left by a dense k×n factor.
+//! A small compressed-sparse-row matrix: kNN graphs (docs/models.md §2.1) and the RPNMF role
+//! matrices `Mneg`/`Mpos` (docs/models.md §4.4), multiplied from the left by a dense k×n factor.
 
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 

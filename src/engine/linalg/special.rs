@@ -1,4 +1,4 @@
-//! Numerically stable logistic sigmoid and softplus (MODELS.md §2.5), on our own `e^x` (x ≤ 0)
+//! Numerically stable logistic sigmoid and softplus (docs/models.md §2.5), on our own `e^x` (x ≤ 0)
 //! and `ln(1 + e)` (0 ≤ e ≤ 1).
 //!
 //! Why not the platform's `exp` and `ln_1p`: RPNMF evaluates σ and softplus for every triplet

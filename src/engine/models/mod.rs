@@ -94,7 +94,7 @@ pub trait Model: Send {
     fn w(&self) -> Option<ArrayView2<'_, f64>>;
     /// The objective of the current iterate.
     fn objective(&self) -> Objective;
-    /// Post-processing after the last iteration (e.g. unit-norm W columns, MODELS.md §10.3).
+    /// Post-processing after the last iteration (e.g. unit-norm W columns, docs/models.md §10.3).
     fn finish(&mut self) {}
     /// Things the user should know about the finished fit that are not errors (e.g. RPNMF's
     /// safeguard rejecting H steps); shown by the CLI and the GUI. Empty by default.

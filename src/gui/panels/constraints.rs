@@ -68,7 +68,7 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, flags: &mut UiFlags, cmds:
         if ui
             .add_enabled(!session.generating, egui::Button::new(gen_text))
             .on_hover_text(
-                "The RPNMF protocol (MODELS.md §8.4): anchors, label- and kNN-based triplets",
+                "The RPNMF protocol (docs/models.md §8.4): anchors, label- and kNN-based triplets",
             )
             .clicked()
         {
@@ -235,7 +235,7 @@ pub fn generate_window(
         .show(ctx, |ui| {
             ui.label(
                 RichText::new(
-                    "MODELS.md §8.4: per anchor, half of the triplets from labels (j same class, \
+                    "docs/models.md §8.4: per anchor, half of the triplets from labels (j same class, \
                      q other class) and half from the 5-nearest-neighbour graph of X.",
                 )
                 .weak(),

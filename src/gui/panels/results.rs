@@ -50,7 +50,7 @@ pub fn show(
         let l = ui.label("k-means restarts");
         ui.add(DragValue::new(&mut settings.kmeans_restarts).range(1..=MAX_RESTARTS))
             .labelled_by(l.id)
-            .on_hover_text("Restarts of k-means on H after each run (MODELS.md §8.2 uses 50)");
+            .on_hover_text("Restarts of k-means on H after each run (docs/models.md §8.2 uses 50)");
     });
     if let Some(run) = session.evaluating {
         ui.horizontal(|ui| {

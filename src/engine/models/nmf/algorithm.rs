@@ -13,12 +13,12 @@ use ndarray::{Array2, ArrayView2, ArrayViewMut2, Zip, s};
 use std::sync::Arc;
 
 /// Recompute the objective exactly (from the residual, in column blocks) every this many
-/// iterations, bounding the cancellation error of the trace identity (MODELS.md §10.5).
+/// iterations, bounding the cancellation error of the trace identity (docs/models.md §10.5).
 const EXACT_EVERY: usize = 50;
 /// Column block of the exact residual: the buffer is m × EXACT_BLOCK, never m × n.
 const EXACT_BLOCK: usize = 256;
 
-/// Euclidean NMF, `min ‖X − WH‖²_F` s.t. W, H ≥ 0 (MODELS.md §3.1).
+/// Euclidean NMF, `min ‖X − WH‖²_F` s.t. W, H ≥ 0 (docs/models.md §3.1).
 ///
 /// One [`Model::step`] is H ← H ⊙ (WᵀX) ⊘ max(WᵀW H, ε), then W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε).
 /// All products go to preallocated workspaces; nothing m×n is formed. The objective comes from
@@ -50,7 +50,7 @@ pub struct Nmf {
 }
 
 impl Nmf {
-    /// Seeded initial W, H (MODELS.md §3.1 [C]); fails on an all-zero X.
+    /// Seeded initial W, H (docs/models.md §3.1); fails on an all-zero X.
     pub fn new(data: Arc<Dataset>, spec: &ModelSpec) -> Result<Self, ModelError> {
         let (m, n) = data.x.dim();
         let k = spec.k;
@@ -65,7 +65,7 @@ impl Nmf {
     }
 
     /// Start from given factors (tests, warm starts). Entries are clamped to ≥ 1e-16 so that
-    /// none locks at zero (MODELS.md §10.1).
+    /// none locks at zero (docs/models.md §10.1).
     pub fn from_factors(data: Arc<Dataset>, w: Array2<f64>, h: Array2<f64>) -> Self {
         let (m, n) = data.x.dim();
         let k = w.ncols();

@@ -1,4 +1,4 @@
-//! RPNMF kernels (MODELS.md §4.3–§4.4): triplet margins `t_τ`, the ranking loss
+//! RPNMF kernels (docs/models.md §4.3–§4.4): triplet margins `t_τ`, the ranking loss
 //! `α Σ sp(t_τ)` of eq. (9) and the role matrices `Mneg`/`Mpos`.
 
 use crate::engine::constraints::Triplet;
@@ -8,7 +8,7 @@ use crate::engine::linalg::special::{sigmoid, sigmoid_and_softplus, softplus};
 use crate::engine::linalg::thin::fixed;
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 
-/// `t_τ(H) = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ` for every triplet (MODELS.md §4.1). O(|T|·k).
+/// `t_τ(H) = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ` for every triplet (docs/models.md §4.1). O(|T|·k).
 ///
 /// The reference for [`margins_t`], on the k×n H, one coordinate at a time: the same sums in
 /// the same order ([`lane_of`], [`sum_lanes`]), so the same values bit for bit.
@@ -211,7 +211,7 @@ impl faer::traits::pulp::WithSimd for SigmoidsAndLoss<'_> {
     }
 }
 
-/// The two sparse n×n matrices of the combined update (MODELS.md §4.4), with a fixed pattern
+/// The two sparse n×n matrices of the combined update (docs/models.md §4.4), with a fixed pattern
 /// built once from the triplets; only the values change per iteration. For τ = (i, j, q) with
 /// `s = σ(t_τ)`: `Mneg[j,i] += s, Mneg[i,j] += s, Mneg[q,q] += s` and
 /// `Mpos[q,i] += s, Mpos[j,j] += s, Mpos[i,q] += s`, so that
@@ -599,7 +599,7 @@ mod tests {
         Array2::from_shape_simple_fn((r, c), || 0.1 + rng.r#gen::<f64>())
     }
 
-    /// MODELS.md §4.4: the ranking gradient equals central finite differences of α Σ sp(t).
+    /// docs/models.md §4.4: the ranking gradient equals central finite differences of α Σ sp(t).
     #[test]
     fn ranking_gradient_matches_finite_differences() {
         let h = random(3, 6, 1);

@@ -1,9 +1,9 @@
-//! RPNMF — Ranking Preserving NMF (Wang et al., IJCAI 2018; MODELS.md §4).
+//! RPNMF — Ranking Preserving NMF (Wang et al., IJCAI 2018; docs/models.md §4).
 //!
 //! `F(W, H) = ‖X − WH‖²_F + α Σ_{τ∈T} sp(t_τ(H))`, eq. (9), with
 //! `t_τ = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ` for each triplet τ = (i, j, q).
 //!
-//! One [`Model::step`] (MODELS.md §4.5): the W step `W ← W ⊙ (XHᵀ) ⊘ max(W(HHᵀ), ε)`, then the
+//! One [`Model::step`] (docs/models.md §4.5): the W step `W ← W ⊙ (XHᵀ) ⊘ max(W(HHᵀ), ε)`, then the
 //! combined H step `H ← H ⊙ (WᵀX + αH·Mneg) ⊘ max(WᵀW H + αH·Mpos, ε)` (§4.4, Jacobi: σ(t) at
 //! the H of the start of the step), then — by default — the safeguard: if F rose, retry with
 //! the damped steps `H ⊙ ratio^γ`, γ = 1/2, 1/4, … (see [`MAX_HALVINGS`]), and if F still
@@ -26,7 +26,7 @@
 pub mod algorithm;
 pub mod params;
 
-pub use params::RpnmfParams;
+pub use params::{RpnmfParams, paper_spec};
 
 use super::mu::{
     FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, mu_update, random_wh, wt_x_whole,
@@ -77,7 +77,7 @@ fn build(
     Ok(Box::new(Rpnmf::new(data, spec, side)?))
 }
 
-/// What the last H step did (MODELS.md §4.5 step d).
+/// What the last H step did (docs/models.md §4.5 step d).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum HStep {
     /// The full multiplicative step was taken.
@@ -92,7 +92,7 @@ pub enum HStep {
 
 /// Halvings of the exponent γ the safeguard tries before it keeps H (γ ≥ 2⁻¹⁰).
 ///
-/// MODELS.md §4.5 d names one retry, γ = 1/2. One retry is not enough: on `orl_32x32` with the
+/// docs/models.md §4.5 d names one retry, γ = 1/2. One retry is not enough: on `orl_32x32` with the
 /// paper's α = 0.1, δ = 10 both the full and the γ = 1/2 step raised F from about iteration 80
 /// on, and H then stayed frozen for the rest of the run (418 of 500 steps rejected). Because
 /// `H ⊙ ratio^γ ≈ H + γ H ⊙ log(ratio)` and `log(ratio)` has the sign of −∇F, a small enough γ
@@ -117,7 +117,7 @@ pub struct SafeguardStats {
     pub last: HStep,
 }
 
-/// Ranking Preserving NMF (MODELS.md §4).
+/// Ranking Preserving NMF (docs/models.md §4).
 pub struct Rpnmf {
     data: Arc<Dataset>,
     params: RpnmfParams,
@@ -156,7 +156,7 @@ pub struct Rpnmf {
 /// H is set and kept while H stays.
 ///
 /// F(W, H) at the start of a step needs HHᵀ, ⟨WᵀX, H⟩ and the ranking loss of the current H
-/// (MODELS.md §4.5 d); the W step needs HHᵀ, the H step σ(t_τ) and Hᵀ. All but ⟨WᵀX, H⟩ are
+/// (docs/models.md §4.5 d); the W step needs HHᵀ, the H step σ(t_τ) and Hᵀ. All but ⟨WᵀX, H⟩ are
 /// functions of H alone, and the safeguard computed them for the candidate it accepted, so
 /// the accepted candidate's parts become the current ones by a swap: in the common
 /// full-step-accepted case a step evaluates the triplets once and HHᵀ once (NMF computes HHᵀ
@@ -166,7 +166,7 @@ struct Iterate {
     h_t: Array2<f64>, // n×k  Hᵀ: one contiguous row per sample, for the margins and H·M
     hht: Array2<f64>, // k×k  HHᵀ: F's Gram term and the next W step's denominator
     t: Vec<f64>,      // t_τ(H) per triplet
-    sig: Vec<f64>,    // σ(t_τ(H)) per triplet: the values of Mneg and Mpos (MODELS.md §4.4)
+    sig: Vec<f64>,    // σ(t_τ(H)) per triplet: the values of Mneg and Mpos (docs/models.md §4.4)
     ranking: f64,     // α Σ_τ sp(t_τ(H))
     finite: bool,     // every entry of H is finite
 }
@@ -228,7 +228,7 @@ const BLOCK: usize = 32;
 /// stride k (scalar divisions) and the candidate loop was scalar. Both inner products sum in
 /// four partial sums by sample index mod 4, over the same order, so that a candidate equal to
 /// H gives exactly H's value: the safeguard sees the exact tie a from-scratch evaluation saw
-/// (MODELS.md §4.5 d).
+/// (docs/models.md §4.5 d).
 fn candidate_pass(
     (k, n): (usize, usize),
     h: &[f64],
@@ -412,7 +412,7 @@ impl<'a> RatioParts<'a> {
         }
     }
 
-    /// `r ← (WᵀX + αH·Mneg) ⊘ max(WᵀWH + αH·Mpos, ε)` at entries (a, ps) (MODELS.md §4.4),
+    /// `r ← (WᵀX + αH·Mneg) ⊘ max(WᵀWH + αH·Mpos, ε)` at entries (a, ps) (docs/models.md §4.4),
     /// each as the earlier separate passes computed it, so bit for bit the same.
     #[inline(always)]
     fn segment(&self, a: usize, ps: std::ops::Range<usize>, r: &mut [f64]) {
@@ -454,7 +454,7 @@ fn objective_of(recon: f64, ranking: f64) -> Objective {
 }
 
 impl Rpnmf {
-    /// Seeded start (the NMF init, MODELS.md §4.5 step 2). Needs at least one triplet.
+    /// Seeded start (the NMF init, docs/models.md §4.5 step 2). Needs at least one triplet.
     pub fn new(data: Arc<Dataset>, spec: &ModelSpec, side: &SideInfo) -> Result<Self, ModelError> {
         let params = RpnmfParams::from_checked(&spec.checked()?)?;
         let (m, n) = data.x.dim();
@@ -469,7 +469,7 @@ impl Rpnmf {
         Self::from_factors(data, params, &side.triplets, w, h)
     }
 
-    /// Start from given factors (tests, warm starts), clamped to ≥ 1e-16 (MODELS.md §10.1).
+    /// Start from given factors (tests, warm starts), clamped to ≥ 1e-16 (docs/models.md §10.1).
     pub fn from_factors(
         data: Arc<Dataset>,
         params: RpnmfParams,
@@ -570,7 +570,7 @@ impl Rpnmf {
         gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
     }
 
-    /// `W ← W ⊙ (XHᵀ) ⊘ max(W(HHᵀ), ε)` (MODELS.md §4.4, W step [P]), with the kept HHᵀ of
+    /// `W ← W ⊙ (XHᵀ) ⊘ max(W(HHᵀ), ε)` (docs/models.md §4.4, W step), with the kept HHᵀ of
     /// the current H. XHᵀ comes from the last single pass when that pass made the current H.
     fn w_step(&mut self) {
         if !self.xht_of_cur {
@@ -590,7 +590,7 @@ impl Rpnmf {
         mu_update(&mut self.w, &self.xht, &self.whht);
     }
 
-    /// The products the H step needs besides WᵀX (MODELS.md §4.4): `H·Mneg` and `H·Mpos`
+    /// The products the H step needs besides WᵀX (docs/models.md §4.4): `H·Mneg` and `H·Mpos`
     /// (k×n) from the kept σ(t_τ(H)) (Jacobi: σ at the H of the start of the step), gathered
     /// from the kept Hᵀ, and WᵀW H.
     fn h_step_products(&mut self) {
@@ -603,7 +603,7 @@ impl Rpnmf {
         gram_times(&mut self.wtwh, &self.wtw, &self.cur.h);
     }
 
-    /// The full candidate `H' = max(H ⊙ ratio, FLOOR)` (MODELS.md §4.4), in one pass that also
+    /// The full candidate `H' = max(H ⊙ ratio, FLOOR)` (docs/models.md §4.4), in one pass that also
     /// gives H'ᵀ. The ratio is not stored: a damped step recomputes it (the full step is
     /// taken in the common case, and one k×n write less keeps more of the step in cache).
     /// Returns `(⟨WᵀX, H'⟩, ⟨WᵀX, H⟩)`.
@@ -746,7 +746,7 @@ impl Model for Rpnmf {
         // a. W step (with the kept HHᵀ of H), then the products of the new W.
         self.w_step();
         // b–c. σ at the current H is kept from the step that accepted it; Mneg, Mpos, then the
-        // candidate H' = H ⊙ ratio of the combined update (MODELS.md §4.4). Large X: WᵀX and
+        // candidate H' = H ⊙ ratio of the combined update (docs/models.md §4.4). Large X: WᵀX and
         // XH'ᵀ in the candidate's single pass over X.
         let pass = if self.blocked {
             self.refresh_wtw();
@@ -859,9 +859,10 @@ impl Model for Rpnmf {
         vec![note]
     }
 
-    /// Nothing by default (MODELS.md §4.5 step 4). With `normalize_w = 1`: unit-L2 W columns,
+    /// With `normalize_w` (the default): unit-L2 W columns,
     /// H rows scaled by the old norms (`ν_a = max(‖w_:a‖, 1e-15)`, §3.1), for k-means only;
-    /// the reported objective stays that of the last iterate.
+    /// the reported objective stays that of the last iterate. Off: nothing (docs/models.md
+    /// §4.5 step 4).
     fn finish(&mut self) {
         if !self.params.normalize_w {
             return;
@@ -927,7 +928,9 @@ mod tests {
     }
 
     fn spec(k: usize, seed: u64, params: &[(&str, f64)]) -> ModelSpec {
-        let mut s = ModelSpec::new(KIND, k, seed);
+        // The paper's setting (α = 0.1, δ = 10, raw H), which these tests were written for;
+        // the defaults are the project's (docs/models.md §4.2).
+        let mut s = paper_spec(k, seed);
         for (n, v) in params {
             // A stored 0/1 is read as a flag by the table check.
             s.params.insert((*n).into(), ParamValue::Number(*v));
@@ -1324,7 +1327,7 @@ mod tests {
         }
     }
 
-    /// MODELS.md §4.4: `2(WᵀWH + αH·Mpos) − 2(WᵀX + αH·Mneg)` is the gradient of F in H.
+    /// docs/models.md §4.4: `2(WᵀWH + αH·Mpos) − 2(WᵀX + αH·Mneg)` is the gradient of F in H.
     #[test]
     fn full_gradient_matches_finite_differences() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
@@ -1363,7 +1366,7 @@ mod tests {
         assert!(rel < 1e-6, "relative error {rel}");
     }
 
-    /// MODELS.md §9.2, Proposition 1: NMF's H breaks a triplet that holds in X; RPNMF's keeps it.
+    /// The paper's Proposition 1 (docs/models.md §4.1): NMF's H breaks a triplet that holds in X; RPNMF's keeps it.
     #[test]
     fn proposition_1_counterexample() {
         let x = array![
@@ -1510,7 +1513,7 @@ mod tests {
         (dataset(x), set.into_iter().collect())
     }
 
-    /// MODELS.md §10.4: a non-finite iterate is reverted and reported as divergence.
+    /// docs/models.md §10.4: a non-finite iterate is reverted and reported as divergence.
     #[test]
     fn paper_literal_divergence_is_reported_and_reverted() {
         let (data, ts) = random_case();
@@ -1535,7 +1538,7 @@ mod tests {
     }
 
     /// Random triplets (many contradict X and each other) plus the reversal (i, q, j) of half of
-    /// them: the plain rule's objective jumps up (MODELS.md §4.5 d); the guarded one stays
+    /// them: the plain rule's objective jumps up (docs/models.md §4.5 d); the guarded one stays
     /// finite and monotone, because the safeguard damps the steps that would raise F.
     #[test]
     fn contradictory_triplets_do_not_blow_up() {
@@ -1561,7 +1564,7 @@ mod tests {
             stats.damped > 50,
             "the full step often raises F here: {stats:?}"
         );
-        // Damping by more than the one square root of MODELS.md §4.5 d was needed at times.
+        // Damping by more than the one square root of docs/models.md §4.5 d was needed at times.
         assert!(stats.deepest > 1, "{stats:?}");
 
         // Paper-literal: the objective rises (or the run reports divergence); never a panic,
@@ -1595,7 +1598,7 @@ mod tests {
     }
 
     /// The notes speak up only when the safeguard kept H, and call a long run of rejections a
-    /// stall (the user-facing message of MODELS.md §4.5 d).
+    /// stall (the user-facing message of docs/models.md §4.5 d).
     #[test]
     fn notes_report_rejections_and_stalls() {
         let (data, ts) = random_case();
@@ -1647,12 +1650,12 @@ mod tests {
         };
         assert_eq!(run(9), run(9));
         assert_ne!(run(9).0, run(10).0);
-        // Same start as NMF on the same seed (MODELS.md §4.5 step 2).
+        // Same start as NMF on the same seed (docs/models.md §4.5 step 2).
         let m = Rpnmf::new(data.clone(), &spec(3, 9, &[]), &side).unwrap();
         let (w0, h0) = random_wh(12, 60, 3, data.x.mean().unwrap(), 9);
         assert_eq!(m.w().unwrap(), w0.view());
         assert_eq!(m.h(), h0.view());
-        // No normalisation by default; optional unit-norm W keeps WH.
+        // No normalisation with the paper's setting; unit-norm W keeps WH.
         let mut m = Rpnmf::new(data.clone(), &spec(3, 9, &[]), &side).unwrap();
         m.step().unwrap();
         let (w1, h1) = (m.w().unwrap().to_owned(), m.h().to_owned());
