@@ -200,10 +200,21 @@ fn a_grid_parameter_no_model_has_is_an_error() {
     assert!(matches!(err, CliError::BadInput(_)));
     assert!(err.to_string().contains("beta"), "{err}");
     assert!(!d.path().join("runs.csv").exists(), "nothing written");
-    let err = sweep(&args(d.path(), &["--models", "nmf,bogus"]))
-        .0
-        .expect_err("unknown model");
-    assert!(err.to_string().contains("bogus"), "{err}");
+    // An unknown model is refused by the argument parser, naming the registered ones.
+    let err = Cli::try_parse_from([
+        "nmf-playground",
+        "sweep",
+        "--data",
+        "x",
+        "--models",
+        "nmf,bogus",
+    ])
+    .expect_err("unknown model")
+    .to_string();
+    assert!(
+        err.contains("unknown model `bogus` (available: nmf, rpnmf"),
+        "{err}"
+    );
 }
 
 #[test]

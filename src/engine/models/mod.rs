@@ -7,13 +7,27 @@
 //! cancellation) and by [`crate::engine::worker`] (the same loop on a thread).
 
 pub mod mu;
-pub mod nmf;
 pub mod params;
 pub mod registry;
-pub mod rpnmf;
+
+/// Declares each model folder and lists its descriptor in [`MODELS`], in menu order. Adding a
+/// model is its folder (with a `DESCRIPTOR`) and one name here; the CLI, the GUI and `sweep`
+/// read the list.
+macro_rules! models {
+    ($($model:ident),* $(,)?) => {
+        $(pub mod $model;)*
+        /// Every model, in menu order.
+        pub static MODELS: &[&Descriptor] = &[$(&$model::DESCRIPTOR),*];
+    };
+}
+
+models! {
+    nmf,
+    rpnmf,
+}
 
 pub use params::{Checked, ChoiceOption, HyperParam, ParamKind, ParamValue, Preset};
-pub use registry::{Descriptor, MODELS, ModelKind, Output, SideNeed};
+pub use registry::{Descriptor, ModelKind, Output, SideNeed};
 
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;

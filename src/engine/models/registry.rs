@@ -1,18 +1,16 @@
-//! The one list of models. Each model folder declares a [`Descriptor`] (names, docs section,
-//! teaching text, hyperparameter table, side information it needs, what it outputs, and how
-//! to build it); the CLI's `--model` parsing and help, the GUI's picker and parameter widgets
-//! and `sweep`'s grid all read [`MODELS`]. Adding a model is its folder plus one line here.
+//! What the registry knows of a model. Each model folder declares a [`Descriptor`] (names,
+//! docs section, teaching text, hyperparameter table, side information it needs, what it
+//! outputs, and how to build it); the list of them is [`super::MODELS`] (one line per model in
+//! `models/mod.rs`). The CLI's `--model` parsing and help, the GUI's picker and parameter
+//! widgets and `sweep`'s grid all read it through [`ModelKind`].
 
 use super::params::{HyperParam, ParamKind, Preset};
-use super::{Model, ModelError, ModelSpec, nmf, rpnmf};
+use super::{MODELS, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::sync::Arc;
-
-/// Every model, in menu order.
-pub static MODELS: &[&Descriptor] = &[&nmf::DESCRIPTOR, &rpnmf::DESCRIPTOR];
 
 /// The side information a model cannot run without.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -249,11 +247,11 @@ mod tests {
                 }
             }
         }
-        let json = serde_json::to_string(&rpnmf::KIND).unwrap();
+        let json = serde_json::to_string(&crate::engine::models::rpnmf::KIND).unwrap();
         assert_eq!(json, "\"rpnmf\"");
         assert_eq!(
             serde_json::from_str::<ModelKind>(&json).unwrap(),
-            rpnmf::KIND
+            crate::engine::models::rpnmf::KIND
         );
         assert!(serde_json::from_str::<ModelKind>("\"nope\"").is_err());
     }
