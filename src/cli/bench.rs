@@ -4,12 +4,14 @@
 //! min and max, and GFLOP/s where a flop count applies. The NMF iteration is timed next to its
 //! two big GEMMs alone (WᵀX and XHᵀ) on the same matrices, so the report states the
 //! iteration's overhead over pure GEMM time. Those cases (and the RPNMF iteration) take turns
-//! rep by rep, and each ratio is the median of the reps' ratios: on a shared box whose speed
-//! drifts, a ratio of two medians taken a minute apart moved by ±5 % from run to run. RPNMF is
-//! timed twice on digits: with random triplets (|T| = 3n, the full step is always taken) and
-//! with the protocol's triplets on unit-norm columns, as `run --triplets generate` fits it,
-//! where the safeguard damps most steps and each damped level costs one more evaluation of
-//! the objective.
+//! rep by rep, and each ratio is the median of the reps' ratios, which a drift of a shared
+//! box's speed moves far less than a ratio of two medians taken a minute apart
+//! (docs/performance.md, "What `bench` measures").
+//!
+//! RPNMF is timed twice on digits: with random triplets (|T| = 3n, the full step is always
+//! taken) and with the protocol's triplets on unit-norm columns, as `run --triplets generate`
+//! fits it, where the safeguard damps most steps and each damped level costs one more
+//! evaluation of the objective.
 
 use super::CliError;
 use super::output::{matrix_npy, write_atomic};

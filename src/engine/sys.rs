@@ -11,10 +11,10 @@
 ///
 /// faer's AVX-512 micro-kernels return with the upper register state dirty. On the Intel Xeon
 /// of the development box, every legacy-SSE instruction that follows then pays a transition
-/// penalty: all scalar f64 code of the crate (the MU passes, the trace objective, margins) and
-/// libm's `exp`/`log1p` ran up to 30× slower (measured: `softplus` 9 ns per call in a fresh
-/// process, 285 ns right after a GEMM). Call this after every faer kernel call; it costs one
-/// instruction and leaves all results bit-identical. (Code compiled by rustc, such as
+/// penalty, which slowed all scalar f64 code of the crate (the MU passes, the trace objective,
+/// margins) and libm's `exp`/`log1p` many times over (docs/performance.md, "`vzeroupper` after
+/// faer (`engine/sys.rs`, `clear_upper_state`)"). Call this after every faer kernel call; it
+/// costs one instruction and leaves all results bit-identical. (Code compiled by rustc, such as
 /// `linalg::thin`, gets its `vzeroupper` from the compiler.)
 #[inline]
 pub(crate) fn clear_upper_state() {
@@ -51,9 +51,9 @@ mod zeroupper {
 /// of range or off x86_64.
 ///
 /// `linalg::thin`'s `WᵀX` reads 16 rows of a large X side by side, 128 bytes of each per
-/// step; the hardware prefetchers do not run far enough ahead on that pattern, and a prefetch a
-/// few steps ahead in each row saves 9–15 % of a 4096×10000 NMF iteration (see
-/// `thin::PREFETCH_COLUMNS`).
+/// step; the hardware prefetchers do not run far enough ahead on that pattern, so a prefetch a
+/// few steps ahead in each row pays (`thin::PREFETCH_COLUMNS`; docs/performance.md, "Thin `WᵀX`
+/// (`linalg/thin.rs`, `wt_x_columns`)").
 #[inline(always)]
 pub(crate) fn prefetch(s: &[f64], at: usize) {
     #[cfg(target_arch = "x86_64")]
@@ -88,11 +88,11 @@ pub const HUGE_PAGE_MIN_BYTES: usize = 32 << 20;
 /// becomes resident only where it is written.
 ///
 /// The NMF products walk X in column blocks, i.e. thousands of rows far apart: with 4 KiB pages
-/// every row is a TLB miss. With 2 MiB pages (4096×10000, k = 20, measured in one sitting):
-/// faer's `WᵀX` on blocks 119 → 81 ms, the thin-kernel pair of `linalg::thin` 141 → 101 ms.
-/// NumPy does the same for its large arrays (`madvise(MADV_HUGEPAGE)` above 4 MiB), so the
-/// scikit-learn peer of the benchmark already had it. Transparent huge pages set to `never`
-/// make the advice a no-op; `always` makes it unnecessary.
+/// every row is a TLB miss, which 2 MiB pages make rare (docs/performance.md, "2 MiB pages
+/// (`engine/sys.rs`, `huge_page_buffer`)"). NumPy does the same for its large arrays
+/// (`madvise(MADV_HUGEPAGE)` above 4 MiB), so the scikit-learn peer of the benchmark already
+/// had it. Transparent huge pages set to `never` make the advice a no-op; `always` makes it
+/// unnecessary.
 pub fn huge_page_buffer(len: usize) -> Vec<f64> {
     // A large zeroed allocation is a fresh anonymous mapping: no page is touched yet, so the
     // advice applies to every page of it.

@@ -6,8 +6,8 @@
 //! its header parser private), then the values are read a few MiB at a time and written,
 //! converted to f64, straight into their transposed place in the final m×n X. Reading the whole
 //! file, parsing it into an array, converting and transposing that held three full-size copies
-//! at once (peak RSS 3.0× the size of X plus the factors for a 10000×4096 f64 file, k = 20,
-//! issue 5); streaming holds X and one chunk (1.2×, the rest being the GEMM's packing buffer).
+//! at once; streaming holds X and one chunk (docs/performance.md, "Streaming `.npy` loader and
+//! row-wise passes (`data/npy.rs`, `data/preprocess.rs`, `data/mod.rs`)").
 //!
 //! Labels come from `opts.labels_file` (a text file with one label per line, or a `.npy`
 //! vector) or, when that is not given, from a `labels.npy` beside the data file.

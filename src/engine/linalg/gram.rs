@@ -3,16 +3,16 @@
 //! evaluates, and `ABᵀ` of an m×n A and a k×n B ([`a_bt_into`]), the `XHᵀ` of the small-X
 //! steps of NMF and RPNMF.
 //!
-//! faer packs both operands of a product this thin, and on digits (H 10×1797) the packing and
-//! its 16×8 micro-kernel were most of the 12 % that GEMMs took of an RPNMF run with the
-//! protocol's triplets (five HHᵀ per iteration, one per candidate). Here the rows are read in
-//! place, a column chunk at a time so that the chunk of every row stays in L1, and only the
-//! upper triangle is formed (half the flops).
+//! faer packs both operands of a product this thin, and for HHᵀ its packing and micro-kernel
+//! were most of the time GEMMs took in RPNMF. Here the rows are read in place, a column chunk
+//! at a time so that the chunk of every row stays in L1, and only the upper triangle is formed
+//! (half the flops) (docs/performance.md, "Gram matrix `HHᵀ` (`linalg/gram.rs`,
+//! `gram_of_rows_into`)").
 //!
-//! `XHᵀ` on digits (X 64×1797, H 10×1797) took faer 41.3 µs; [`a_bt_into`] takes 37.6–38.0 µs
-//! (three alternated rounds in one process). Its chunk of B is packed as a 64-byte-aligned
-//! panel: the rows of X and H are 1797 values long, so a vector load from them straddles two
-//! cache lines, and the same loop on unpacked rows took 44–51 µs.
+//! [`a_bt_into`] packs its chunk of B once as a 64-byte-aligned panel, because rows whose
+//! length is not a multiple of 8 (1797 on digits) make vector loads straddle cache lines; it
+//! beats faer's `XHᵀ` on an X in cache (docs/performance.md, "Lane-sum `XHᵀ` for X in cache
+//! (`linalg/gram.rs`, `a_bt_into`)").
 //!
 //! Summation order is fixed by the code: entry (a, b) keeps [`LANES`] partial sums, column j
 //! going to lane `j mod LANES` in column order, and the lanes are added pairwise in a fixed
@@ -152,9 +152,9 @@ pub(crate) fn a_bt_into(a: &[f64], b: &[f64], (m, k, n): (usize, usize, usize), 
 /// Rows of A per register tile of [`a_bt_into`].
 const CROSS_ROWS: usize = 2;
 /// Rows of B per register tile of [`a_bt_into`] (all of k = 10 at once): 2 × 10 entries are
-/// twenty FMA chains fed by twelve loads, each row of A read once per chunk. On digits, in
-/// one process: 2 × 10 37.9–39.0 µs, 4 × 5 (nine loads, but every row of A read twice)
-/// 40.8 µs, 3 × 8 47.8–48.6 µs, faer 41.0–45.1 µs.
+/// twenty FMA chains fed by twelve loads, each row of A read once per chunk; it was the
+/// fastest of the tile shapes tried (docs/performance.md, "Lane-sum `XHᵀ` for X in cache
+/// (`linalg/gram.rs`, `a_bt_into`)").
 const CROSS_COLS: usize = 10;
 
 /// The lane sums of [`a_bt_into`] as a pulp job.
@@ -245,8 +245,8 @@ fn pack_panel(b: &[f64], stride: usize, k: usize, cols: std::ops::Range<usize>, 
 /// Rows of the triangle per tile of [`add_to_lanes`].
 const TILE_ROWS: usize = 2;
 /// Columns of the triangle per tile of [`add_to_lanes`]: 2 × 5 entries are ten independent
-/// FMA chains fed by seven loads, where a row of four entries (the kernel until 2026-12-01)
-/// was four chains, latency-bound, fed by five loads, and the remainder of each row one chain.
+/// FMA chains fed by seven loads, where a row of four entries would be four chains,
+/// latency-bound, fed by five loads, and the remainder of each row one chain.
 const TILE_COLS: usize = 5;
 
 /// Index of entry (r, c), r ≤ c, in the lane sums (upper triangle row by row).

@@ -2,13 +2,14 @@
 //! and `ln(1 + e)` (0 ≤ e ≤ 1).
 //!
 //! Why not the platform's `exp` and `ln_1p`: RPNMF evaluates σ and softplus for every triplet
-//! at every candidate of its safeguard (about five candidates per iteration with the protocol's
-//! triplets on digits), and the libm calls were 16–17 % of such a run (perf). The two functions here are
-//! straight-line code (selects, no branches, no calls), so a loop over margins vectorizes when
-//! it runs in pulp's context, and they give the same bits on every platform and instruction
-//! set (each step is an IEEE operation or a fused multiply-add, which is exactly rounded
-//! everywhere), where libm differs between systems. Accuracy against glibc's libm, on 300,000
-//! points each (tests below, which allow 2 ulp): worst seen 1 ulp for `e^x`, 2 for `ln(1 + e)`.
+//! at every candidate of its safeguard, and the libm calls were a large share of such a run
+//! (docs/performance.md, "RPNMF's triplet kernels (`models/rpnmf/algorithm.rs`,
+//! `models/rpnmf/mod.rs`)"). The two functions here are straight-line code (selects, no
+//! branches, no calls), so a loop over margins vectorizes when it runs in pulp's context, and
+//! they give the same bits on every platform and instruction set (each step is an IEEE
+//! operation or a fused multiply-add, which is exactly rounded everywhere), where libm differs
+//! between systems. Accuracy against glibc's libm, on 300,000 points each (tests below, which
+//! allow 2 ulp): worst seen 1 ulp for `e^x`, 2 for `ln(1 + e)`.
 
 /// `log2(e)`.
 const LOG2E: f64 = std::f64::consts::LOG2_E;

@@ -1,10 +1,9 @@
 //! The two big products of an NMF/RPNMF iteration on a large row-major X with a thin factor
 //! (rank k ≪ m, n): `WᵀX` on a range of columns, and `XHᵀ` accumulated over column ranges.
 //!
-//! faer's general GEMM packs its operands for square-ish shapes; at k = 20 on a 4096×10000 X
-//! taken in column blocks of a row-major array it ran at 15–23 GFLOP/s here (81–87 ms for
-//! `WᵀX`, 45–54 ms for `XHᵀ`, 2 MiB pages), against ~65 GFLOP/s for the same kernels on data in
-//! cache. These kernels need no packing of X at all:
+//! faer's general GEMM packs its operands for square-ish shapes, and on column blocks of a
+//! large row-major X with a thin factor it runs far below its in-cache rate. These kernels
+//! need no packing of X at all:
 //!
 //! - [`wt_x_columns`]: register tiles of [`TILE_ROWS`] rows of `Wᵀ` × 16 columns (20 vectors of
 //!   8 lanes), fed by a broadcast of `W[i, r]` and two loads of `X[i, j..j + 16]` per row i,
@@ -17,10 +16,9 @@
 //! On a large X both prefetch each row of X a few cache lines ahead ([`crate::engine::sys::prefetch`]);
 //! the hardware prefetchers alone fell behind (see [`PREFETCH_COLUMNS`]).
 //!
-//! Measured (1 thread, 4096×10000, k = 20, blocks of 4096 columns, 2 MiB pages): the pair
-//! 84–90 ms, against 131 ms for faer on blocks of the same matrix and 190–215 ms for faer on
-//! the whole of it; digits 64×1797, k = 10: `WᵀX` 0.036 ms against faer's 0.055 ms. See
-//! `nmf-playground bench`.
+//! Both beat faer on the blocks of a large X, and `WᵀX` also on an X in cache
+//! (docs/performance.md, "Thin `WᵀX` (`linalg/thin.rs`, `wt_x_columns`)" and "Thin `XHᵀ`
+//! accumulator (`linalg/thin.rs`, `XhtAccumulator`)").
 //!
 //! Summation orders are fixed by the code, not by the instruction set: every output entry is
 //! one fused multiply-add chain in index order (over the rows of X for `WᵀX`, over the columns
@@ -45,29 +43,25 @@ const MAX_VECS: usize = 4;
 /// f64 values per 64-byte cache line: the step of the prefetches below.
 const LINE: usize = 8;
 /// How far ahead (in columns) [`ChunkRows::Streaming`] prefetches each row of X: with 16 rows
-/// read side by side, 128 bytes of each per tile, the hardware prefetchers fall behind. Measured
-/// on 4096×10000, k = 20 (`WᵀX` alone over the whole pass, medians of `bench --models-only
-/// --problem random`, one sitting): no prefetch 48.7 ms; 32 columns 41.2, 48 → 39.2, 64 →
-/// 40.8–41.6, 96 → 41.3, 128 → 43.7, 256 → 43.2. Longer chunks with prefetch stayed slower
-/// (32 rows: 64–74 ms; 64 rows: 70–88 ms), and so did 8 rows (46–50 ms).
+/// read side by side, 128 bytes of each per tile, the hardware prefetchers fall behind; 48
+/// columns was the fastest distance tried (docs/performance.md, "Thin `WᵀX`
+/// (`linalg/thin.rs`, `wt_x_columns`)").
 const PREFETCH_COLUMNS: usize = 48;
 /// How far ahead (in columns) [`XhtAccumulator`] prefetches each of its tile's rows of X, one
 /// cache line per row every 8 columns. A smaller gain than in `WᵀX`, since these rows are read
-/// whole, 8 at a time, which the hardware prefetchers follow better: the 4096×10000 pair
-/// 74.0–75.6 → 71.6–73.4 ms (three alternated `bench` runs), 16 columns less, 64 and 128 the
-/// same as 32 within noise; 40-iteration runs A/B 0.982 (7 pairs, whole processes).
+/// whole, 8 at a time, which the hardware prefetchers follow better
+/// (docs/performance.md, "Thin `XHᵀ` accumulator (`linalg/thin.rs`, `XhtAccumulator`)").
 const XHT_PREFETCH_COLUMNS: usize = 32;
 
 /// Rows of X per chunk of [`wt_x_columns`]: the accumulators go back to memory once per chunk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ChunkRows {
-    /// 16 rows: X comes from DRAM, read as 16 concurrent sequential streams (4096×10000,
-    /// k = 20, medians of `bench --models-only --problem random` per iteration: 4 rows
-    /// 106–111 ms, 8 rows 91–93, 16 rows 87–96, 24 rows 100–102, 32 rows 138–139), each
-    /// prefetched [`PREFETCH_COLUMNS`] ahead.
+    /// 16 rows: X comes from DRAM, read as 16 concurrent sequential streams, each prefetched
+    /// [`PREFETCH_COLUMNS`] ahead; chosen from chunks of 4 to 32 rows on a large X
+    /// (docs/performance.md, "Thin `WᵀX` (`linalg/thin.rs`, `wt_x_columns`)").
     Streaming,
-    /// 32 rows: X is in cache (fewer accumulator round trips; digits 64×1797: 0.036 ms for
-    /// `WᵀX` against 0.058 ms with 8 rows).
+    /// 32 rows: X is in cache, so fewer accumulator round trips is all that counts
+    /// (docs/performance.md, "Thin `WᵀX` (`linalg/thin.rs`, `wt_x_columns`)").
     Cached,
 }
 

@@ -11,16 +11,19 @@ use ndarray::Array2;
 /// X larger than this (bytes) takes the blocked single pass over X ([`blocked_pass_over_x`]);
 /// smaller X stays in cache between the two products and takes one product per pass (thin
 /// `WᵀX` and `WᵀW·H`, the lane kernel's `XHᵀ`), which is as fast or faster there
-/// (docs/performance.md, "Small X").
+/// (docs/performance.md, "Blocked single pass over a large X (`models/nmf`, `fused_h_step`;
+/// RPNMF's H step)").
 pub const FUSED_MIN_BYTES: usize = 4 << 20;
 /// Bytes of X per column block of the single pass: 4096 columns at m = 4096. Long row
 /// segments matter more than keeping the block in cache for the second product
-/// (docs/performance.md, "Blocked pass").
+/// (docs/performance.md, "Blocked single pass over a large X (`models/nmf`, `fused_h_step`;
+/// RPNMF's H step)").
 const X_BLOCK_BYTES: usize = 128 << 20;
 
 /// `out ← WᵀX` over all columns (X m×n, W m×k, out k×n): the thin kernel with X in cache
-/// (faster than faer's packing GEMM for this thin product), faer when an array is not
-/// contiguous row-major. The small-X steps of the MU models.
+/// (faster than faer's packing GEMM for this thin product; docs/performance.md, "Thin `WᵀX`
+/// (`linalg/thin.rs`, `wt_x_columns`)"), faer when an array is not contiguous row-major. The
+/// small-X steps of the MU models.
 pub fn wt_x_whole(out: &mut Array2<f64>, w: &Array2<f64>, x: &Array2<f64>) {
     let (m, n) = x.dim();
     let k = w.ncols();
@@ -66,7 +69,8 @@ pub fn xh_t_whole(out: &mut Array2<f64>, x: &Array2<f64>, h: &Array2<f64>) {
 
 /// `out ← G·H` for a symmetric k×k G (WᵀW) and H k×n as [`wt_x_whole`]`(G, H)`, which is
 /// `GᵀH` = `G·H`: the thin kernel, every entry one FMA chain over b = 0..k in order (faer packs
-/// both operands of this thin product and is slower here).
+/// both operands of this thin product and is slower here; docs/performance.md, "Thin `WᵀX`
+/// (`linalg/thin.rs`, `wt_x_columns`)").
 pub fn gram_times(out: &mut Array2<f64>, g: &Array2<f64>, h: &Array2<f64>) {
     wt_x_whole(out, g, h);
 }

@@ -10,7 +10,8 @@ use ndarray::{Array2, Zip};
 /// of three factor-sized numbers (WᵀW·H, W·HHᵀ) is at least 2⁻⁹⁰⁰, and a floored entry times a
 /// data value above 2⁻⁷²² is normal. Subnormal results cost a microcode assist each, and
 /// entries that MU drives towards zero otherwise become subnormal within a few thousand
-/// iterations (docs/models.md §10.1; the slowdown it prevents is in docs/performance.md).
+/// iterations (docs/models.md §10.1; the slowdown it prevents: docs/performance.md, "The floor
+/// 2⁻³⁰⁰ and the rescaled update (`models/nmf`, `FLOOR`, `mu_rule`)").
 pub const FLOOR: f64 = 4.909_093_465_297_727e-91;
 
 /// 2²⁵⁶: [`mu_rule`] multiplies in a range scaled by this power of two.

@@ -164,9 +164,12 @@ impl Nmf {
     ///
     /// For each block B of columns, `(WᵀX)_B` → update `H_B` (it needs only WᵀW) →
     /// `XHᵀ += X_B H_Bᵀ` while `X_B` may still be in cache, both products by the thin kernels of
-    /// [`crate::engine::linalg::thin`] ([`blocked_pass_over_x`]). On 4096×10000, k = 20 this is
-    /// 85–96 ms per iteration where the reference step (faer on the whole X) takes ~200 ms.
-    /// Returns false (nothing done) when an array is not contiguous row-major.
+    /// [`crate::engine::linalg::thin`] ([`blocked_pass_over_x`]). Returns false (nothing done)
+    /// when an array is not contiguous row-major.
+    ///
+    /// Reading X once per iteration, by kernels that do not pack it, makes this about twice as
+    /// fast as the reference step with faer on a large X (docs/performance.md, "Blocked single
+    /// pass over a large X (`models/nmf`, `fused_h_step`; RPNMF's H step)").
     fn fused_h_step(&mut self) -> bool {
         let (m, n) = self.data.x.dim();
         let k = self.h.nrows();
@@ -216,9 +219,9 @@ impl Nmf {
     ///
     /// Small X: each block `(WH)_B` comes from the thin kernel as `(Wᵀ)ᵀ H_B` (`Wᵀ` k×m,
     /// formed per call), then the residual's squares are summed in one pass, in eight partial
-    /// sums (digits, k = 10: 0.079 ms against 0.125 ms for faer's `X_B − W H_B` on a copy of
-    /// `X_B` with one chain of additions). Large X (and arrays not contiguous row-major) keep
-    /// faer, which was faster there: 4096×10000, k = 20, 97–101 ms against 114–120 ms.
+    /// sums, which beats faer's `X_B − W H_B` on a copy of `X_B` with one chain of additions.
+    /// Large X (and arrays not contiguous row-major) keep faer, which was faster there
+    /// (docs/performance.md, "Exact objective (`Nmf::exact_objective`)").
     pub fn exact_objective(&mut self) -> f64 {
         let (m, n) = self.data.x.dim();
         let k = self.w.ncols();

@@ -62,11 +62,11 @@ pub fn ranking_loss(alpha: f64, margins: &[f64]) -> f64 {
 ///
 /// Same values bit for bit. Each margin keeps [`LANES`] partial sums of its coordinates'
 /// terms ([`lane_of`]), a vector of eight terms at a time, then adds them in a fixed tree
-/// ([`sum_lanes`]) and adds δ last. No chain of additions runs through all k coordinates, so the
-/// triplets' sums overlap. Digits-shaped (|T| = 5391 random triplets, k = 10, in isolation):
-/// 23.8 µs, against 47.9 µs for the earlier serial sum in coordinate order (four triplets
-/// interleaved). The order is fixed by the code, not by the CPU: the same bits on every
-/// instruction set.
+/// ([`sum_lanes`]) and adds δ last; the order is fixed by the code, not by the CPU, so the
+/// same bits on every instruction set. No chain of additions runs through all k coordinates,
+/// so the triplets' sums overlap, which makes it faster than a serial sum in coordinate order
+/// (docs/performance.md, "RPNMF's triplet kernels (`models/rpnmf/algorithm.rs`,
+/// `models/rpnmf/mod.rs`)").
 pub fn margins_t(h_t: ArrayView2<'_, f64>, triplets: &[Triplet], delta: f64, out: &mut Vec<f64>) {
     let k = h_t.ncols();
     let h_t = h_t.as_standard_layout();
@@ -167,8 +167,9 @@ fn terms(p: &[f64], q: &[f64], z: &[f64]) -> [f64; LANES] {
 /// loss sums as [`ranking_loss`] does (lane `τ mod LANES`, then [`sum_lanes`]), so both equal
 /// [`sigmoid`] and [`ranking_loss`] bit for bit. Eight margins at a time in pulp's context: the
 /// special functions are branch-free, so they run as vectors, and the loss's eight partial
-/// sums are one vector addition per eight triplets (digits-shaped, |T| = 5391, in isolation:
-/// 11.7 µs, against 14.7 µs with a single chain through all |T| terms).
+/// sums are one vector addition per eight triplets instead of one chain through all |T| terms
+/// (docs/performance.md, "RPNMF's triplet kernels (`models/rpnmf/algorithm.rs`,
+/// `models/rpnmf/mod.rs`)").
 pub fn sigmoids_and_loss(margins: &[f64], alpha: f64, sig: &mut Vec<f64>) -> f64 {
     sig.clear();
     sig.resize(margins.len(), 0.0);
@@ -380,8 +381,9 @@ impl faer::traits::pulp::WithSimd for RoleGather<'_> {
 /// Filling by value position (a gather from σ, |T| × 8 bytes, in L1, then a short sorted list
 /// of additions) instead of by triplet (six additions per triplet at scattered positions of
 /// two 100 KB arrays, after zeroing them) gives every value the same sum in the same order,
-/// `s_first + s_2 + …` in triplet order (`0 + s_first = s_first` exactly), so the same bits:
-/// digits-shaped (|T| = 5391 random triplets, in isolation) 28.5 µs → 12.6 µs.
+/// `s_first + s_2 + …` in triplet order (`0 + s_first = s_first` exactly), so the same bits,
+/// in about half the time (docs/performance.md, "RPNMF's triplet kernels
+/// (`models/rpnmf/algorithm.rs`, `models/rpnmf/mod.rs`)").
 #[derive(Clone, Debug)]
 struct Sources {
     first: Vec<usize>,
@@ -508,10 +510,10 @@ impl RoleMatrices {
     /// Bit for bit [`Self::fill_sigmoids`] then [`Self::products_into`], transposed: the
     /// values of several triplets are summed first, in the same order, and the product reads
     /// every value from σ or from those sums. The k×n layout lets the H step's ratio run as
-    /// vectors (over the n×k products, its stride-k reads made the divisions scalar).
-    /// Digits-shaped (|T| = 3n random triplets, k = 10, in isolation, five runs): 48–55 µs
-    /// against 53–57 µs for the fill and the gather (the stride-n stores cost about 10 µs of
-    /// it).
+    /// vectors (over the n×k products, its stride-k reads made the divisions scalar), and
+    /// forming them straight from σ is no slower than the fill and the gather
+    /// (docs/performance.md, "RPNMF's triplet kernels (`models/rpnmf/algorithm.rs`,
+    /// `models/rpnmf/mod.rs`)").
     pub fn products_from_sigmoids(
         &mut self,
         sig: &[f64],

@@ -223,12 +223,12 @@ const BLOCK: usize = 32;
 ///
 /// Blocks of [`BLOCK`] samples, row by row inside a block: the k×n arrays (the ratio's parts
 /// too) are read in contiguous segments, so the ratio and the candidate run as vectors, and
-/// the block of `cand_t` stays in L1 while it is written with stride k. Digits-shaped (k = 10,
-/// in isolation): 28–32 µs, against 44 µs when the role products were n×k and read with
-/// stride k (scalar divisions) and the candidate loop was scalar. Both inner products sum in
-/// four partial sums by sample index mod 4, over the same order, so that a candidate equal to
-/// H gives exactly H's value: the safeguard sees the exact tie a from-scratch evaluation saw
-/// (docs/models.md §4.5 d).
+/// the block of `cand_t` stays in L1 while it is written with stride k (docs/performance.md,
+/// "RPNMF's triplet kernels (`models/rpnmf/algorithm.rs`, `models/rpnmf/mod.rs`)").
+///
+/// Both inner products sum in four partial sums by sample index mod 4, over the same order, so
+/// that a candidate equal to H gives exactly H's value: the safeguard sees the exact tie a
+/// from-scratch evaluation saw (docs/models.md §4.5 d).
 fn candidate_pass(
     (k, n): (usize, usize),
     h: &[f64],
