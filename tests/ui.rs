@@ -1,6 +1,6 @@
 //! UI tests of the desktop app with egui_kittest (no GPU): the app is driven as a person uses
 //! it (widgets found by their accessible label, clicked, frames stepped while a job runs) and
-//! its state is checked through `App::session()`.
+//! its state is checked through `App::session()`, `App::run()` and `App::view()`.
 
 #![cfg(feature = "gui")]
 
@@ -24,7 +24,7 @@ fn make_long(h: &mut Harness<'static, App>) {
 fn start_running(h: &mut Harness<'static, App>) {
     h.get_by_label("Run").click();
     step_until(h, "the run to start", MAX_STEPS, |a| {
-        a.session().worker == WorkerState::Running && a.session().progress.iteration > 0
+        a.run().worker == WorkerState::Running && a.run().progress.iteration > 0
     });
 }
 
@@ -37,7 +37,7 @@ fn opens_on_a_bundled_sample_and_shows_its_size() {
     h.get_by_label(&format!("n = {} samples", data.n()));
     h.get_by_label(&format!("m = {} features", data.m()));
     assert!(h.state().session().load_error.is_none());
-    assert_eq!(h.state().session().worker, WorkerState::Idle);
+    assert_eq!(h.state().run().worker, WorkerState::Idle);
     // A labelled dataset sets k to its number of classes (k = c, MODELS.md §1).
     assert_eq!(h.state().settings().k, data.n_classes());
     // Before any run the scatter shows the hint, not an empty plot.
@@ -50,17 +50,33 @@ fn run_until_finished_fills_history_and_scatter() {
     let mut h = loaded();
     h.get_by_label("Run").click();
     step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
-        matches!(a.session().worker, WorkerState::Finished(_))
+        matches!(a.run().worker, WorkerState::Finished(_))
     });
     h.step();
     let s = h.state().session();
-    assert!(!s.convergence.total.is_empty(), "no convergence history");
-    assert!(s.snapshot.is_some(), "no snapshot");
-    assert!(s.result.is_some(), "no result");
-    assert!(!s.scatter.groups.is_empty(), "no scatter groups");
-    let n: usize = s.scatter.groups.iter().map(|g| g.points.len()).sum();
+    assert!(
+        !h.state().run().convergence.total.is_empty(),
+        "no convergence history"
+    );
+    assert!(h.state().run().snapshot.is_some(), "no snapshot");
+    assert!(h.state().run().result.is_some(), "no result");
+    assert!(
+        !h.state().view().scatter.groups.is_empty(),
+        "no scatter groups"
+    );
+    let n: usize = h
+        .state()
+        .view()
+        .scatter
+        .groups
+        .iter()
+        .map(|g| g.points.len())
+        .sum();
     assert_eq!(n, s.dataset.as_ref().expect("dataset").n());
-    assert!(s.plot_transform.is_some(), "scatter transform not stored");
+    assert!(
+        h.state().view().plot_transform.is_some(),
+        "scatter transform not stored"
+    );
     assert!(s.status.text.starts_with("Finished"), "{:?}", s.status);
     assert!(!s.status.is_error);
     // The plot and its legend keep the window accessible.
@@ -74,12 +90,12 @@ fn stop_cancels_within_a_few_frames() {
     start_running(&mut h);
     h.get_by_label("Stop").click();
     step_until(&mut h, "the job to be cancelled", 300, |a| {
-        a.session().worker == WorkerState::Cancelled
+        a.run().worker == WorkerState::Cancelled
     });
     let s = h.state().session();
     assert!(s.status.text.contains("Cancelled"), "{:?}", s.status);
-    assert!(s.progress.iteration < 1_000_000);
-    assert!(s.job_id.is_none());
+    assert!(h.state().run().progress.iteration < 1_000_000);
+    assert!(h.state().run().job_id.is_none());
 }
 
 #[test]
@@ -89,33 +105,33 @@ fn pause_then_resume() {
     start_running(&mut h);
     h.get_by_label("Pause").click();
     h.step();
-    assert_eq!(h.state().session().worker, WorkerState::Paused);
+    assert_eq!(h.state().run().worker, WorkerState::Paused);
     // Drain whatever was sent before the pause took effect, then check nothing more arrives.
     for _ in 0..20 {
         h.step();
         std::thread::sleep(Duration::from_millis(10));
     }
-    let paused_at = h.state().session().progress.iteration;
+    let paused_at = h.state().run().progress.iteration;
     std::thread::sleep(Duration::from_millis(100));
     h.run_steps(5);
     assert_eq!(
-        h.state().session().progress.iteration,
+        h.state().run().progress.iteration,
         paused_at,
         "iterations advanced while paused"
     );
 
     h.get_by_label("Resume").click();
     h.step();
-    assert_eq!(h.state().session().worker, WorkerState::Running);
+    assert_eq!(h.state().run().worker, WorkerState::Running);
     step_until(
         &mut h,
         "iterations to advance after resume",
         MAX_STEPS,
-        |a| a.session().progress.iteration > paused_at,
+        |a| a.run().progress.iteration > paused_at,
     );
     h.get_by_label("Stop").click();
     step_until(&mut h, "the job to be cancelled", 300, |a| {
-        a.session().worker == WorkerState::Cancelled
+        a.run().worker == WorkerState::Cancelled
     });
 }
 
@@ -125,14 +141,14 @@ fn keyboard_space_and_escape() {
     make_long(&mut h);
     h.key_press(egui::Key::Space);
     step_until(&mut h, "Space to start a run", MAX_STEPS, |a| {
-        a.session().worker == WorkerState::Running
+        a.run().worker == WorkerState::Running
     });
     h.key_press(egui::Key::Space);
     h.step();
-    assert_eq!(h.state().session().worker, WorkerState::Paused);
+    assert_eq!(h.state().run().worker, WorkerState::Paused);
     h.key_press(egui::Key::Escape);
     step_until(&mut h, "Esc to cancel", 300, |a| {
-        a.session().worker == WorkerState::Cancelled
+        a.run().worker == WorkerState::Cancelled
     });
 }
 
@@ -166,29 +182,34 @@ fn a_second_run_replaces_the_first_and_its_late_events_are_ignored() {
     let mut h = loaded();
     make_long(&mut h);
     start_running(&mut h);
-    let first = h.state().session().job_id.expect("first job");
+    let first = h.state().run().job_id.expect("first job");
     h.get_by_label("Run").click();
     h.step();
-    let second = h.state().session().job_id.expect("second job");
+    let second = h.state().run().job_id.expect("second job");
     assert_ne!(first, second);
     // The first job's Cancelled (at least) arrives after the switch and must be dropped.
     step_until(&mut h, "a stale event of the first job", MAX_STEPS, |a| {
-        a.session().stale_events > 0 && a.session().progress.iteration > 0
+        a.run().stale_events > 0 && a.run().progress.iteration > 0
     });
     for _ in 0..10 {
         h.step();
         std::thread::sleep(Duration::from_millis(10));
     }
     let s = h.state().session();
-    assert_eq!(s.job_id, Some(second));
-    assert_eq!(s.worker, WorkerState::Running, "{:?}", s.status);
+    assert_eq!(h.state().run().job_id, Some(second));
+    assert_eq!(
+        h.state().run().worker,
+        WorkerState::Running,
+        "{:?}",
+        s.status
+    );
     // The history is the second run's alone: iterations 1, 2, 3, ... without restarts.
-    for (t, p) in s.convergence.total.linear.iter().enumerate() {
+    for (t, p) in h.state().run().convergence.total.linear.iter().enumerate() {
         assert_eq!(p.x, (t + 1) as f64, "history mixes runs at position {t}");
     }
     h.get_by_label("Stop").click();
     step_until(&mut h, "the job to be cancelled", 300, |a| {
-        a.session().worker == WorkerState::Cancelled
+        a.run().worker == WorkerState::Cancelled
     });
 }
 

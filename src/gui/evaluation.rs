@@ -1,10 +1,10 @@
 //! Evaluation of a finished run, off the UI thread: repeated k-means on H (ACC / NMI ± std
 //! against the labels), an 80/20 stratified split with a linear SVM (accuracy, macro-F1,
 //! confusion matrix) and the share of the run's triplets H keeps (MODELS.md §8). The result
-//! comes back on the background channel tagged with the run's history id; a stale one (a newer
+//! comes back as a background task's message, tagged with the run's history id; a stale one (a newer
 //! run finished meanwhile) is dropped.
 
-use super::{App, Background};
+use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::eval::metrics::best_map;
 use crate::engine::eval::{
@@ -138,7 +138,7 @@ impl App {
     /// Add the finished run to the history and start its evaluation on a background thread.
     pub(super) fn run_finished(&mut self) {
         let s = &mut self.session;
-        let Some(result) = &s.result else {
+        let Some(result) = &self.run.result else {
             return;
         };
         let id = s.history.last().map_or(1, |r| r.id + 1);
@@ -168,26 +168,21 @@ impl App {
             h: result.h.clone(),
             labels: data.and_then(|d| d.labels.clone()),
             n_classes: data.map_or(0, |d| d.n_classes()),
-            triplets: s
-                .run_side
+            triplets: self
+                .run
+                .side
                 .as_ref()
                 .map(|side| side.triplets.clone())
                 .unwrap_or_default(),
             seed: result.spec.seed,
             restarts: self.settings.kmeans_restarts.max(1),
         };
-        let tx = self.bg_tx.clone();
-        let ctx = self.ctx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("nmf-evaluate".into())
-            .spawn(move || {
-                let ev = evaluate(&input);
-                let _ = tx.send(Background::Evaluated(Box::new(ev)));
-                ctx.request_repaint();
-            });
+        let spawned = self.tasks.spawn("evaluate", move || {
+            TaskDone::Evaluated(Box::new(evaluate(&input)))
+        });
         match spawned {
-            Ok(_) => s.evaluating = Some(id),
-            Err(e) => s.set_error(format!("could not start the evaluation thread: {e}")),
+            Ok(()) => s.evaluating = Some(id),
+            Err(e) => s.set_error(e),
         }
     }
 
@@ -205,7 +200,11 @@ impl App {
         }
         s.evaluation = Some(Arc::new(ev));
         // The status line keeps the run's "Finished" message; the scores are in the panel.
-        s.rebuild_scatter();
+        self.view.rebuild_scatter(
+            s.dataset.as_deref(),
+            self.run.snapshot.as_deref(),
+            s.evaluation.as_deref(),
+        );
     }
 
     /// Write the history table to `path` (atomically).

@@ -1,5 +1,6 @@
 //! App state: persisted [`Settings`] (small, explicit, serde-default) apart from the runtime
-//! [`Session`] (dataset, running job, histories, caches), which is never persisted.
+//! [`Session`] (dataset, constraints, finished runs), which is never persisted; the live run
+//! is in [`super::run_controller`] and the view state in [`super::view`].
 
 use eframe::egui;
 
@@ -7,17 +8,14 @@ use crate::engine::constraints::Store;
 use crate::engine::data::{Dataset, LoadOptions, Preprocess};
 use crate::engine::eval::{ClassificationReport, ClusteringSummary};
 use crate::engine::experiment::{FitOptions, StopReason};
-use crate::engine::models::SideInfo;
 use crate::engine::models::{ModelKind, ModelSpec};
-use crate::engine::worker::{JobHandle, JobId, RunResult, Snapshot};
+use crate::engine::worker::Snapshot;
 use egui::Color32;
 use egui_plot::{PlotPoint, PlotTransform};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-use super::textures::ThumbnailCache;
 
 /// User preferences kept between sessions (eframe storage, key `eframe::APP_KEY`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -141,6 +139,24 @@ impl WorkerState {
 pub struct Status {
     pub text: String,
     pub is_error: bool,
+}
+
+impl Status {
+    /// A normal message.
+    pub fn info(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: false,
+        }
+    }
+
+    /// An error, shown in red.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: true,
+        }
+    }
 }
 
 /// Live progress of the current run.
@@ -416,7 +432,9 @@ pub struct HistoryRow {
     pub curve: Series,
 }
 
-/// Runtime state of one app session (never persisted).
+/// Domain state of one app session (never persisted): the dataset, its constraints, the
+/// finished runs and their scores, and the status line. The live run is in
+/// [`super::RunController`]; what the user looks at and types is in [`super::ViewState`].
 #[derive(Default)]
 pub struct Session {
     /// The loaded dataset, shared with running jobs.
@@ -427,44 +445,9 @@ pub struct Session {
     pub loading: Option<String>,
     /// Where the current dataset came from, to reload it with other options.
     pub source: Option<super::DataSource>,
-    /// The current job (its events are the only ones applied).
-    pub(crate) job: Option<JobHandle>,
-    pub job_id: Option<JobId>,
-    pub(crate) next_job: u64,
-    /// Replaced or ended jobs whose threads are still winding down (dropped once finished,
-    /// so the UI never waits on a join).
-    pub(crate) retired: Vec<JobHandle>,
-    pub worker: WorkerState,
-    pub progress: Progress,
-    pub convergence: Convergence,
-    pub snapshot: Option<Arc<Snapshot>>,
-    pub scatter: ScatterCache,
-    /// The result of the last finished run.
-    pub result: Option<Box<RunResult>>,
     pub status: Status,
-    /// Events of replaced jobs that arrived and were dropped.
-    pub stale_events: u64,
-    /// The scatter's transform of the last frame (tests click at data coordinates with it).
-    pub plot_transform: Option<PlotTransform>,
-    /// The sample under the pointer in the scatter, if any.
-    pub hovered: Option<usize>,
-    pub(crate) thumbnails: ThumbnailCache,
     /// Constraints (triplets, painted labels) of the loaded dataset, with undo/redo.
     pub store: Option<Store>,
-    /// What a click on the scatter does.
-    pub tool: Tool,
-    /// The samples picked so far of the triplet being built (anchor i, then closer j).
-    pub partial: Vec<usize>,
-    /// The lasso being dragged in Label mode, in plot coordinates.
-    pub lasso: Vec<PlotPoint>,
-    /// The class painted in Label mode (an existing class name or a new one).
-    pub paint_class: String,
-    /// The triplet (position in the store) whose row the pointer is over in the list.
-    pub hovered_triplet: Option<usize>,
-    /// Draw violated triplets in red.
-    pub show_violations: bool,
-    /// Do not draw the triplets' i–j / i–q lines (many generated triplets hide the points).
-    pub hide_triplets: bool,
     /// Which triplets H keeps, computed once per snapshot or constraint edit (not per frame).
     pub kept: Option<KeptCache>,
     /// Bumped on every constraint edit (invalidates [`Self::kept`]).
@@ -475,21 +458,12 @@ pub struct Session {
     pub generating: bool,
     /// An action waiting for the user's answer about unsaved constraints.
     pub pending: Option<Pending>,
-    /// Frame time of the last `logic` + `ui` pass, in milliseconds.
-    pub frame_ms: f32,
-    /// The side information the current run was started with (for "triplets kept").
-    pub run_side: Option<Arc<SideInfo>>,
     /// History id of the run being evaluated on a background thread, if any.
     pub evaluating: Option<u64>,
     /// Evaluation of the last finished run.
     pub evaluation: Option<Arc<Evaluation>>,
     /// Every finished run of this session, oldest first.
     pub history: Vec<HistoryRow>,
-    /// History ids selected in the table (at most two; two overlay their curves).
-    pub selected_runs: Vec<u64>,
-    pub color_by: ColorBy,
-    /// Text of the history export path field.
-    pub history_path_input: String,
 }
 
 /// What a click on the scatter does.
@@ -543,86 +517,20 @@ impl Session {
     }
 
     pub fn set_status(&mut self, text: impl Into<String>) {
-        self.status = Status {
-            text: text.into(),
-            is_error: false,
-        };
+        self.status = Status::info(text);
     }
 
     pub fn set_error(&mut self, text: impl Into<String>) {
-        self.status = Status {
-            text: text.into(),
-            is_error: true,
-        };
+        self.status = Status::error(text);
     }
 
-    /// Forget everything about the previous run (new run or new dataset).
-    pub(crate) fn clear_run(&mut self) {
-        self.progress = Progress::default();
-        self.convergence = Convergence::default();
-        self.snapshot = None;
-        self.scatter = ScatterCache::default();
-        self.result = None;
-        self.hovered = None;
-        self.evaluating = None;
-        self.evaluation = None;
-    }
-
-    /// Rebuild the scatter groups from the current snapshot, colour mode and evaluation.
-    pub fn rebuild_scatter(&mut self) {
-        let (Some(data), Some(snap)) = (&self.dataset, &self.snapshot) else {
-            return;
-        };
-        let eval = match self.color_by {
-            ColorBy::Cluster => self.evaluation.as_deref(),
-            ColorBy::Truth => None,
-        };
-        self.scatter = ScatterCache::build_coloured(data, snap, eval);
-    }
-
-    /// Select or unselect a history row; selecting a third drops the oldest selection.
-    pub fn toggle_run(&mut self, id: u64) {
-        if let Some(pos) = self.selected_runs.iter().position(|&r| r == id) {
-            self.selected_runs.remove(pos);
-        } else {
-            self.selected_runs.push(id);
-            if self.selected_runs.len() > 2 {
-                self.selected_runs.remove(0);
-            }
-        }
-    }
-
-    /// The two selected runs whose convergence curves are overlaid, if two are selected.
-    pub fn overlay(&self) -> Option<[&HistoryRow; 2]> {
-        let [a, b] = self.selected_runs.as_slice() else {
+    /// The two runs among `selected` whose convergence curves are overlaid, if two are
+    /// selected.
+    pub fn overlay(&self, selected: &[u64]) -> Option<[&HistoryRow; 2]> {
+        let [a, b] = selected else {
             return None;
         };
         let find = |id: &u64| self.history.iter().find(|r| r.id == *id);
         Some([find(a)?, find(b)?])
-    }
-
-    /// Cancel the current job without waiting: its thread winds down in the background.
-    pub(crate) fn retire_job(&mut self) {
-        if let Some(job) = self.job.take() {
-            job.send(crate::engine::worker::Command::Cancel);
-            self.retired.push(job);
-        }
-        self.job_id = None;
-    }
-
-    /// Drop retired handles whose threads have ended (joining them is then instant).
-    pub(crate) fn reap_retired(&mut self) {
-        self.retired.retain(|h| !h.is_finished());
-    }
-
-    /// Number of thumbnail textures uploaded so far (loaded lazily on hover).
-    pub fn thumbnail_textures(&self) -> usize {
-        self.thumbnails.len()
-    }
-
-    /// Whether a job thread is still alive (current or retired).
-    pub fn has_threads(&self) -> bool {
-        self.job.as_ref().is_some_and(|j| !j.is_finished())
-            || self.retired.iter().any(|j| !j.is_finished())
     }
 }

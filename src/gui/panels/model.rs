@@ -4,9 +4,11 @@
 use eframe::egui;
 
 use crate::engine::models::ModelKind;
+use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::run_controller::RunController;
 use crate::gui::state::{Session, Settings, WorkerState};
-use crate::gui::{UiCommand, UiFlags};
+use crate::gui::view::ViewState;
 use egui::{Color32, DragValue, RichText};
 
 /// Largest iteration cap offered (the convergence history keeps every iteration).
@@ -16,7 +18,8 @@ pub fn show(
     ui: &mut egui::Ui,
     settings: &mut Settings,
     session: &Session,
-    flags: &mut UiFlags,
+    run: &RunController,
+    view: &mut ViewState,
     cmds: &mut Commands,
 ) {
     ui.heading("Model");
@@ -43,7 +46,7 @@ pub fn show(
             .on_hover_text("What this model optimises, its side information, the paper")
             .clicked()
         {
-            flags.show_model_help = !flags.show_model_help;
+            view.show_model_help = !view.show_model_help;
         }
     });
 
@@ -100,8 +103,8 @@ pub fn show(
     }
 
     ui.add_space(6.0);
-    buttons(ui, session, cmds);
-    progress(ui, session, settings.max_iter);
+    buttons(ui, session, run, cmds);
+    progress(ui, session, run, settings.max_iter);
 }
 
 fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) {
@@ -159,8 +162,8 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
         });
 }
 
-fn buttons(ui: &mut egui::Ui, session: &Session, cmds: &mut Commands) {
-    let state = session.worker;
+fn buttons(ui: &mut egui::Ui, session: &Session, run: &RunController, cmds: &mut Commands) {
+    let state = run.worker;
     let has_data = session.dataset.is_some();
     ui.horizontal(|ui| {
         let run = ui
@@ -194,9 +197,9 @@ fn buttons(ui: &mut egui::Ui, session: &Session, cmds: &mut Commands) {
     });
 }
 
-fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
-    let p = &session.progress;
-    let state = session.worker;
+fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_max: usize) {
+    let p = &run.progress;
+    let state = run.worker;
     // Before any run, show the cap the next run will use.
     let max_iter = if p.max_iter > 0 {
         p.max_iter
@@ -251,7 +254,7 @@ fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
             }
         });
     if !state.is_active()
-        && let Some(result) = &session.result
+        && let Some(result) = &run.result
     {
         for note in &result.notes {
             ui.label(RichText::new(format!("note: {note}")).color(NOTE_COLOUR));
