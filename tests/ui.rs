@@ -3,14 +3,18 @@
 //! its state is checked through `App::session()`, `App::run()` and `App::view()`.
 
 #![cfg(feature = "gui")]
+#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 mod common;
 
 use common::{MAX_STEPS, loaded, step_until};
 use eframe::egui;
+use egui::accesskit::{Role, Toggled};
 use egui_kittest::Harness;
+use egui_kittest::kittest::NodeT;
 use egui_kittest::kittest::Queryable;
-use nmf_playground::gui::{App, Settings, WorkerState};
+use nmf_playground::engine::models::{HyperParam, ModelKind};
+use nmf_playground::gui::{App, ParamEdit, Settings, WorkerState, hyperparameter_row};
 use std::time::Duration;
 
 /// Settings for a run that lasts long enough to be paused or stopped.
@@ -239,25 +243,169 @@ fn model_help_window_explains_the_model() {
     h.get_by_label(&format!("Math: {}", kind.section()));
 }
 
-/// On/off hyperparameters (RPNMF's safeguard, normalize_w) are checkboxes storing 0 or 1.
+/// On/off hyperparameters (RPNMF's safeguard, normalize_w) are checkboxes storing 0 or 1,
+/// and only once the user ticks them: before that the table's default is shown, not stored.
 #[test]
 fn flag_hyperparameters_are_checkboxes() {
     let mut h = loaded();
     h.state_mut().settings_mut().model = "rpnmf".to_owned();
     h.run_steps(2);
-    let value = |h: &Harness<'static, App>, name: &str| {
-        h.state()
-            .settings()
-            .params
-            .get("rpnmf")
-            .and_then(|p| p.get(name))
-            .copied()
-    };
-    assert_eq!(value(&h, "safeguard"), Some(1.0));
+    let value =
+        |h: &Harness<'static, App>, name: &str| h.state().settings().edited_param("rpnmf", name);
+    assert_eq!(
+        value(&h, "safeguard"),
+        None,
+        "an unedited flag is not stored"
+    );
+    assert_eq!(
+        h.get_by_role_and_label(Role::CheckBox, "safeguard")
+            .accesskit_node()
+            .toggled(),
+        Some(Toggled::True),
+        "the default (on) is shown"
+    );
     h.get_by_label("safeguard").click();
     h.run_steps(2);
     assert_eq!(value(&h, "safeguard"), Some(0.0), "unticking turns it off");
     h.get_by_label("normalize_w").click();
     h.run_steps(2);
     assert_eq!(value(&h, "normalize_w"), Some(1.0));
+}
+
+/// A table row of hyperparameters on its own, as the model panel draws it: the edit goes to
+/// `edited` as the panel stores it in the settings.
+struct Row {
+    hp: HyperParam,
+    edited: Option<f64>,
+}
+
+fn row_harness(hp: HyperParam, edited: Option<f64>) -> Harness<'static, Row> {
+    Harness::builder()
+        .with_size(egui::vec2(600.0, 120.0))
+        .build_ui_state(
+            |ui, row: &mut Row| {
+                egui::Grid::new("row").show(ui, |ui| {
+                    match hyperparameter_row(ui, &row.hp, "MODELS.md §4.2", row.edited) {
+                        Some(ParamEdit::Set(v)) => row.edited = Some(v),
+                        Some(ParamEdit::Reset) => row.edited = None,
+                        None => {}
+                    }
+                    ui.end_row();
+                });
+            },
+            Row { hp, edited },
+        )
+}
+
+/// RPNMF's table entry called `name`.
+fn rpnmf_param(name: &str) -> HyperParam {
+    *ModelKind::Rpnmf
+        .hyperparameters()
+        .iter()
+        .find(|hp| hp.name == name)
+        .expect("RPNMF parameter")
+}
+
+/// The value a labelled slider shows.
+fn slider_value(h: &Harness<'_, impl Sized>, label: &str) -> f64 {
+    h.get_by_role_and_label(Role::Slider, label)
+        .accesskit_node()
+        .numeric_value()
+        .expect("slider value")
+}
+
+/// Press and release the pointer at `pos`, as a click on a slider rail.
+fn click_at(h: &mut Harness<'static, Row>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    h.run_steps(2);
+    h.drag_at(pos);
+    h.run_steps(2);
+    h.drop_at(pos);
+    h.run_steps(2);
+}
+
+/// α ∈ [0, 1000] is log-scale with minimum 0: the middle of the rail is a geometric middle
+/// (≈ 0.3, not 500), and 0 is reachable exactly, by the rail's left end and by "0".
+#[test]
+fn log_scale_parameter_from_zero_drags_logarithmically_and_reaches_zero() {
+    let alpha = rpnmf_param("alpha");
+    assert!(alpha.log_scale && alpha.min == 0.0 && alpha.max == 1e3);
+    let mut h = row_harness(alpha, None);
+    h.run();
+    assert_eq!(slider_value(&h, "alpha"), alpha.default);
+    let rail = h.get_by_role_and_label(Role::Slider, "alpha").rect();
+
+    click_at(&mut h, rail.center());
+    let mid = h.state().edited.expect("the click is an edit");
+    assert!(
+        (0.01..10.0).contains(&mid),
+        "the rail's middle gives {mid}: not a logarithmic scale over [1e-4, 1e3]"
+    );
+
+    click_at(&mut h, rail.right_center() - egui::vec2(1.0, 0.0));
+    assert_eq!(h.state().edited, Some(alpha.max));
+
+    h.get_by_label("alpha = 0").click();
+    h.run();
+    assert_eq!(h.state().edited, Some(0.0), "the 0 button sets exactly 0");
+    assert_eq!(slider_value(&h, "alpha"), 0.0);
+
+    click_at(&mut h, rail.center());
+    click_at(&mut h, rail.left_center() + egui::vec2(1.0, 0.0));
+    assert_eq!(
+        h.state().edited,
+        Some(0.0),
+        "the rail's left end is exactly 0"
+    );
+}
+
+/// Only edited hyperparameters are persisted; the rest are shown from the model's table, so
+/// a default changed in the table reaches an app restored from old settings.
+#[test]
+fn unedited_parameters_are_not_persisted_and_follow_the_table_default() {
+    let mut h = loaded();
+    h.state_mut().settings_mut().model = "rpnmf".to_owned();
+    h.run_steps(2);
+    let alpha = rpnmf_param("alpha");
+    assert_eq!(slider_value(&h, "alpha"), alpha.default);
+    let json = serde_json::to_value(h.state().settings()).expect("serialize");
+    assert_eq!(
+        json["params"],
+        serde_json::json!({}),
+        "parameters the user never touched are persisted"
+    );
+
+    // One edit is stored, and only it; "reset" forgets it again.
+    h.get_by_label("delta = 0").click();
+    h.run_steps(2);
+    let json = serde_json::to_value(h.state().settings()).expect("serialize");
+    assert_eq!(json["params"], serde_json::json!({"rpnmf": {"delta": 0.0}}));
+    let spec = h.state().settings().model_spec().expect("spec");
+    assert_eq!(spec.resolved_params()["delta"], 0.0);
+    assert_eq!(spec.resolved_params()["alpha"], alpha.default);
+    h.get_by_label("presets for delta").click();
+    h.run_steps(2);
+    h.get_by_label("reset delta").click();
+    h.run_steps(2);
+    assert_eq!(h.state().settings().edited_param("rpnmf", "delta"), None);
+    assert!(h.state().settings().params.is_empty());
+
+    // A fresh app restored from those settings shows the table's default...
+    let restored: Settings = serde_json::from_value(json).expect("deserialize");
+    let mut fresh = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |cc| App::with_settings(&cc.egui_ctx, restored));
+    fresh.run_steps(2);
+    assert_eq!(slider_value(&fresh, "delta"), 0.0, "the edit is kept");
+    assert_eq!(slider_value(&fresh, "alpha"), alpha.default);
+    // ...and the widget follows whatever that default is: a table with another default shows
+    // the other value for the same (empty) settings.
+    let changed = HyperParam {
+        default: 2.5,
+        ..alpha
+    };
+    let mut h = row_harness(changed, None);
+    h.run();
+    assert_eq!(slider_value(&h, "alpha"), 2.5);
+    assert_eq!(h.state().edited, None, "showing a default is not an edit");
 }

@@ -147,7 +147,7 @@ impl App {
             curve.push(it + 1, v);
         }
         let mut params = format!("k={}", result.spec.k);
-        for (name, v) in &result.spec.params {
+        for (name, v) in &result.spec.resolved_params() {
             let _ = write!(params, " {name}={v}");
         }
         s.history.push(HistoryRow {

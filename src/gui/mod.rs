@@ -24,6 +24,7 @@ mod view;
 
 pub use command::{FileAction, Resolution, UiCommand};
 pub use evaluation::{EvalInput, evaluate, history_csv};
+pub use panels::model::{ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
 pub use run_controller::RunController;
 pub use state::{
@@ -153,6 +154,12 @@ impl App {
     /// The app on a bare egui context with default settings (tests, embedding).
     pub fn new_for_test(ctx: &egui::Context) -> Self {
         Self::from_parts(ctx, Settings::default(), None)
+    }
+
+    /// The app on a bare egui context with these settings, as if restored from storage
+    /// (tests of persistence).
+    pub fn with_settings(ctx: &egui::Context, settings: Settings) -> Self {
+        Self::from_parts(ctx, settings, None)
     }
 
     fn from_parts(ctx: &egui::Context, settings: Settings, path: Option<PathBuf>) -> Self {

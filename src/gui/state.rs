@@ -33,7 +33,9 @@ pub struct Settings {
     pub seed: u64,
     pub max_iter: usize,
     pub tol: f64,
-    /// Hyperparameters per model name, by parameter name.
+    /// Hyperparameters the user edited, per model name, by parameter name. Only edited
+    /// values are stored: a parameter missing here is shown and run with the default of the
+    /// model's table, so a default changed in a later version reaches existing users.
     pub params: BTreeMap<String, BTreeMap<String, f64>>,
     /// Logarithmic y axis on the convergence plot.
     pub log_y: bool,
@@ -87,7 +89,31 @@ impl Settings {
         }
     }
 
-    /// The model spec of the current settings (only the selected model's known parameters).
+    /// The value the user set for hyperparameter `name` of `model`, if they edited it.
+    pub fn edited_param(&self, model: &str, name: &str) -> Option<f64> {
+        self.params.get(model)?.get(name).copied()
+    }
+
+    /// Record an edit of hyperparameter `name` of `model`.
+    pub fn set_param(&mut self, model: &str, name: &str, value: f64) {
+        self.params
+            .entry(model.to_owned())
+            .or_default()
+            .insert(name.to_owned(), value);
+    }
+
+    /// Forget the edit of hyperparameter `name` of `model`: it follows the table's default.
+    pub fn reset_param(&mut self, model: &str, name: &str) {
+        if let Some(values) = self.params.get_mut(model) {
+            values.remove(name);
+            if values.is_empty() {
+                self.params.remove(model);
+            }
+        }
+    }
+
+    /// The model spec of the current settings: the selected model's edited parameters (the
+    /// others take the model's defaults).
     pub fn model_spec(&self) -> Option<ModelSpec> {
         let kind = self.model_kind()?;
         let mut spec = ModelSpec::new(kind, self.k, self.seed);

@@ -3,13 +3,17 @@
 
 use eframe::egui;
 
-use crate::engine::models::ModelKind;
+use crate::engine::models::{HyperParam, ModelKind};
 use crate::gui::UiCommand;
 use crate::gui::command::Commands;
 use crate::gui::run_controller::RunController;
 use crate::gui::state::{Session, Settings, WorkerState};
 use crate::gui::view::ViewState;
 use egui::{Color32, DragValue, RichText};
+
+/// Rail width of a log-scale hyperparameter's slider, so that slider, value, "0" and presets
+/// fit the model panel's default width.
+const LOG_SLIDER_WIDTH: f32 = 56.0;
 
 /// Largest iteration cap offered (the convergence history keeps every iteration).
 pub const MAX_ITER_CAP: usize = 1_000_000;
@@ -107,6 +111,8 @@ pub fn show(
     progress(ui, session, run, settings.max_iter);
 }
 
+/// The selected model's hyperparameters, one row each. Only edits are written to the
+/// settings; unedited parameters show the table's default.
 fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) {
     let hps = kind.hyperparameters();
     if hps.is_empty() {
@@ -114,52 +120,136 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
         return;
     }
     ui.label(RichText::new("Hyperparameters").strong());
-    let values = settings.params.entry(kind.name().to_owned()).or_default();
     egui::Grid::new(("hyperparameters", kind.name()))
         .num_columns(2)
         .spacing([8.0, 4.0])
         .show(ui, |ui| {
             for hp in hps {
-                let tip =
-                    super::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, kind.section()));
-                let l = ui.label(hp.name).on_hover_text(&tip);
-                let v = values.entry(hp.name.to_owned()).or_insert(hp.default);
-                ui.horizontal(|ui| {
-                    let resp = if hp.flag {
-                        let mut on = *v != 0.0;
-                        let r = ui.checkbox(&mut on, "");
-                        *v = if on { 1.0 } else { 0.0 };
-                        r
-                    } else if hp.log_scale && hp.min > 0.0 {
-                        ui.add(
-                            egui::Slider::new(v, hp.min..=hp.max)
-                                .logarithmic(true)
-                                .custom_formatter(|x, _| format!("{x:.3e}")),
-                        )
-                    } else {
-                        ui.add(
-                            DragValue::new(v)
-                                .range(hp.min..=hp.max)
-                                .speed(((hp.max - hp.min) / 1000.0).clamp(1e-6, 1.0)),
-                        )
-                    };
-                    resp.labelled_by(l.id).on_hover_text(&tip);
-                    if !hp.grid.is_empty() && !hp.flag {
-                        ui.menu_button("presets", |ui| {
-                            ui.label(RichText::new("the paper's grid").weak());
-                            for &g in hp.grid {
-                                if ui.button(format!("{g}")).clicked() {
-                                    *v = g;
-                                }
-                            }
-                        })
-                        .response
-                        .on_hover_text(format!("Presets for {}", hp.name));
-                    }
-                });
+                let edited = settings.edited_param(kind.name(), hp.name);
+                match hyperparameter_row(ui, hp, kind.section(), edited) {
+                    Some(ParamEdit::Set(v)) => settings.set_param(kind.name(), hp.name, v),
+                    Some(ParamEdit::Reset) => settings.reset_param(kind.name(), hp.name),
+                    None => {}
+                }
                 ui.end_row();
             }
         });
+}
+
+/// What the user did to one hyperparameter this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamEdit {
+    /// A new value, to be stored as an edit.
+    Set(f64),
+    /// Back to the table's default: forget the stored edit.
+    Reset,
+}
+
+/// One grid row (label, widget) for the table entry `hp`, showing `edited` or else
+/// `hp.default`. A flag is a checkbox; a log-scale range a logarithmic slider, which reaches
+/// exactly 0 at its left end when the range starts at 0 (and a "0" button says so); anything
+/// else a drag value. The paper's grid is offered as presets, and an edited value can be reset
+/// to the default. Reads nothing but `hp`'s fields, so it follows the engine's table.
+pub fn hyperparameter_row(
+    ui: &mut egui::Ui,
+    hp: &HyperParam,
+    section: &str,
+    edited: Option<f64>,
+) -> Option<ParamEdit> {
+    let tip = super::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, section));
+    let l = ui.label(hp.name).on_hover_text(&tip);
+    let mut v = edited.unwrap_or(hp.default);
+    let mut edit = None;
+    ui.horizontal(|ui| {
+        let resp = if hp.flag {
+            let mut on = v != 0.0;
+            let r = ui.checkbox(&mut on, "");
+            v = if on { 1.0 } else { 0.0 };
+            r
+        } else if hp.log_scale && hp.min >= 0.0 && hp.max > 0.0 {
+            ui.spacing_mut().slider_width = LOG_SLIDER_WIDTH;
+            ui.add(
+                egui::Slider::new(&mut v, hp.min..=hp.max)
+                    .logarithmic(true)
+                    .smallest_positive(smallest_positive(hp))
+                    .custom_formatter(|x, _| {
+                        if x == 0.0 {
+                            "0".to_owned()
+                        } else {
+                            format!("{x:.2e}")
+                        }
+                    }),
+            )
+        } else {
+            ui.add(
+                DragValue::new(&mut v)
+                    .range(hp.min..=hp.max)
+                    .speed(((hp.max - hp.min) / 1000.0).clamp(1e-6, 1.0)),
+            )
+        };
+        if resp.labelled_by(l.id).on_hover_text(&tip).changed() {
+            edit = Some(ParamEdit::Set(v));
+        }
+        if hp.log_scale && hp.min == 0.0 && !hp.flag {
+            let zero = ui
+                .add_enabled(v != 0.0, egui::Button::new("0").small())
+                .accessible_name(format!("{} = 0", hp.name))
+                .on_hover_text(format!(
+                    "Set {} to exactly 0 (the slider's left end)",
+                    hp.name
+                ));
+            if zero.clicked() {
+                edit = Some(ParamEdit::Set(0.0));
+            }
+        }
+        // Reset sits in the presets menu (beside a checkbox for flags): the row stays
+        // within the panel's default width.
+        if hp.flag {
+            if edited.is_some() && reset_button(ui, hp) {
+                edit = Some(ParamEdit::Reset);
+            }
+        } else if !hp.grid.is_empty() || edited.is_some() {
+            ui.menu_button("presets", |ui| {
+                if edited.is_some() && reset_button(ui, hp) {
+                    edit = Some(ParamEdit::Reset);
+                }
+                if !hp.grid.is_empty() {
+                    ui.label(RichText::new("the paper's grid").weak());
+                }
+                for &g in hp.grid {
+                    if ui.button(format!("{g}")).clicked() {
+                        edit = Some(ParamEdit::Set(g));
+                    }
+                }
+            })
+            .response
+            .accessible_name(format!("presets for {}", hp.name))
+            .on_hover_text(format!("Presets for {}", hp.name));
+        }
+    });
+    edit
+}
+
+/// A "reset" button for `hp` (back to the table's default); whether it was clicked.
+fn reset_button(ui: &mut egui::Ui, hp: &HyperParam) -> bool {
+    ui.small_button("reset")
+        .accessible_name(format!("reset {}", hp.name))
+        .on_hover_text(format!(
+            "Back to the default, {} (follows the model's table)",
+            format_value(hp.default)
+        ))
+        .clicked()
+}
+
+/// The left end of a log slider's positive range: the smallest positive value of the paper's
+/// grid, or max·1e-6 when that is smaller or there is no grid.
+fn smallest_positive(hp: &HyperParam) -> f64 {
+    let floor = hp.max * 1e-6;
+    hp.grid
+        .iter()
+        .copied()
+        .filter(|&g| g > 0.0)
+        .fold(floor, f64::min)
 }
 
 fn buttons(ui: &mut egui::Ui, session: &Session, run: &RunController, cmds: &mut Commands) {
