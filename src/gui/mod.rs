@@ -18,6 +18,7 @@ mod layout;
 mod loading;
 mod panels;
 mod run_controller;
+mod scatter_cache;
 mod state;
 mod textures;
 mod view;

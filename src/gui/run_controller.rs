@@ -306,3 +306,62 @@ impl RunController {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::models::ModelKind;
+    use ndarray::Array2;
+
+    fn data() -> Arc<Dataset> {
+        let x = Array2::from_shape_fn((6, 12), |(f, i)| 0.1 + ((f * 7 + i * 3) % 5) as f64);
+        Arc::new(Dataset::from_parts(x, None, Vec::new(), "test"))
+    }
+
+    /// Drain until `done` holds or 20 s pass.
+    fn drain_until(run: &mut RunController, n: usize, done: impl Fn(&RunController) -> bool) {
+        let t0 = Instant::now();
+        while !done(run) && t0.elapsed() < Duration::from_secs(20) {
+            run.drain(Some(n), Instant::now() + Duration::from_millis(5));
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert!(done(run), "timed out: worker {:?}", run.worker);
+    }
+
+    /// A run replaced while running: only the second job's events are applied (its history
+    /// runs 1, 2, 3, … without restarting), the first job's late events are counted as stale,
+    /// and the second run finishes with a result and a snapshot.
+    #[test]
+    fn a_replaced_runs_late_events_are_ignored() {
+        let ctx = egui::Context::default();
+        let mut run = RunController::new(&ctx);
+        let data = data();
+        let n = data.n();
+        let spec = ModelSpec::new(ModelKind::Nmf, 2, 0);
+        let long = FitOptions {
+            max_iter: 1_000_000,
+            tol: 0.0,
+        };
+        let side = Arc::new(SideInfo::default());
+        let first = run.start(Arc::clone(&data), spec.clone(), long, Arc::clone(&side));
+        assert!(!first.is_error, "{first:?}");
+        drain_until(&mut run, n, |r| r.progress.iteration > 0);
+        let first_id = run.job_id;
+
+        let short = FitOptions {
+            max_iter: 30,
+            tol: 0.0,
+        };
+        run.start(data, spec, short, side);
+        assert_ne!(run.job_id, first_id);
+        drain_until(&mut run, n, |r| {
+            matches!(r.worker, WorkerState::Finished(_)) && r.stale_events > 0
+        });
+        assert!(run.result.is_some() && run.snapshot.is_some());
+        assert_eq!(run.convergence.total.len(), 30);
+        for (t, p) in run.convergence.total.linear.iter().enumerate() {
+            assert_eq!(p.x, (t + 1) as f64, "history mixes runs at position {t}");
+        }
+        assert_eq!(run.job_id, None, "a finished job is retired");
+    }
+}
