@@ -53,14 +53,14 @@ fn frame_time_while_snapshots_stream_at_n_10000() {
     h.state_mut().push_command(UiCommand::Run);
     // Wait for the first snapshot (the run started and the scatter has points).
     let t0 = Instant::now();
-    while h.state().session().snapshot.is_none() && t0.elapsed() < Duration::from_secs(60) {
+    while h.state().run().snapshot.is_none() && t0.elapsed() < Duration::from_secs(60) {
         h.step();
         std::thread::sleep(Duration::from_millis(5));
     }
     assert!(
-        h.state().session().snapshot.is_some(),
+        h.state().run().snapshot.is_some(),
         "no snapshot after 60 s: worker {:?}, status {:?}",
-        h.state().session().worker,
+        h.state().run().worker,
         h.state().session().status
     );
 
@@ -71,9 +71,8 @@ fn frame_time_while_snapshots_stream_at_n_10000() {
         let t = Instant::now();
         h.step();
         step_ms.push(t.elapsed().as_secs_f64() * 1e3);
-        let s = h.state().session();
-        app_ms.push(f64::from(s.frame_ms));
-        let it = s.snapshot.as_ref().map(|s| s.iteration);
+        app_ms.push(f64::from(h.state().view().frame_ms));
+        let it = h.state().run().snapshot.as_ref().map(|s| s.iteration);
         if it != last_iter {
             snapshots += 1;
             last_iter = it;
@@ -82,8 +81,20 @@ fn frame_time_while_snapshots_stream_at_n_10000() {
         std::thread::sleep(Duration::from_millis(10));
     }
     let s = h.state().session();
-    assert_eq!(s.worker, WorkerState::Running, "status {:?}", s.status);
-    let shown: usize = s.scatter.groups.iter().map(|g| g.points.len()).sum();
+    assert_eq!(
+        h.state().run().worker,
+        WorkerState::Running,
+        "status {:?}",
+        s.status
+    );
+    let shown: usize = h
+        .state()
+        .view()
+        .scatter
+        .groups
+        .iter()
+        .map(|g| g.points.len())
+        .sum();
     assert_eq!(shown, N, "scatter does not show every point");
     app_ms.sort_by(f64::total_cmp);
     step_ms.sort_by(f64::total_cmp);

@@ -19,18 +19,18 @@ fn with_scatter() -> Harness<'static, App> {
     let mut h = loaded();
     h.get_by_label("Run").click();
     step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
-        matches!(a.session().worker, WorkerState::Finished(_))
+        matches!(a.run().worker, WorkerState::Finished(_))
     });
     h.run_steps(2);
-    assert!(h.state().session().plot_transform.is_some());
+    assert!(h.state().view().plot_transform.is_some());
     h
 }
 
 /// Screen position of sample `i` on the scatter.
 fn screen_of(h: &Harness<'static, App>, i: usize) -> egui::Pos2 {
-    let s = h.state().session();
-    let t = s.plot_transform.expect("transform");
-    t.position_from_point(&s.scatter.by_sample[i])
+    let v = h.state().view();
+    let t = v.plot_transform.expect("transform");
+    t.position_from_point(&v.scatter.by_sample[i])
 }
 
 /// Press and release the primary button at `pos` (a click), one event per frame.
@@ -50,11 +50,11 @@ fn click_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
 
 /// Three samples drawn at least 12 px from any other sample (so a click picks exactly them).
 fn isolated_samples(h: &Harness<'static, App>, count: usize) -> Vec<usize> {
-    let n = h.state().session().scatter.by_sample.len();
+    let n = h.state().view().scatter.by_sample.len();
     let pos: Vec<egui::Pos2> = (0..n).map(|i| screen_of(h, i)).collect();
     let rect = h
         .state()
-        .session()
+        .view()
         .plot_transform
         .expect("transform")
         .frame()
@@ -81,7 +81,7 @@ fn three_clicks_add_a_triplet_and_undo_redo_keys_work() {
     let mut h = with_scatter();
     h.get_by_label("Triplet").click();
     h.run_steps(2);
-    assert_eq!(h.state().session().tool, Tool::Triplet);
+    assert_eq!(h.state().view().tool, Tool::Triplet);
     h.get_by_label("Triplet: click the anchor i");
     let ids = isolated_samples(&h, 3);
     assert_eq!(ids.len(), 3, "not enough isolated samples on the plot");
@@ -90,7 +90,7 @@ fn three_clicks_add_a_triplet_and_undo_redo_keys_work() {
         click_at(&mut h, p);
         if k < 2 {
             assert_eq!(
-                h.state().session().partial.len(),
+                h.state().view().partial.len(),
                 k + 1,
                 "click {k} not picked"
             );
@@ -99,7 +99,7 @@ fn three_clicks_add_a_triplet_and_undo_redo_keys_work() {
     h.run_steps(2);
     let t = Triplet::new(ids[0], ids[1], ids[2]);
     assert_eq!(triplets(&h), vec![t], "{:?}", h.state().session().status);
-    assert!(h.state().session().partial.is_empty());
+    assert!(h.state().view().partial.is_empty());
 
     // The same triplet again is refused with a message.
     for &i in &ids {
@@ -136,10 +136,10 @@ fn escape_cancels_a_partial_triplet() {
     let ids = isolated_samples(&h, 1);
     let p = screen_of(&h, ids[0]);
     click_at(&mut h, p);
-    assert_eq!(h.state().session().partial, vec![ids[0]]);
+    assert_eq!(h.state().view().partial, vec![ids[0]]);
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
-    assert!(h.state().session().partial.is_empty());
+    assert!(h.state().view().partial.is_empty());
     assert!(triplets(&h).is_empty());
 }
 
@@ -148,7 +148,7 @@ fn label_mode_click_paints_a_label() {
     let mut h = with_scatter();
     h.get_by_label("Label").click();
     h.run_steps(2);
-    let class = h.state().session().paint_class.clone();
+    let class = h.state().view().paint_class.clone();
     assert!(!class.is_empty(), "no default class to paint");
     let ids = isolated_samples(&h, 1);
     let p = screen_of(&h, ids[0]);
@@ -265,7 +265,7 @@ fn rpnmf_without_triplets_explains_and_with_generated_ones_runs() {
         "{:?}",
         s.status
     );
-    assert!(!s.worker.is_active());
+    assert!(!h.state().run().worker.is_active());
 
     h.state_mut().push_command(UiCommand::GenerateTriplets {
         opts: ProtocolOptions::default(),
@@ -279,7 +279,7 @@ fn rpnmf_without_triplets_explains_and_with_generated_ones_runs() {
     });
     h.get_by_label("Run").click();
     step_until(&mut h, "RPNMF to finish", MAX_STEPS, |a| {
-        matches!(a.session().worker, WorkerState::Finished(_))
+        matches!(a.run().worker, WorkerState::Finished(_))
     });
     h.run_steps(2);
     let s = h.state().session();
@@ -291,12 +291,12 @@ fn rpnmf_without_triplets_explains_and_with_generated_ones_runs() {
     );
     h.get_by_label("Show violations").click();
     h.run_steps(2);
-    assert!(h.state().session().show_violations);
+    assert!(h.state().view().show_violations);
     // The triplet lines can be hidden (hundreds of generated triplets hide the points).
-    assert!(!h.state().session().hide_triplets);
+    assert!(!h.state().view().hide_triplets);
     h.get_by_label("Show triplets").click();
     h.run_steps(2);
-    assert!(h.state().session().hide_triplets);
+    assert!(h.state().view().hide_triplets);
 }
 
 /// Drag the primary button along `path` (screen points), one pointer event per frame.
@@ -344,14 +344,14 @@ fn lasso_paints_the_points_inside_as_one_undo_step() {
     let mut h = with_scatter();
     h.get_by_label("Label").click();
     h.run_steps(2);
-    let class = h.state().session().paint_class.clone();
-    let n = h.state().session().scatter.by_sample.len();
+    let class = h.state().view().paint_class.clone();
+    let n = h.state().view().scatter.by_sample.len();
     let pos: Vec<egui::Pos2> = (0..n).map(|i| screen_of(&h, i)).collect();
     // A rectangle around the densest spot of the plot: centred on a sample with many others
     // within 60 px.
     let frame = h
         .state()
-        .session()
+        .view()
         .plot_transform
         .expect("transform")
         .frame()
@@ -398,7 +398,10 @@ fn lasso_paints_the_points_inside_as_one_undo_step() {
             "sample {i} outside the lasso was painted"
         );
     }
-    assert!(s.lasso.is_empty(), "the lasso is cleared after the drag");
+    assert!(
+        h.state().view().lasso.is_empty(),
+        "the lasso is cleared after the drag"
+    );
     assert_eq!(st.undo_len(), 1, "one drag is one undo step");
 
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);

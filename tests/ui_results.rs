@@ -28,7 +28,7 @@ fn loaded() -> Harness<'static, App> {
 fn run_and_evaluate(h: &mut Harness<'static, App>, run: u64) {
     h.get_by_label("Run").click();
     step_until(h, "the run to finish", MAX_STEPS, |a| {
-        matches!(a.session().worker, WorkerState::Finished(_))
+        matches!(a.run().worker, WorkerState::Finished(_))
             && a.session().history.len() as u64 == run
     });
     step_until(h, "the evaluation", MAX_STEPS, |a| {
@@ -91,7 +91,13 @@ fn evaluation_history_overlay_colour_and_export() {
         assert_eq!(row.acc, Some(c.acc.mean));
         assert_eq!(
             row.iterations,
-            s.result.as_ref().expect("result").record.iterations()
+            h.state()
+                .run()
+                .result
+                .as_ref()
+                .expect("result")
+                .record
+                .iterations()
         );
     }
     h.get_by_label("run 1");
@@ -140,7 +146,7 @@ fn evaluation_history_overlay_colour_and_export() {
         let kept = s.evaluation.as_ref().and_then(|e| e.kept_h).expect("kept");
         assert!(in_unit(kept));
         assert_eq!(s.history[1].kept, Some(kept));
-        assert!(s.overlay().is_none());
+        assert!(s.overlay(&h.state().view().selected_runs).is_none());
     }
 
     // Select both rows: their curves are overlaid.
@@ -148,7 +154,9 @@ fn evaluation_history_overlay_colour_and_export() {
     click_visible(&mut h, "run 2");
     {
         let s = h.state().session();
-        let [a, b] = s.overlay().expect("overlay of two runs");
+        let [a, b] = s
+            .overlay(&h.state().view().selected_runs)
+            .expect("overlay of two runs");
         assert_eq!((a.id, b.id), (1, 2));
         assert!(!a.curve.is_empty() && !b.curve.is_empty());
     }
@@ -161,19 +169,34 @@ fn evaluation_history_overlay_colour_and_export() {
     h.run_steps(2);
     {
         let s = h.state().session();
-        assert_eq!(s.color_by, ColorBy::Cluster);
+        assert_eq!(h.state().view().color_by, ColorBy::Cluster);
         assert!(
-            s.scatter
+            h.state()
+                .view()
+                .scatter
                 .groups
                 .iter()
                 .all(|g| g.name.starts_with("cluster ")),
             "{:?}",
-            s.scatter.groups.iter().map(|g| &g.name).collect::<Vec<_>>()
+            h.state()
+                .view()
+                .scatter
+                .groups
+                .iter()
+                .map(|g| &g.name)
+                .collect::<Vec<_>>()
         );
         let ev = s.evaluation.as_ref().expect("evaluation");
         let wrong = ev.misassigned.iter().filter(|&&w| w).count();
-        assert_eq!(s.scatter.misassigned.len(), wrong);
-        let n: usize = s.scatter.groups.iter().map(|g| g.points.len()).sum();
+        assert_eq!(h.state().view().scatter.misassigned.len(), wrong);
+        let n: usize = h
+            .state()
+            .view()
+            .scatter
+            .groups
+            .iter()
+            .map(|g| g.points.len())
+            .sum();
         assert_eq!(n, ev.clusters.len());
     }
 
@@ -189,7 +212,8 @@ fn evaluation_history_overlay_colour_and_export() {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
             "exported CSV: {e}; path field {:?}, status {:?}",
-            s.history_path_input, s.status
+            h.state().view().history_path_input,
+            s.status
         )
     });
     let lines: Vec<&str> = text.lines().collect();

@@ -1,8 +1,8 @@
-//! Applying constraint commands: every edit goes through the dataset's [`Store`] (one undo
+//! Carrying out constraint commands: every edit goes through the dataset's [`Store`] (one undo
 //! step each), files are read and written by the engine's `io`, triplet generation runs on a
 //! background thread, and unsaved constraints are never dropped without asking.
 
-use super::{App, Background, DataSource, FileAction, Pending, Resolution, UiCommand};
+use super::{App, DataSource, FileAction, Pending, Resolution, TaskDone};
 use crate::engine::constraints::io as cio;
 use crate::engine::constraints::{
     Generated, ProtocolOptions, Store, generate_triplets, labels_from_truth, reveal_labels,
@@ -27,7 +27,7 @@ impl App {
     /// snapshot, O(|T| k); never per frame).
     pub(super) fn update_kept(&mut self) {
         let s = &mut self.session;
-        let (Some(snap), Some(store)) = (&s.snapshot, &s.store) else {
+        let (Some(snap), Some(store)) = (&self.run.snapshot, &s.store) else {
             s.kept = None;
             return;
         };
@@ -50,76 +50,38 @@ impl App {
         });
     }
 
-    /// Apply a constraint command (see [`UiCommand`]).
-    pub(super) fn constraint_command(&mut self, cmd: UiCommand) {
-        match cmd {
-            UiCommand::AddTriplet(t) => {
-                self.edit(|st| st.add_triplet(t).map(|()| format!("Added triplet {t}")))
+    /// Paint `samples` with the class chosen in Label mode (one undo step).
+    pub(super) fn paint_labels(&mut self, samples: &[usize]) {
+        let name = self.view.paint_class.trim().to_owned();
+        if name.is_empty() {
+            self.session
+                .set_error("Type a class name (or pick one) before painting labels");
+            return;
+        }
+        self.edit(|st| {
+            st.label_as(samples, &name)
+                .map(|_| format!("Labelled {} samples as `{name}`", samples.len()))
+        });
+    }
+
+    /// Undo or redo (`step`) one constraint edit; the status line says what changed.
+    pub(super) fn undo_redo(
+        &mut self,
+        step: fn(&mut Store) -> Option<String>,
+        done: &str,
+        nothing: &str,
+    ) {
+        match self.session.store.as_mut().and_then(step) {
+            Some(what) => {
+                self.session.constraints_rev += 1;
+                self.session.set_status(format!("{done}: {what}"));
             }
-            UiCommand::RemoveTriplet(t) => {
-                self.edit(|st| {
-                    st.remove_triplet(t)
-                        .map(|()| format!("Removed triplet {t}"))
-                });
-            }
-            UiCommand::PaintLabels(samples) => {
-                let name = self.session.paint_class.trim().to_owned();
-                if name.is_empty() {
-                    self.session
-                        .set_error("Type a class name (or pick one) before painting labels");
-                    return;
-                }
-                self.edit(|st| {
-                    st.label_as(&samples, &name)
-                        .map(|_| format!("Labelled {} samples as `{name}`", samples.len()))
-                });
-            }
-            UiCommand::ClearLabels(samples) => self.edit(|st| {
-                st.set_labels(&samples, None)
-                    .map(|()| format!("Cleared the labels of {} samples", samples.len()))
-            }),
-            UiCommand::Undo => {
-                let r = self.session.store.as_mut().and_then(Store::undo);
-                match r {
-                    Some(what) => {
-                        self.session.constraints_rev += 1;
-                        self.session.set_status(format!("Undid: {what}"));
-                    }
-                    None => self.session.set_status("Nothing to undo"),
-                }
-            }
-            UiCommand::Redo => {
-                let r = self.session.store.as_mut().and_then(Store::redo);
-                match r {
-                    Some(what) => {
-                        self.session.constraints_rev += 1;
-                        self.session.set_status(format!("Redid: {what}"));
-                    }
-                    None => self.session.set_status("Nothing to redo"),
-                }
-            }
-            UiCommand::SaveConstraints(path) => {
-                match path.or_else(|| self.session.constraints_path.clone()) {
-                    Some(p) => self.constraint_file(FileAction::Save, p),
-                    None => self.open_constraints_dialog(FileAction::Save),
-                }
-            }
-            UiCommand::LoadConstraints(p) => self.constraint_file(FileAction::Load, p),
-            UiCommand::ImportTripletsCsv(p) => self.constraint_file(FileAction::ImportCsv, p),
-            UiCommand::ExportTripletsCsv(p) => self.constraint_file(FileAction::ExportCsv, p),
-            UiCommand::ConstraintsDialog(action) => self.open_constraints_dialog(action),
-            UiCommand::GenerateTriplets { opts, from_truth } => {
-                self.start_generate(opts, from_truth)
-            }
-            UiCommand::RevealLabels { fraction, seed } => self.reveal(fraction, seed),
-            UiCommand::ResolvePending(r) => self.resolve_pending(r),
-            // Not constraint commands: handled by `apply_commands`.
-            _ => {}
+            None => self.session.set_status(nothing),
         }
     }
 
     /// Run one store edit; its message (or refusal) goes to the status line.
-    fn edit(
+    pub(super) fn edit(
         &mut self,
         f: impl FnOnce(&mut Store) -> Result<String, crate::engine::constraints::ConstraintError>,
     ) {
@@ -136,39 +98,49 @@ impl App {
         }
     }
 
-    fn open_constraints_dialog(&mut self, action: FileAction) {
+    /// Show the native dialog for a constraint file action, off the UI thread; the choice
+    /// arrives as [`TaskDone::ConstraintsPicked`].
+    pub(super) fn open_constraints_dialog(&mut self, action: FileAction) {
         if self.dialog_open {
             return;
         }
-        let tx = self.bg_tx.clone();
-        let ctx = self.ctx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("nmf-file-dialog".into())
-            .spawn(move || {
-                let (title, json) = match action {
-                    FileAction::Save => ("Save constraints", true),
-                    FileAction::Load => ("Load constraints", true),
-                    FileAction::ImportCsv => ("Import triplets (CSV)", false),
-                    FileAction::ExportCsv => ("Export triplets (CSV)", false),
-                };
-                let dialog = rfd::FileDialog::new().set_title(title);
-                let dialog = if json {
-                    dialog.add_filter("Constraints", &["json"])
-                } else {
-                    dialog.add_filter("CSV", &["csv"])
-                };
-                let picked = match action {
-                    FileAction::Save | FileAction::ExportCsv => dialog.save_file(),
-                    FileAction::Load | FileAction::ImportCsv => dialog.pick_file(),
-                };
-                let _ = tx.send(Background::ConstraintsPicked(action, picked));
-                ctx.request_repaint();
-            });
+        let spawned = self.tasks.spawn("file-dialog", move || {
+            let (title, json) = match action {
+                FileAction::Save => ("Save constraints", true),
+                FileAction::Load => ("Load constraints", true),
+                FileAction::ImportCsv => ("Import triplets (CSV)", false),
+                FileAction::ExportCsv => ("Export triplets (CSV)", false),
+            };
+            let dialog = rfd::FileDialog::new().set_title(title);
+            let dialog = if json {
+                dialog.add_filter("Constraints", &["json"])
+            } else {
+                dialog.add_filter("CSV", &["csv"])
+            };
+            let picked = match action {
+                FileAction::Save | FileAction::ExportCsv => dialog.save_file(),
+                FileAction::Load | FileAction::ImportCsv => dialog.pick_file(),
+            };
+            TaskDone::ConstraintsPicked(action, picked)
+        });
         match spawned {
-            Ok(_) => self.dialog_open = true,
-            Err(e) => self
-                .session
-                .set_error(format!("could not open the file dialog: {e}")),
+            Ok(()) => self.dialog_open = true,
+            Err(e) => self.session.set_error(e),
+        }
+    }
+
+    /// The constraint file dialog closed, with a path or cancelled.
+    pub(super) fn constraints_picked(&mut self, action: FileAction, path: Option<PathBuf>) {
+        self.dialog_open = false;
+        match path {
+            Some(p) => {
+                self.view.constraints_path_input = p.display().to_string();
+                self.constraint_file(action, p);
+            }
+            None => {
+                self.save_then_resume = false;
+                self.session.set_status("No file chosen");
+            }
         }
     }
 
@@ -245,7 +217,7 @@ impl App {
     }
 
     /// Generate triplets by the protocol on a background thread (kNN of X is O(n² m)).
-    fn start_generate(&mut self, opts: ProtocolOptions, from_truth: bool) {
+    pub(super) fn start_generate(&mut self, opts: ProtocolOptions, from_truth: bool) {
         if self.session.generating {
             return;
         }
@@ -276,30 +248,23 @@ impl App {
         } else {
             "painted labels"
         };
-        let tx = self.bg_tx.clone();
-        let ctx = self.ctx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("nmf-generate".into())
-            .spawn(move || {
-                let result = generate_triplets(data.x.view(), &labels, &opts, &existing)
-                    .map_err(|e| e.to_string());
-                let _ = tx.send(Background::Generated {
-                    fingerprint,
-                    source,
-                    seed: opts.seed,
-                    result,
-                });
-                ctx.request_repaint();
-            });
+        let spawned = self.tasks.spawn("generate", move || {
+            let result = generate_triplets(data.x.view(), &labels, &opts, &existing)
+                .map_err(|e| e.to_string());
+            TaskDone::Generated {
+                fingerprint,
+                source,
+                seed: opts.seed,
+                result,
+            }
+        });
         match spawned {
-            Ok(_) => {
+            Ok(()) => {
                 self.session.generating = true;
                 self.session
                     .set_status(format!("Generating triplets from the {source}…"));
             }
-            Err(e) => self
-                .session
-                .set_error(format!("could not start the generator thread: {e}")),
+            Err(e) => self.session.set_error(e),
         }
     }
 
@@ -360,7 +325,7 @@ impl App {
         }
     }
 
-    fn reveal(&mut self, fraction: f64, seed: u64) {
+    pub(super) fn reveal(&mut self, fraction: f64, seed: u64) {
         let Some(data) = self.session.dataset.clone() else {
             self.session.set_error("Load a dataset first");
             return;
@@ -396,7 +361,7 @@ impl App {
         });
     }
 
-    fn resolve_pending(&mut self, r: Resolution) {
+    pub(super) fn resolve_pending(&mut self, r: Resolution) {
         match r {
             Resolution::Cancel => {
                 self.session.pending = None;
@@ -411,7 +376,7 @@ impl App {
                 self.resume_pending();
             }
             Resolution::Save => {
-                let typed = self.flags.constraints_path_input.trim();
+                let typed = self.view.constraints_path_input.trim();
                 let path = self
                     .session
                     .constraints_path

@@ -1,14 +1,15 @@
 //! Evaluation of a finished run, off the UI thread: repeated k-means on H (ACC / NMI ± std
 //! against the labels), an 80/20 stratified split with a linear SVM (accuracy, macro-F1,
 //! confusion matrix) and the share of the run's triplets H keeps (docs/models.md §8), by the
-//! engine's one evaluation ([`evaluate_run`]). The result
-//! comes back on the background channel tagged with the run's history id; a stale one (a newer
+//! engine's one evaluation ([`evaluate_run`]). The result comes back as a background task's
+//! message, tagged with the run's history id; a stale one (a newer
 //! run finished meanwhile) is dropped.
 
-use super::{App, Background};
+use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::eval::{Protocol, RunInput, evaluate_run};
 use crate::engine::fsutil::{csv_field, write_atomic};
+use crate::engine::models::params_string;
 use crate::gui::state::{Evaluation, HistoryRow, Series};
 use ndarray::Array2;
 use std::fmt::Write as _;
@@ -78,7 +79,7 @@ impl App {
     /// Add the finished run to the history and start its evaluation on a background thread.
     pub(super) fn run_finished(&mut self) {
         let s = &mut self.session;
-        let Some(result) = &s.result else {
+        let Some(result) = &self.run.result else {
             return;
         };
         let id = s.history.last().map_or(1, |r| r.id + 1);
@@ -87,8 +88,9 @@ impl App {
             curve.push(it + 1, v);
         }
         let mut params = format!("k={}", result.spec.k);
-        if !result.spec.params.is_empty() {
-            let _ = write!(params, " {}", result.spec.params_string(" "));
+        let resolved = result.spec.resolved_params();
+        if !resolved.is_empty() {
+            let _ = write!(params, " {}", params_string(&resolved, " "));
         }
         s.history.push(HistoryRow {
             id,
@@ -109,26 +111,21 @@ impl App {
             assignments: result.assignments.clone(),
             labels: data.and_then(|d| d.labels.clone()),
             n_classes: data.map_or(0, |d| d.n_classes()),
-            triplets: s
-                .run_side
+            triplets: self
+                .run
+                .side
                 .as_ref()
                 .map(|side| side.triplets.clone())
                 .unwrap_or_default(),
             seed: result.spec.seed,
             restarts: self.settings.kmeans_restarts.max(1),
         };
-        let tx = self.bg_tx.clone();
-        let ctx = self.ctx.clone();
-        let spawned = std::thread::Builder::new()
-            .name("nmf-evaluate".into())
-            .spawn(move || {
-                let ev = evaluate(&input);
-                let _ = tx.send(Background::Evaluated(Box::new(ev)));
-                ctx.request_repaint();
-            });
+        let spawned = self.tasks.spawn("evaluate", move || {
+            TaskDone::Evaluated(Box::new(evaluate(&input)))
+        });
         match spawned {
-            Ok(_) => s.evaluating = Some(id),
-            Err(e) => s.set_error(format!("could not start the evaluation thread: {e}")),
+            Ok(()) => s.evaluating = Some(id),
+            Err(e) => s.set_error(e),
         }
     }
 
@@ -146,7 +143,11 @@ impl App {
         }
         s.evaluation = Some(Arc::new(ev));
         // The status line keeps the run's "Finished" message; the scores are in the panel.
-        s.rebuild_scatter();
+        self.view.rebuild_scatter(
+            s.dataset.as_deref(),
+            self.run.snapshot.as_deref(),
+            s.evaluation.as_deref(),
+        );
     }
 
     /// Write the history table to `path` (atomically).

@@ -1,23 +1,20 @@
 //! App state: persisted [`Settings`] (small, explicit, serde-default) apart from the runtime
-//! [`Session`] (dataset, running job, histories, caches), which is never persisted.
+//! [`Session`] (dataset, constraints, finished runs), which is never persisted; the live run
+//! is in [`super::run_controller`] and the view state in [`super::view`].
 
-use eframe::egui;
-
-use crate::engine::constraints::SideInfo;
 use crate::engine::constraints::Store;
 use crate::engine::data::{Dataset, LoadOptions, Preprocess};
 use crate::engine::eval::RunEvaluation;
 use crate::engine::experiment::{FitOptions, StopReason};
 use crate::engine::models::{ModelKind, ModelSpec, ParamValue};
-use crate::engine::worker::{JobHandle, JobId, RunResult, Snapshot};
-use egui::Color32;
-use egui_plot::{PlotPoint, PlotTransform};
+use egui_plot::PlotPoint;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::textures::ThumbnailCache;
+// The scatter's groups live in their own module; re-exported for the panels' imports.
+pub use super::scatter_cache::{PALETTE, ScatterCache, ScatterGroup};
 
 /// User preferences kept between sessions (eframe storage, key `eframe::APP_KEY`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,7 +32,9 @@ pub struct Settings {
     pub seed: u64,
     pub max_iter: usize,
     pub tol: f64,
-    /// Hyperparameters per model name, by parameter name.
+    /// Hyperparameters the user edited, per model name, by parameter name. Only edited
+    /// values are stored: a parameter missing here is shown and run with the default of the
+    /// model's table, so a default changed in a later version reaches existing users.
     pub params: BTreeMap<String, BTreeMap<String, ParamValue>>,
     /// Logarithmic y axis on the convergence plot.
     pub log_y: bool,
@@ -89,7 +88,31 @@ impl Settings {
         }
     }
 
-    /// The model spec of the current settings (only the selected model's known parameters).
+    /// The value the user set for hyperparameter `name` of `model`, if they edited it.
+    pub fn edited_param(&self, model: &str, name: &str) -> Option<ParamValue> {
+        self.params.get(model)?.get(name).copied()
+    }
+
+    /// Record an edit of hyperparameter `name` of `model`.
+    pub fn set_param(&mut self, model: &str, name: &str, value: ParamValue) {
+        self.params
+            .entry(model.to_owned())
+            .or_default()
+            .insert(name.to_owned(), value);
+    }
+
+    /// Forget the edit of hyperparameter `name` of `model`: it follows the table's default.
+    pub fn reset_param(&mut self, model: &str, name: &str) {
+        if let Some(values) = self.params.get_mut(model) {
+            values.remove(name);
+            if values.is_empty() {
+                self.params.remove(model);
+            }
+        }
+    }
+
+    /// The model spec of the current settings: the selected model's edited parameters (the
+    /// others take the model's defaults).
     pub fn model_spec(&self) -> Option<ModelSpec> {
         let kind = self.model_kind()?;
         let mut spec = ModelSpec::new(kind, self.k, self.seed);
@@ -141,6 +164,24 @@ impl WorkerState {
 pub struct Status {
     pub text: String,
     pub is_error: bool,
+}
+
+impl Status {
+    /// A normal message.
+    pub fn info(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: false,
+        }
+    }
+
+    /// An error, shown in red.
+    pub fn error(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            is_error: true,
+        }
+    }
 }
 
 /// Live progress of the current run.
@@ -195,161 +236,6 @@ impl Series {
 pub struct Convergence {
     pub total: Series,
     pub terms: BTreeMap<String, Series>,
-}
-
-/// One colour group of the scatter (a class, or all samples when unlabelled).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScatterGroup {
-    pub name: String,
-    pub color: Color32,
-    pub points: Vec<PlotPoint>,
-    /// Global sample index of each point.
-    pub indices: Vec<usize>,
-}
-
-/// Per-label point groups of the latest snapshot, built once per snapshot and borrowed by the
-/// plot every frame.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ScatterCache {
-    /// Iteration of the snapshot the groups were built from.
-    pub iteration: usize,
-    pub groups: Vec<ScatterGroup>,
-    /// k = 1: the axes are (sample index, h) rather than PCA components.
-    pub index_axes: bool,
-    /// Position of every sample by index (for triplet lines and picking).
-    pub by_sample: Vec<PlotPoint>,
-    /// Colour by k-means cluster: positions of the samples whose cluster, mapped to a class by
-    /// the Hungarian best map, disagrees with the truth (drawn as crosses).
-    pub misassigned: Vec<PlotPoint>,
-}
-
-/// Tab10-like palette, readable on dark and light backgrounds.
-pub const PALETTE: [Color32; 10] = [
-    Color32::from_rgb(31, 119, 180),
-    Color32::from_rgb(255, 127, 14),
-    Color32::from_rgb(44, 160, 44),
-    Color32::from_rgb(214, 39, 40),
-    Color32::from_rgb(148, 103, 189),
-    Color32::from_rgb(140, 86, 75),
-    Color32::from_rgb(227, 119, 194),
-    Color32::from_rgb(127, 127, 127),
-    Color32::from_rgb(188, 189, 34),
-    Color32::from_rgb(23, 190, 207),
-];
-
-impl ScatterCache {
-    /// Group the snapshot's projection by label.
-    pub fn build(data: &Dataset, snapshot: &Snapshot) -> Self {
-        Self::build_coloured(data, snapshot, None)
-    }
-
-    /// Group the snapshot's projection by k-means cluster when `eval` has clusters for every
-    /// sample (misassigned samples listed apart), else by label.
-    pub fn build_coloured(data: &Dataset, snapshot: &Snapshot, eval: Option<&Evaluation>) -> Self {
-        let proj = &snapshot.projection;
-        let n = proj.nrows().min(data.n());
-        if let Some(ev) = eval
-            && proj.ncols() >= 2
-            && ev.clusters.len() == n
-            && n > 0
-        {
-            let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
-            let c = ev.clusters.iter().copied().max().map_or(0, |m| m + 1);
-            let mut groups: Vec<ScatterGroup> = (0..c)
-                .map(|g| ScatterGroup {
-                    name: format!("cluster {}", g + 1),
-                    color: PALETTE[g % PALETTE.len()],
-                    points: Vec::new(),
-                    indices: Vec::new(),
-                })
-                .collect();
-            for (i, &g) in ev.clusters.iter().enumerate() {
-                if let Some(group) = groups.get_mut(g) {
-                    group.points.push(point(i));
-                    group.indices.push(i);
-                }
-            }
-            groups.retain(|g| !g.points.is_empty());
-            return Self {
-                iteration: snapshot.iteration,
-                groups,
-                index_axes: snapshot.h.nrows() == 1,
-                by_sample: (0..n).map(point).collect(),
-                misassigned: ev
-                    .misassigned
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, wrong)| **wrong && *i < n)
-                    .map(|(i, _)| point(i))
-                    .collect(),
-            };
-        }
-        Self::build_by_label(data, snapshot)
-    }
-
-    fn build_by_label(data: &Dataset, snapshot: &Snapshot) -> Self {
-        let proj = &snapshot.projection;
-        if proj.ncols() < 2 {
-            return Self::default();
-        }
-        let n = proj.nrows().min(data.n());
-        let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
-        let group = |name: &str, color: Color32| ScatterGroup {
-            name: name.to_owned(),
-            color,
-            points: Vec::new(),
-            indices: Vec::new(),
-        };
-        let mut groups: Vec<ScatterGroup> = match &data.labels {
-            Some(_) => data
-                .class_names
-                .iter()
-                .enumerate()
-                .map(|(c, name)| group(name, PALETTE[c % PALETTE.len()]))
-                .chain(std::iter::once(group("(no label)", Color32::GRAY)))
-                .collect(),
-            None => vec![group("samples", PALETTE[0])],
-        };
-        let last = groups.len() - 1;
-        for i in 0..n {
-            let g = match &data.labels {
-                Some(labels) => labels.get(i).copied().unwrap_or(last).min(last),
-                None => 0,
-            };
-            groups[g].points.push(point(i));
-            groups[g].indices.push(i);
-        }
-        groups.retain(|g| !g.points.is_empty());
-        Self {
-            iteration: snapshot.iteration,
-            groups,
-            index_axes: snapshot.h.nrows() == 1,
-            by_sample: (0..n).map(point).collect(),
-            misassigned: Vec::new(),
-        }
-    }
-
-    /// Position of sample `i`, if it is drawn.
-    pub fn position(&self, i: usize) -> Option<PlotPoint> {
-        self.by_sample.get(i).copied()
-    }
-
-    /// The sample drawn nearest to screen position `pos`, within `max_px` points.
-    pub fn nearest(
-        &self,
-        transform: &PlotTransform,
-        pos: egui::Pos2,
-        max_px: f32,
-    ) -> Option<usize> {
-        let mut best: Option<(f32, usize)> = None;
-        for (i, p) in self.by_sample.iter().enumerate() {
-            let d = transform.position_from_point(p).distance(pos);
-            if d <= max_px && best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, i));
-            }
-        }
-        best.map(|(_, i)| i)
-    }
 }
 
 /// What the scatter's colours show.
@@ -409,7 +295,9 @@ pub struct HistoryRow {
     pub curve: Series,
 }
 
-/// Runtime state of one app session (never persisted).
+/// Domain state of one app session (never persisted): the dataset, its constraints, the
+/// finished runs and their scores, and the status line. The live run is in
+/// [`super::RunController`]; what the user looks at and types is in [`super::ViewState`].
 #[derive(Default)]
 pub struct Session {
     /// The loaded dataset, shared with running jobs.
@@ -420,44 +308,9 @@ pub struct Session {
     pub loading: Option<String>,
     /// Where the current dataset came from, to reload it with other options.
     pub source: Option<super::DataSource>,
-    /// The current job (its events are the only ones applied).
-    pub(crate) job: Option<JobHandle>,
-    pub job_id: Option<JobId>,
-    pub(crate) next_job: u64,
-    /// Replaced or ended jobs whose threads are still winding down (dropped once finished,
-    /// so the UI never waits on a join).
-    pub(crate) retired: Vec<JobHandle>,
-    pub worker: WorkerState,
-    pub progress: Progress,
-    pub convergence: Convergence,
-    pub snapshot: Option<Arc<Snapshot>>,
-    pub scatter: ScatterCache,
-    /// The result of the last finished run.
-    pub result: Option<Box<RunResult>>,
     pub status: Status,
-    /// Events of replaced jobs that arrived and were dropped.
-    pub stale_events: u64,
-    /// The scatter's transform of the last frame (tests click at data coordinates with it).
-    pub plot_transform: Option<PlotTransform>,
-    /// The sample under the pointer in the scatter, if any.
-    pub hovered: Option<usize>,
-    pub(crate) thumbnails: ThumbnailCache,
     /// Constraints (triplets, painted labels) of the loaded dataset, with undo/redo.
     pub store: Option<Store>,
-    /// What a click on the scatter does.
-    pub tool: Tool,
-    /// The samples picked so far of the triplet being built (anchor i, then closer j).
-    pub partial: Vec<usize>,
-    /// The lasso being dragged in Label mode, in plot coordinates.
-    pub lasso: Vec<PlotPoint>,
-    /// The class painted in Label mode (an existing class name or a new one).
-    pub paint_class: String,
-    /// The triplet (position in the store) whose row the pointer is over in the list.
-    pub hovered_triplet: Option<usize>,
-    /// Draw violated triplets in red.
-    pub show_violations: bool,
-    /// Do not draw the triplets' i–j / i–q lines (many generated triplets hide the points).
-    pub hide_triplets: bool,
     /// Which triplets H keeps, computed once per snapshot or constraint edit (not per frame).
     pub kept: Option<KeptCache>,
     /// Bumped on every constraint edit (invalidates [`Self::kept`]).
@@ -468,21 +321,12 @@ pub struct Session {
     pub generating: bool,
     /// An action waiting for the user's answer about unsaved constraints.
     pub pending: Option<Pending>,
-    /// Frame time of the last `logic` + `ui` pass, in milliseconds.
-    pub frame_ms: f32,
-    /// The side information the current run was started with (for "triplets kept").
-    pub run_side: Option<Arc<SideInfo>>,
     /// History id of the run being evaluated on a background thread, if any.
     pub evaluating: Option<u64>,
     /// Evaluation of the last finished run.
     pub evaluation: Option<Arc<Evaluation>>,
     /// Every finished run of this session, oldest first.
     pub history: Vec<HistoryRow>,
-    /// History ids selected in the table (at most two; two overlay their curves).
-    pub selected_runs: Vec<u64>,
-    pub color_by: ColorBy,
-    /// Text of the history export path field.
-    pub history_path_input: String,
 }
 
 /// What a click on the scatter does.
@@ -536,86 +380,20 @@ impl Session {
     }
 
     pub fn set_status(&mut self, text: impl Into<String>) {
-        self.status = Status {
-            text: text.into(),
-            is_error: false,
-        };
+        self.status = Status::info(text);
     }
 
     pub fn set_error(&mut self, text: impl Into<String>) {
-        self.status = Status {
-            text: text.into(),
-            is_error: true,
-        };
+        self.status = Status::error(text);
     }
 
-    /// Forget everything about the previous run (new run or new dataset).
-    pub(crate) fn clear_run(&mut self) {
-        self.progress = Progress::default();
-        self.convergence = Convergence::default();
-        self.snapshot = None;
-        self.scatter = ScatterCache::default();
-        self.result = None;
-        self.hovered = None;
-        self.evaluating = None;
-        self.evaluation = None;
-    }
-
-    /// Rebuild the scatter groups from the current snapshot, colour mode and evaluation.
-    pub fn rebuild_scatter(&mut self) {
-        let (Some(data), Some(snap)) = (&self.dataset, &self.snapshot) else {
-            return;
-        };
-        let eval = match self.color_by {
-            ColorBy::Cluster => self.evaluation.as_deref(),
-            ColorBy::Truth => None,
-        };
-        self.scatter = ScatterCache::build_coloured(data, snap, eval);
-    }
-
-    /// Select or unselect a history row; selecting a third drops the oldest selection.
-    pub fn toggle_run(&mut self, id: u64) {
-        if let Some(pos) = self.selected_runs.iter().position(|&r| r == id) {
-            self.selected_runs.remove(pos);
-        } else {
-            self.selected_runs.push(id);
-            if self.selected_runs.len() > 2 {
-                self.selected_runs.remove(0);
-            }
-        }
-    }
-
-    /// The two selected runs whose convergence curves are overlaid, if two are selected.
-    pub fn overlay(&self) -> Option<[&HistoryRow; 2]> {
-        let [a, b] = self.selected_runs.as_slice() else {
+    /// The two runs among `selected` whose convergence curves are overlaid, if two are
+    /// selected.
+    pub fn overlay(&self, selected: &[u64]) -> Option<[&HistoryRow; 2]> {
+        let [a, b] = selected else {
             return None;
         };
         let find = |id: &u64| self.history.iter().find(|r| r.id == *id);
         Some([find(a)?, find(b)?])
-    }
-
-    /// Cancel the current job without waiting: its thread winds down in the background.
-    pub(crate) fn retire_job(&mut self) {
-        if let Some(job) = self.job.take() {
-            job.send(crate::engine::worker::Command::Cancel);
-            self.retired.push(job);
-        }
-        self.job_id = None;
-    }
-
-    /// Drop retired handles whose threads have ended (joining them is then instant).
-    pub(crate) fn reap_retired(&mut self) {
-        self.retired.retain(|h| !h.is_finished());
-    }
-
-    /// Number of thumbnail textures uploaded so far (loaded lazily on hover).
-    pub fn thumbnail_textures(&self) -> usize {
-        self.thumbnails.len()
-    }
-
-    /// Whether a job thread is still alive (current or retired).
-    pub fn has_threads(&self) -> bool {
-        self.job.as_ref().is_some_and(|j| !j.is_finished())
-            || self.retired.iter().any(|j| !j.is_finished())
     }
 }

@@ -36,7 +36,9 @@ pub fn step_until(
     let s = h.state().session();
     panic!(
         "timed out waiting for {what}: worker {:?}, status {:?}, iteration {}",
-        s.worker, s.status, s.progress.iteration
+        h.state().run().worker,
+        s.status,
+        h.state().run().progress.iteration
     );
 }
 

@@ -5,7 +5,7 @@
 //! numbers, `bool` flags and enum choices and never check ranges again.
 
 use super::ModelError;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -138,7 +138,8 @@ impl HyperParam {
 }
 
 /// A hyperparameter value. Copy: choice values are the `'static` option names of the table
-/// (a value read from a file is matched to them, see [`ParamValue::deserialize`]).
+/// (a value read from a file is matched to them by the registry, which implements
+/// `Deserialize` for this type).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamValue {
     Number(f64),
@@ -164,26 +165,6 @@ impl Serialize for ParamValue {
             ParamValue::Number(v) => s.serialize_f64(*v),
             ParamValue::Flag(b) => s.serialize_bool(*b),
             ParamValue::Choice(c) => s.serialize_str(c),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ParamValue {
-    /// A number, a bool, or the name of an option of some model's choice parameter.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Number(f64),
-            Flag(bool),
-            Text(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::Number(v) => Ok(ParamValue::Number(v)),
-            Raw::Flag(b) => Ok(ParamValue::Flag(b)),
-            Raw::Text(t) => super::registry::choice_named(&t)
-                .map(ParamValue::Choice)
-                .ok_or_else(|| serde::de::Error::custom(format!("unknown option `{t}`"))),
         }
     }
 }

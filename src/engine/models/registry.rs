@@ -4,7 +4,7 @@
 //! `models/mod.rs`). The CLI's `--model` parsing and help, the GUI's picker and parameter
 //! widgets and `sweep`'s grid all read it through [`ModelKind`].
 
-use super::params::{HyperParam, ParamKind, Preset};
+use super::params::{HyperParam, ParamKind, ParamValue, Preset};
 use super::{MODELS, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
@@ -199,8 +199,29 @@ impl<'de> Deserialize<'de> for ModelKind {
     }
 }
 
+/// A parameter value read from a file: here, so that the registry's option names are known.
+impl<'de> Deserialize<'de> for ParamValue {
+    /// A number, a bool, or the name of an option of some registered model's choice parameter.
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(f64),
+            Flag(bool),
+            Text(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Number(v) => Ok(ParamValue::Number(v)),
+            Raw::Flag(b) => Ok(ParamValue::Flag(b)),
+            Raw::Text(t) => choice_named(&t)
+                .map(ParamValue::Choice)
+                .ok_or_else(|| serde::de::Error::custom(format!("unknown option `{t}`"))),
+        }
+    }
+}
+
 /// The `'static` name of an option of some registered choice parameter that is spelled `t`.
-pub(crate) fn choice_named(t: &str) -> Option<&'static str> {
+fn choice_named(t: &str) -> Option<&'static str> {
     MODELS
         .iter()
         .flat_map(|d| d.params.iter())

@@ -5,16 +5,17 @@
 use eframe::egui;
 
 use crate::engine::constraints::AnchorPool;
+use crate::gui::UiCommand;
 use crate::gui::command::{Commands, FileAction, Resolution};
 use crate::gui::state::{Pending, Session};
-use crate::gui::{UiCommand, UiFlags};
+use crate::gui::view::ViewState;
 use egui::{DragValue, RichText};
 use std::path::PathBuf;
 
 /// Height of one triplet row (with thumbnails).
 const ROW_H: f32 = 28.0;
 
-pub fn show(ui: &mut egui::Ui, session: &mut Session, flags: &mut UiFlags, cmds: &mut Commands) {
+pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mut Commands) {
     ui.heading("Constraints");
     let Some(data) = session.dataset.clone() else {
         ui.label(RichText::new("Load a dataset to add constraints.").weak());
@@ -72,7 +73,7 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, flags: &mut UiFlags, cmds:
             )
             .clicked()
         {
-            flags.show_generate = true;
+            view.show_generate = true;
         }
     });
     ui.horizontal(|ui| {
@@ -83,29 +84,29 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, flags: &mut UiFlags, cmds:
             .clicked()
         {
             cmds.push(UiCommand::RevealLabels {
-                fraction: flags.reveal_percent / 100.0,
-                seed: flags.reveal_seed,
+                fraction: view.reveal_percent / 100.0,
+                seed: view.reveal_seed,
             });
         }
         ui.add(
-            DragValue::new(&mut flags.reveal_percent)
+            DragValue::new(&mut view.reveal_percent)
                 .range(0.0..=100.0)
                 .speed(0.5)
                 .suffix(" %"),
         )
         .accessible_name("Reveal percent");
         ui.label("seed");
-        ui.add(DragValue::new(&mut flags.reveal_seed).speed(0.2))
+        ui.add(DragValue::new(&mut view.reveal_seed).speed(0.2))
             .accessible_name("Reveal seed");
     });
 
     // Files: typed path + buttons; an empty path opens a dialog.
     let file_label = ui.label("Constraints file");
-    let edit = egui::TextEdit::singleline(&mut flags.constraints_path_input)
+    let edit = egui::TextEdit::singleline(&mut view.constraints_path_input)
         .hint_text("constraints.json or triplets.csv (empty: dialog)")
         .desired_width(f32::INFINITY);
     ui.add(edit).labelled_by(file_label.id);
-    let typed = flags.constraints_path_input.trim().to_owned();
+    let typed = view.constraints_path_input.trim().to_owned();
     let path = (!typed.is_empty()).then(|| PathBuf::from(&typed));
     ui.horizontal_wrapped(|ui| {
         let file_button =
@@ -166,7 +167,7 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, flags: &mut UiFlags, cmds:
                 .weak()
                 .small(),
         );
-        session.hovered_triplet = None;
+        view.hovered_triplet = None;
         return;
     }
     let images = data.image_shape.is_some() && !data.thumbnails.is_empty();
@@ -194,7 +195,7 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, flags: &mut UiFlags, cmds:
                     .on_hover_text("anchor i, closer j, farther q (red: violated in H)");
                     if images {
                         for s in [t.i, t.j, t.q] {
-                            if let Some(tex) = session.thumbnails.get(ui.ctx(), &data, s) {
+                            if let Some(tex) = view.thumbnails.get(ui.ctx(), &data, s) {
                                 ui.add(
                                     egui::Image::from_texture(&tex)
                                         .fit_to_exact_size(egui::vec2(22.0, 22.0)),
@@ -215,18 +216,18 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, flags: &mut UiFlags, cmds:
                 }
             }
         });
-    session.hovered_triplet = hovered;
+    view.hovered_triplet = hovered;
 }
 
 /// The "Generate triplets" window: protocol options and the source of labels.
 pub fn generate_window(
     ctx: &egui::Context,
     session: &Session,
-    flags: &mut UiFlags,
+    view: &mut ViewState,
     cmds: &mut Commands,
 ) {
     let has_truth = session.dataset.as_ref().is_some_and(|d| d.labels.is_some());
-    let mut open = flags.show_generate;
+    let mut open = view.show_generate;
     let mut go = false;
     egui::Window::new("Generate triplets")
         .open(&mut open)
@@ -240,7 +241,7 @@ pub fn generate_window(
                 )
                 .weak(),
             );
-            let o = &mut flags.generate;
+            let o = &mut view.generate;
             egui::Grid::new("generate_grid")
                 .num_columns(2)
                 .show(ui, |ui| {
@@ -261,19 +262,19 @@ pub fn generate_window(
                         .labelled_by(l.id);
                     ui.end_row();
                 });
-            let mut from_truth = flags.generate_from_truth && has_truth;
+            let mut from_truth = view.generate_from_truth && has_truth;
             ui.add_enabled_ui(has_truth, |ui| {
                 ui.radio_value(&mut from_truth, true, "From ground truth");
             });
             ui.radio_value(&mut from_truth, false, "From painted labels");
             if has_truth {
-                flags.generate_from_truth = from_truth;
+                view.generate_from_truth = from_truth;
             }
-            let mut labelled_only = o_pool_labelled(flags);
+            let mut labelled_only = o_pool_labelled(view);
             if !from_truth {
                 ui.checkbox(&mut labelled_only, "Anchors among labelled samples only");
             }
-            flags.generate.anchor_pool = if labelled_only && !from_truth {
+            view.generate.anchor_pool = if labelled_only && !from_truth {
                 AnchorPool::Labelled
             } else {
                 AnchorPool::All
@@ -288,24 +289,24 @@ pub fn generate_window(
         });
     if go {
         cmds.push(UiCommand::GenerateTriplets {
-            opts: flags.generate,
+            opts: view.generate,
             // Without ground truth the painted labels are the only source.
-            from_truth: flags.generate_from_truth && has_truth,
+            from_truth: view.generate_from_truth && has_truth,
         });
         open = false;
     }
-    flags.show_generate = open;
+    view.show_generate = open;
 }
 
-fn o_pool_labelled(flags: &UiFlags) -> bool {
-    flags.generate.anchor_pool == AnchorPool::Labelled
+fn o_pool_labelled(view: &ViewState) -> bool {
+    view.generate.anchor_pool == AnchorPool::Labelled
 }
 
 /// Ask before loading another dataset or quitting with unsaved constraints.
 pub fn unsaved_modal(
     ctx: &egui::Context,
     session: &Session,
-    flags: &mut UiFlags,
+    view: &mut ViewState,
     cmds: &mut Commands,
 ) {
     let Some(pending) = &session.pending else {
@@ -333,7 +334,7 @@ pub fn unsaved_modal(
             None => {
                 let l = ui.label("Save to");
                 ui.add(
-                    egui::TextEdit::singleline(&mut flags.constraints_path_input)
+                    egui::TextEdit::singleline(&mut view.constraints_path_input)
                         .hint_text("constraints.json (empty: dialog)"),
                 )
                 .labelled_by(l.id);

@@ -3,6 +3,7 @@
 
 use eframe::egui;
 
+use crate::gui::run_controller::RunController;
 use crate::gui::state::{Series, Session, Settings};
 use egui::RichText;
 use egui_plot::{GridMark, Legend, Line, Plot, PlotPoint, PlotPoints};
@@ -29,19 +30,25 @@ fn pick(s: &Series, log: bool) -> &[PlotPoint] {
     if log { &s.log10 } else { &s.linear }
 }
 
-pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
-    let conv = &session.convergence;
+pub fn show(
+    ui: &mut egui::Ui,
+    settings: &mut Settings,
+    session: &Session,
+    run: &RunController,
+    selected_runs: &[u64],
+) {
+    let conv = &run.convergence;
     ui.horizontal(|ui| {
         ui.label(RichText::new("Convergence").strong());
         ui.checkbox(&mut settings.log_y, "log y");
         if !conv.total.is_empty() {
             ui.label(RichText::new(format!("{} iterations", conv.total.len())).weak());
         }
-        if let Some([a, b]) = session.overlay() {
+        if let Some([a, b]) = session.overlay(selected_runs) {
             ui.label(RichText::new(format!("overlay: run {} and run {}", a.id, b.id)).weak());
         }
     });
-    if conv.total.is_empty() && session.overlay().is_none() {
+    if conv.total.is_empty() && session.overlay(selected_runs).is_none() {
         ui.label(
             RichText::new("The objective per iteration appears here while a model runs.").weak(),
         );
@@ -66,7 +73,7 @@ pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
                 } => Some(format!(
                     "{plot_name}\niteration {:.0}\n{}",
                     position.x,
-                    super::model::format_value(10f64.powf(position.y))
+                    crate::gui::format::format_value(10f64.powf(position.y))
                 )),
                 egui_plot::HoverPosition::Elsewhere { .. } => None,
             });
@@ -77,7 +84,7 @@ pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
                 .width(2.0)
                 .id("total"),
         );
-        if let Some(runs) = session.overlay() {
+        if let Some(runs) = session.overlay(selected_runs) {
             for (r, colour) in runs.iter().zip([
                 egui::Color32::from_rgb(255, 127, 14),
                 egui::Color32::from_rgb(44, 160, 44),

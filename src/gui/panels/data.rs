@@ -4,9 +4,10 @@ use eframe::egui;
 
 use super::{ERROR_RED, sample_items};
 use crate::engine::data::Preprocess;
+use crate::gui::UiCommand;
 use crate::gui::command::Commands;
 use crate::gui::state::{Session, Settings};
-use crate::gui::{UiCommand, UiFlags};
+use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
 use std::path::PathBuf;
 
@@ -40,7 +41,7 @@ pub fn show(
     ui: &mut egui::Ui,
     settings: &mut Settings,
     session: &Session,
-    flags: &mut UiFlags,
+    view: &mut ViewState,
     cmds: &mut Commands,
 ) {
     ui.heading("Data");
@@ -80,13 +81,13 @@ pub fn show(
             let load = ui
                 .button("Load")
                 .on_hover_text("Load the typed path (Enter)");
-            let edit = egui::TextEdit::singleline(&mut flags.path_input)
+            let edit = egui::TextEdit::singleline(&mut view.path_input)
                 .hint_text("file or folder")
                 .desired_width(ui.available_width());
             let resp = ui.add(edit).labelled_by(path_label.id);
             let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             if load.clicked() || enter {
-                cmds.push(UiCommand::LoadPath(PathBuf::from(flags.path_input.trim())));
+                cmds.push(UiCommand::LoadPath(PathBuf::from(view.path_input.trim())));
             }
         },
     );

@@ -9,9 +9,11 @@ pub mod model;
 pub mod results;
 pub mod scatter;
 
+use super::UiCommand;
 use super::command::Commands;
+use super::run_controller::RunController;
 use super::state::{Session, Settings, WorkerState};
-use super::{UiCommand, UiFlags};
+use super::view::ViewState;
 use crate::engine::data::samples::Sample;
 use egui::{Color32, RichText};
 
@@ -23,8 +25,8 @@ pub fn top_bar(
     ui: &mut egui::Ui,
     settings: &mut Settings,
     session: &Session,
+    view: &mut ViewState,
     cmds: &mut Commands,
-    flags: &mut UiFlags,
 ) {
     egui::Panel::top("top_bar").show(ui, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
@@ -50,10 +52,10 @@ pub fn top_bar(
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("About NMF Playground").clicked() {
-                    flags.show_about = true;
+                    view.show_about = true;
                 }
                 if ui.button("About the selected model").clicked() {
-                    flags.show_model_help = true;
+                    view.show_model_help = true;
                 }
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -77,15 +79,17 @@ pub fn sample_items(ui: &mut egui::Ui, cmds: &mut Commands) {
 }
 
 /// Bottom status line: worker state, last message (errors in red), frame time.
-pub fn status_line(ui: &mut egui::Ui, session: &Session) {
+pub fn status_line(ui: &mut egui::Ui, session: &Session, run: &RunController, frame_ms: f32) {
     egui::Panel::bottom("status_line").show(ui, |ui| {
         ui.horizontal(|ui| {
-            let state = session.worker;
+            let state = run.worker;
             let color = match state {
                 WorkerState::Running => Color32::from_rgb(80, 170, 80),
                 WorkerState::Paused => Color32::from_rgb(220, 170, 40),
                 WorkerState::Failed => ERROR_RED,
-                _ => ui.visuals().weak_text_color(),
+                WorkerState::Idle | WorkerState::Finished(_) | WorkerState::Cancelled => {
+                    ui.visuals().weak_text_color()
+                }
             };
             ui.label(RichText::new(format!("worker: {}", state.label())).color(color))
                 .on_hover_text("Worker state");
@@ -98,7 +102,7 @@ pub fn status_line(ui: &mut egui::Ui, session: &Session) {
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 ui.label(
-                    RichText::new(format!("frame {:.1} ms", session.frame_ms))
+                    RichText::new(format!("frame {frame_ms:.1} ms"))
                         .weak()
                         .small(),
                 );
@@ -129,10 +133,10 @@ pub fn displayable(ctx: &egui::Context, text: &str) -> String {
 }
 
 /// Floating windows: model explanation and about.
-pub fn windows(ctx: &egui::Context, settings: &Settings, flags: &mut UiFlags) {
+pub fn windows(ctx: &egui::Context, settings: &Settings, view: &mut ViewState) {
     if let Some(kind) = settings.model_kind() {
         egui::Window::new(format!("About {}", kind.label()))
-            .open(&mut flags.show_model_help)
+            .open(&mut view.show_model_help)
             .default_width(380.0)
             // Beside the model panel, not over the data panel.
             .default_pos(ctx.content_rect().right_top() + egui::vec2(-720.0, 60.0))
@@ -144,7 +148,7 @@ pub fn windows(ctx: &egui::Context, settings: &Settings, flags: &mut UiFlags) {
             });
     }
     egui::Window::new("About NMF Playground")
-        .open(&mut flags.show_about)
+        .open(&mut view.show_about)
         .collapsible(false)
         .show(ctx, |ui| {
             ui.label(

@@ -4,10 +4,16 @@
 use eframe::egui;
 
 use crate::engine::models::{HyperParam, ModelKind, ParamKind, ParamValue};
+use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::run_controller::RunController;
 use crate::gui::state::{Session, Settings, WorkerState};
-use crate::gui::{UiCommand, UiFlags};
+use crate::gui::view::ViewState;
 use egui::{Color32, DragValue, RichText};
+
+/// Rail width of a log-scale hyperparameter's slider, so that slider, value, "0" and presets
+/// fit the model panel's default width.
+const LOG_SLIDER_WIDTH: f32 = 56.0;
 
 /// Largest iteration cap offered (the convergence history keeps every iteration).
 pub const MAX_ITER_CAP: usize = 1_000_000;
@@ -16,7 +22,8 @@ pub fn show(
     ui: &mut egui::Ui,
     settings: &mut Settings,
     session: &Session,
-    flags: &mut UiFlags,
+    run: &RunController,
+    view: &mut ViewState,
     cmds: &mut Commands,
 ) {
     ui.heading("Model");
@@ -43,7 +50,7 @@ pub fn show(
             .on_hover_text("What this model optimises, its side information, the paper")
             .clicked()
         {
-            flags.show_model_help = !flags.show_model_help;
+            view.show_model_help = !view.show_model_help;
         }
     });
 
@@ -100,41 +107,221 @@ pub fn show(
     }
 
     ui.add_space(6.0);
-    buttons(ui, session, cmds);
-    progress(ui, session, settings.max_iter);
+    buttons(ui, session, run, cmds);
+    progress(ui, session, run, settings.max_iter);
 }
 
+/// The selected model's hyperparameters, one row each. Only edits are written to the
+/// settings; unedited parameters show the table's default.
 fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) {
     let hps = kind.hyperparameters();
     if hps.is_empty() {
         ui.label(RichText::new(format!("{} has no other hyperparameters.", kind.label())).weak());
         return;
     }
-    ui.label(RichText::new("Hyperparameters").strong());
-    let values = settings.params.entry(kind.name().to_owned()).or_default();
+    ui.horizontal(|ui| {
+        ui.label(RichText::new("Hyperparameters").strong());
+        for preset in kind.presets() {
+            let b = ui
+                .small_button(preset.name)
+                .accessible_name(format!("preset {}", preset.name))
+                .on_hover_text(super::displayable(ui.ctx(), preset.help));
+            if b.clicked() {
+                for &(name, v) in preset.values {
+                    settings.set_param(kind.name(), name, v);
+                }
+            }
+        }
+        let any_edit = hps
+            .iter()
+            .any(|hp| settings.edited_param(kind.name(), hp.name).is_some());
+        if any_edit
+            && ui
+                .small_button("defaults")
+                .accessible_name("all parameters to their defaults")
+                .on_hover_text("Forget every edit: the model's defaults (docs/models.md)")
+                .clicked()
+        {
+            for hp in hps {
+                settings.reset_param(kind.name(), hp.name);
+            }
+        }
+    });
     egui::Grid::new(("hyperparameters", kind.name()))
         .num_columns(2)
         .spacing([8.0, 4.0])
         .show(ui, |ui| {
             for hp in hps {
-                let tip =
-                    super::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, kind.section()));
-                let l = ui.label(hp.name).on_hover_text(&tip);
-                let v = values
-                    .entry(hp.name.to_owned())
-                    .or_insert(hp.default_value());
-                ui.horizontal(|ui| {
-                    param_widget(ui, hp, v)
-                        .labelled_by(l.id)
-                        .on_hover_text(&tip);
-                });
+                let edited = settings.edited_param(kind.name(), hp.name);
+                match hyperparameter_row(ui, hp, kind.section(), edited) {
+                    Some(ParamEdit::Set(v)) => settings.set_param(kind.name(), hp.name, v),
+                    Some(ParamEdit::Reset) => settings.reset_param(kind.name(), hp.name),
+                    None => {}
+                }
                 ui.end_row();
             }
         });
 }
 
-fn buttons(ui: &mut egui::Ui, session: &Session, cmds: &mut Commands) {
-    let state = session.worker;
+/// What the user did to one hyperparameter this frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamEdit {
+    /// A new value, to be stored as an edit.
+    Set(ParamValue),
+    /// Back to the table's default: forget the stored edit.
+    Reset,
+}
+
+/// One grid row (label, widget) for the table entry `hp`, showing `edited` or else the table's
+/// default. A flag is a checkbox; a choice a combo box; a log-scale range a logarithmic slider,
+/// which reaches exactly 0 at its left end when the range starts at 0 (and a "0" button says
+/// so); any other number a drag value. The paper's grid is offered as presets, and an edited
+/// value can be reset to the default. Reads nothing but `hp`, so it follows the engine's table.
+pub fn hyperparameter_row(
+    ui: &mut egui::Ui,
+    hp: &HyperParam,
+    section: &str,
+    edited: Option<ParamValue>,
+) -> Option<ParamEdit> {
+    let tip = super::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, section));
+    let l = ui.label(hp.name).on_hover_text(&tip);
+    let current = edited.unwrap_or(hp.default_value());
+    let mut edit = None;
+    ui.horizontal(|ui| match hp.kind {
+        ParamKind::Flag { default } => {
+            let mut on = match current {
+                ParamValue::Flag(b) => b,
+                // Settings of earlier versions stored flags as 0 or 1.
+                ParamValue::Number(x) => x == 1.0,
+                ParamValue::Choice(_) => default,
+            };
+            let r = ui.checkbox(&mut on, "");
+            if r.labelled_by(l.id).on_hover_text(&tip).changed() {
+                edit = Some(ParamEdit::Set(ParamValue::Flag(on)));
+            }
+            if edited.is_some() && reset_button(ui, hp) {
+                edit = Some(ParamEdit::Reset);
+            }
+        }
+        ParamKind::Choice { default, options } => {
+            let mut choice = match current {
+                ParamValue::Choice(c) => c,
+                _ => default,
+            };
+            let r = egui::ComboBox::from_id_salt(("choice", hp.name))
+                .selected_text(choice)
+                .show_ui(ui, |ui| {
+                    for o in options {
+                        ui.selectable_value(&mut choice, o.name, o.name)
+                            .on_hover_text(o.help);
+                    }
+                })
+                .response;
+            r.labelled_by(l.id).on_hover_text(&tip);
+            if ParamValue::Choice(choice) != current {
+                edit = Some(ParamEdit::Set(ParamValue::Choice(choice)));
+            }
+            if edited.is_some() && reset_button(ui, hp) {
+                edit = Some(ParamEdit::Reset);
+            }
+        }
+        ParamKind::Number {
+            default,
+            min,
+            max,
+            log_scale,
+            grid,
+        } => {
+            let mut v = match current {
+                ParamValue::Number(x) => x,
+                _ => default,
+            };
+            let resp = if log_scale && min >= 0.0 && max > 0.0 {
+                ui.spacing_mut().slider_width = LOG_SLIDER_WIDTH;
+                ui.add(
+                    egui::Slider::new(&mut v, min..=max)
+                        .logarithmic(true)
+                        .smallest_positive(smallest_positive(max, grid))
+                        .custom_formatter(|x, _| {
+                            if x == 0.0 {
+                                "0".to_owned()
+                            } else {
+                                format!("{x:.2e}")
+                            }
+                        }),
+                )
+            } else {
+                ui.add(
+                    DragValue::new(&mut v)
+                        .range(min..=max)
+                        .speed(((max - min) / 1000.0).clamp(1e-6, 1.0)),
+                )
+            };
+            if resp.labelled_by(l.id).on_hover_text(&tip).changed() {
+                edit = Some(ParamEdit::Set(ParamValue::Number(v)));
+            }
+            if log_scale && min == 0.0 {
+                let zero = ui
+                    .add_enabled(v != 0.0, egui::Button::new("0").small())
+                    .accessible_name(format!("{} = 0", hp.name))
+                    .on_hover_text(format!(
+                        "Set {} to exactly 0 (the slider's left end)",
+                        hp.name
+                    ));
+                if zero.clicked() {
+                    edit = Some(ParamEdit::Set(ParamValue::Number(0.0)));
+                }
+            }
+            // Reset sits in the presets menu: the row stays within the panel's default width.
+            if !grid.is_empty() || edited.is_some() {
+                ui.menu_button("presets", |ui| {
+                    if edited.is_some() && reset_button(ui, hp) {
+                        edit = Some(ParamEdit::Reset);
+                    }
+                    if !grid.is_empty() {
+                        ui.label(RichText::new("the paper's grid").weak());
+                    }
+                    for &g in grid {
+                        if ui.button(format!("{g}")).clicked() {
+                            edit = Some(ParamEdit::Set(ParamValue::Number(g)));
+                        }
+                    }
+                })
+                .response
+                .accessible_name(format!("presets for {}", hp.name))
+                .on_hover_text(format!("Presets for {}", hp.name));
+            }
+        }
+    });
+    edit
+}
+
+/// A "reset" button for `hp` (back to the table's default); whether it was clicked.
+fn reset_button(ui: &mut egui::Ui, hp: &HyperParam) -> bool {
+    let default = match hp.default_value() {
+        ParamValue::Number(x) => crate::gui::format::format_value(x),
+        ParamValue::Flag(b) => (if b { "on" } else { "off" }).to_owned(),
+        ParamValue::Choice(c) => c.to_owned(),
+    };
+    ui.small_button("reset")
+        .accessible_name(format!("reset {}", hp.name))
+        .on_hover_text(format!(
+            "Back to the default, {default} (follows the model's table)"
+        ))
+        .clicked()
+}
+
+/// The left end of a log slider's positive range: the smallest positive value of the paper's
+/// grid, or max·1e-6 when that is smaller or there is no grid.
+fn smallest_positive(max: f64, grid: &[f64]) -> f64 {
+    grid.iter()
+        .copied()
+        .filter(|&g| g > 0.0)
+        .fold(max * 1e-6, f64::min)
+}
+
+fn buttons(ui: &mut egui::Ui, session: &Session, run: &RunController, cmds: &mut Commands) {
+    let state = run.worker;
     let has_data = session.dataset.is_some();
     ui.horizontal(|ui| {
         let run = ui
@@ -168,9 +355,9 @@ fn buttons(ui: &mut egui::Ui, session: &Session, cmds: &mut Commands) {
     });
 }
 
-fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
-    let p = &session.progress;
-    let state = session.worker;
+fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_max: usize) {
+    let p = &run.progress;
+    let state = run.worker;
     // Before any run, show the cap the next run will use.
     let max_iter = if p.max_iter > 0 {
         p.max_iter
@@ -194,7 +381,7 @@ fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
         .num_columns(2)
         .show(ui, |ui| {
             ui.label("objective");
-            ui.label(format_value(p.objective));
+            ui.label(crate::gui::format::format_value(p.objective));
             ui.end_row();
             if let Some(rate) = p.rate() {
                 ui.label("speed");
@@ -225,7 +412,7 @@ fn progress(ui: &mut egui::Ui, session: &Session, planned_max: usize) {
             }
         });
     if !state.is_active()
-        && let Some(result) = &session.result
+        && let Some(result) = &run.result
     {
         for note in &result.notes {
             ui.label(RichText::new(format!("note: {note}")).color(NOTE_COLOUR));
@@ -241,88 +428,5 @@ fn format_secs(s: f64) -> String {
         format!("{s:.1} s")
     } else {
         format!("{}:{:02} min", (s / 60.0).floor(), (s % 60.0).floor())
-    }
-}
-
-/// A number with six significant-ish digits, in scientific notation only when very small or
-/// very large.
-pub fn format_value(v: f64) -> String {
-    let a = v.abs();
-    if a != 0.0 && !(1e-3..1e5).contains(&a) {
-        format!("{v:.4e}")
-    } else {
-        format!("{v:.6}")
-    }
-}
-
-/// The widget of one hyperparameter, by its kind: a checkbox, a combo box, or a number (a
-/// log-scale slider when the table asks for one), with the paper's grid as presets.
-fn param_widget(ui: &mut egui::Ui, hp: &HyperParam, v: &mut ParamValue) -> egui::Response {
-    match hp.kind {
-        ParamKind::Flag { default } => {
-            let mut on = match *v {
-                ParamValue::Flag(b) => b,
-                _ => default,
-            };
-            let r = ui.checkbox(&mut on, "");
-            *v = ParamValue::Flag(on);
-            r
-        }
-        ParamKind::Choice { default, options } => {
-            let mut current = match *v {
-                ParamValue::Choice(c) => c,
-                _ => default,
-            };
-            let r = egui::ComboBox::from_id_salt(("choice", hp.name))
-                .selected_text(current)
-                .show_ui(ui, |ui| {
-                    for o in options {
-                        ui.selectable_value(&mut current, o.name, o.name)
-                            .on_hover_text(o.help);
-                    }
-                })
-                .response;
-            *v = ParamValue::Choice(current);
-            r
-        }
-        ParamKind::Number {
-            default,
-            min,
-            max,
-            log_scale,
-            grid,
-        } => {
-            let mut x = match *v {
-                ParamValue::Number(x) => x,
-                _ => default,
-            };
-            let r = if log_scale && min > 0.0 {
-                ui.add(
-                    egui::Slider::new(&mut x, min..=max)
-                        .logarithmic(true)
-                        .custom_formatter(|x, _| format!("{x:.3e}")),
-                )
-            } else {
-                ui.add(
-                    DragValue::new(&mut x)
-                        .range(min..=max)
-                        .speed(((max - min) / 1000.0).clamp(1e-6, 1.0)),
-                )
-            };
-            if !grid.is_empty() {
-                ui.menu_button("presets", |ui| {
-                    ui.label(RichText::new("the paper's grid").weak());
-                    for &g in grid {
-                        if ui.button(format!("{g}")).clicked() {
-                            x = g;
-                        }
-                    }
-                })
-                .response
-                .on_hover_text(format!("Presets for {}", hp.name));
-            }
-            *v = ParamValue::Number(x);
-            r
-        }
     }
 }

@@ -8,6 +8,7 @@ use crate::engine::data::Dataset;
 use crate::engine::eval::{ClusterMethod, ConfusionMatrix, MeanStd};
 use crate::gui::command::Commands;
 use crate::gui::state::{Evaluation, Session, Settings};
+use crate::gui::view::ViewState;
 use crate::gui::{PALETTE, UiCommand};
 use egui::{Color32, DragValue, RichText};
 use std::path::PathBuf;
@@ -42,7 +43,8 @@ pub fn metric_lines(ev: &Evaluation) -> Vec<String> {
 pub fn show(
     ui: &mut egui::Ui,
     settings: &mut Settings,
-    session: &mut Session,
+    session: &Session,
+    view: &mut ViewState,
     cmds: &mut Commands,
 ) {
     ui.heading("Results");
@@ -66,7 +68,7 @@ pub fn show(
         None => {}
     }
     ui.separator();
-    history(ui, session, cmds);
+    history(ui, session, view, cmds);
 }
 
 fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
@@ -171,7 +173,7 @@ fn fmt_opt(v: Option<f64>) -> String {
 }
 
 /// One row per finished run; two selected rows overlay their convergence curves.
-fn history(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
+fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mut Commands) {
     ui.label(RichText::new("Run history").strong());
     if session.history.is_empty() {
         ui.label(RichText::new("Every finished run of this session is listed here.").weak());
@@ -205,7 +207,7 @@ fn history(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
             }
             ui.end_row();
             for r in &session.history {
-                let mut on = session.selected_runs.contains(&r.id);
+                let mut on = view.selected_runs.contains(&r.id);
                 if ui
                     .checkbox(&mut on, format!("run {}", r.id))
                     .on_hover_text("Select two runs to overlay their convergence curves")
@@ -225,12 +227,12 @@ fn history(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
             }
         });
     if let Some(id) = toggled {
-        session.toggle_run(id);
+        view.toggle_run(id);
     }
     ui.horizontal(|ui| {
         let l = ui.label("CSV path");
         ui.add(
-            egui::TextEdit::singleline(&mut session.history_path_input)
+            egui::TextEdit::singleline(&mut view.history_path_input)
                 .desired_width(140.0)
                 .hint_text("runs.csv"),
         )
@@ -241,7 +243,7 @@ fn history(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
             .clicked()
         {
             cmds.push(UiCommand::ExportHistory(PathBuf::from(
-                session.history_path_input.trim(),
+                view.history_path_input.trim(),
             )));
         }
     });

@@ -7,7 +7,9 @@ use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::run_controller::RunController;
 use crate::gui::state::{ColorBy, PALETTE, Session, Tool};
+use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
 use egui_plot::{
     Legend, Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Polygon, Text,
@@ -35,26 +37,32 @@ pub fn class_colour(data: &Dataset, name: &str, c: usize) -> Color32 {
 }
 
 /// Mode buttons, class picker, "show violations", and the line saying what a click does.
-fn toolbar(ui: &mut egui::Ui, session: &mut Session, data: &Dataset) {
+fn toolbar(
+    ui: &mut egui::Ui,
+    session: &mut Session,
+    run: &RunController,
+    view: &mut ViewState,
+    data: &Dataset,
+) {
     ui.horizontal(|ui| {
         for tool in Tool::ALL {
             if ui
-                .selectable_label(session.tool == tool, tool.label())
+                .selectable_label(view.tool == tool, tool.label())
                 .on_hover_text(match tool {
                     Tool::Inspect => "Hover to see a sample; drag pans, scroll zooms",
                     Tool::Triplet => "Click anchor i, closer j, farther q (Esc cancels)",
                     Tool::Label => "Click or drag a lasso to paint the class",
                 })
                 .clicked()
-                && session.tool != tool
+                && view.tool != tool
             {
-                session.tool = tool;
-                session.partial.clear();
-                session.lasso.clear();
+                view.tool = tool;
+                view.partial.clear();
+                view.lasso.clear();
             }
         }
         ui.separator();
-        if session.tool == Tool::Label {
+        if view.tool == Tool::Label {
             let l = ui.label("Class");
             let mut names: Vec<String> = data.class_names.clone();
             if let Some(st) = &session.store {
@@ -65,21 +73,21 @@ fn toolbar(ui: &mut egui::Ui, session: &mut Session, data: &Dataset) {
                 }
             }
             egui::ComboBox::from_id_salt("paint_class")
-                .selected_text(if session.paint_class.is_empty() {
+                .selected_text(if view.paint_class.is_empty() {
                     "(type a name)"
                 } else {
-                    session.paint_class.as_str()
+                    view.paint_class.as_str()
                 })
                 .show_ui(ui, |ui| {
                     for n in &names {
-                        ui.selectable_value(&mut session.paint_class, n.clone(), n);
+                        ui.selectable_value(&mut view.paint_class, n.clone(), n);
                     }
                 })
                 .response
                 .labelled_by(l.id);
             let l = ui.label("or new");
             ui.add(
-                egui::TextEdit::singleline(&mut session.paint_class)
+                egui::TextEdit::singleline(&mut view.paint_class)
                     .desired_width(90.0)
                     .hint_text("class name"),
             )
@@ -87,12 +95,12 @@ fn toolbar(ui: &mut egui::Ui, session: &mut Session, data: &Dataset) {
             ui.separator();
         }
         let l = ui.label("Colour by");
-        let before = session.color_by;
+        let before = view.color_by;
         egui::ComboBox::from_id_salt("color_by")
-            .selected_text(session.color_by.label())
+            .selected_text(view.color_by.label())
             .show_ui(ui, |ui| {
                 for c in ColorBy::ALL {
-                    ui.selectable_value(&mut session.color_by, c, c.label());
+                    ui.selectable_value(&mut view.color_by, c, c.label());
                 }
             })
             .response
@@ -101,41 +109,45 @@ fn toolbar(ui: &mut egui::Ui, session: &mut Session, data: &Dataset) {
                 "k-means cluster: the lowest-inertia restart of the evaluation; crosses mark \
                  samples whose cluster (mapped to a class by the best map) is not their class",
             );
-        if session.color_by != before {
-            session.rebuild_scatter();
-            if session.color_by == ColorBy::Cluster && session.evaluation.is_none() {
+        if view.color_by != before {
+            view.rebuild_scatter(
+                session.dataset.as_deref(),
+                run.snapshot.as_deref(),
+                session.evaluation.as_deref(),
+            );
+            if view.color_by == ColorBy::Cluster && session.evaluation.is_none() {
                 session
                     .set_status("Colour by cluster: the clusters appear once a run is evaluated");
             }
         }
         ui.separator();
-        let mut show_triplets = !session.hide_triplets;
+        let mut show_triplets = !view.hide_triplets;
         if ui
             .checkbox(&mut show_triplets, "Show triplets")
             .on_hover_text("Draw each triplet: i-j solid, i-q dashed (at most 300)")
             .changed()
         {
-            session.hide_triplets = !show_triplets;
+            view.hide_triplets = !show_triplets;
         }
-        ui.checkbox(&mut session.show_violations, "Show violations")
+        ui.checkbox(&mut view.show_violations, "Show violations")
             .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
     });
-    let next = match session.tool {
+    let next = match view.tool {
         Tool::Inspect => {
             "Inspect: hover a point to see the sample; drag pans, scroll zooms".to_owned()
         }
-        Tool::Triplet => match session.partial.as_slice() {
+        Tool::Triplet => match view.partial.as_slice() {
             [] => "Triplet: click the anchor i".to_owned(),
             [i] => format!("Triplet ({i}, ?, ?): now the closer sample j (Esc cancels)"),
             [i, j, ..] => format!("Triplet ({i}, {j}, ?): now the farther sample q (Esc cancels)"),
         },
         Tool::Label => {
-            if session.paint_class.trim().is_empty() {
+            if view.paint_class.trim().is_empty() {
                 "Label: type or pick a class first".to_owned()
             } else {
                 format!(
                     "Label: click a point or drag a lasso to paint `{}` (right click clears)",
-                    session.paint_class.trim()
+                    view.paint_class.trim()
                 )
             }
         }
@@ -161,15 +173,21 @@ fn segment(name: &str, a: PlotPoint, b: PlotPoint) -> Line<'static> {
     Line::new(name.to_owned(), vec![[a.x, a.y], [b.x, b.y]])
 }
 
-pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
+pub fn show(
+    ui: &mut egui::Ui,
+    session: &mut Session,
+    run: &RunController,
+    view: &mut ViewState,
+    cmds: &mut Commands,
+) {
     let Some(data) = session.dataset.clone() else {
         ui.centered_and_justified(|ui| {
             ui.label(RichText::new("Open a dataset or a sample to begin").weak());
         });
         return;
     };
-    if session.scatter.groups.is_empty() {
-        session.plot_transform = None;
+    if view.scatter.groups.is_empty() {
+        view.plot_transform = None;
         ui.centered_and_justified(|ui| {
             ui.label(
                 RichText::new("Press Run (Space) to factorize")
@@ -179,8 +197,8 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
         });
         return;
     }
-    toolbar(ui, session, &data);
-    let cache = &session.scatter;
+    toolbar(ui, session, run, view, &data);
+    let cache = &view.scatter;
     ui.label(
         RichText::new(if cache.index_axes {
             format!("H (k = 1) by sample · iteration {}", cache.iteration)
@@ -202,7 +220,7 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None);
-    if session.tool != Tool::Inspect {
+    if view.tool != Tool::Inspect {
         plot = plot
             .allow_drag(false)
             .allow_double_click_reset(false)
@@ -240,13 +258,11 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
     };
     let triplets: &[Triplet] = session.store.as_ref().map_or(&[], |s| s.triplets());
     let satisfied = session.kept.as_ref().map(|k| k.satisfied.as_slice());
-    let hovered_t = session
-        .hovered_triplet
-        .and_then(|r| triplets.get(r).copied());
-    let partial = session.partial.clone();
-    let lasso = session.lasso.clone();
-    let show_violations = session.show_violations;
-    let show_triplets = !session.hide_triplets;
+    let hovered_t = view.hovered_triplet.and_then(|r| triplets.get(r).copied());
+    let partial = view.partial.clone();
+    let lasso = view.lasso.clone();
+    let show_violations = view.show_violations;
+    let show_triplets = !view.hide_triplets;
     let at = |i: usize| cache.by_sample.get(i).copied();
     let response = plot.show(ui, |plot_ui| {
         for (g, group) in cache.groups.iter().enumerate() {
@@ -356,23 +372,20 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
         }
     });
     let transform = response.transform;
-    session.plot_transform = Some(transform);
-    interact(session, &response.response, &transform, cmds);
+    view.plot_transform = Some(transform);
+    interact(session, view, &response.response, &transform, cmds);
 
     // Nearest sample under the pointer, within a few pixels.
     let hovered = response
         .response
         .hover_pos()
-        .and_then(|pos| session.scatter.nearest(&transform, pos, HOVER_PX));
-    session.hovered = hovered;
+        .and_then(|pos| view.scatter.nearest(&transform, pos, HOVER_PX));
+    view.hovered = hovered;
     let Some(i) = hovered else {
         return;
     };
-    let texture = session.thumbnails.get(ui.ctx(), &data, i);
-    let pos = session
-        .scatter
-        .position(i)
-        .unwrap_or(PlotPoint::new(0.0, 0.0));
+    let texture = view.thumbnails.get(ui.ctx(), &data, i);
+    let pos = view.scatter.position(i).unwrap_or(PlotPoint::new(0.0, 0.0));
     response.response.on_hover_ui_at_pointer(|ui| {
         ui.label(RichText::new(format!("#{i}")).strong());
         if let Some(name) = data.sample_names.get(i)
@@ -400,11 +413,12 @@ pub fn show(ui: &mut egui::Ui, session: &mut Session, cmds: &mut Commands) {
 /// Clicks and drags on the plot in Triplet and Label modes.
 fn interact(
     session: &mut Session,
+    view: &mut ViewState,
     resp: &egui::Response,
     transform: &egui_plot::PlotTransform,
     cmds: &mut Commands,
 ) {
-    match session.tool {
+    match view.tool {
         Tool::Inspect => {}
         Tool::Triplet => {
             if !resp.clicked() {
@@ -413,27 +427,27 @@ fn interact(
             let Some(pos) = resp.interact_pointer_pos() else {
                 return;
             };
-            let Some(i) = session.scatter.nearest(transform, pos, PICK_PX) else {
+            let Some(i) = view.scatter.nearest(transform, pos, PICK_PX) else {
                 session.set_status("Triplet: no sample within 8 px of the click");
                 return;
             };
-            if session.partial.contains(&i) {
+            if view.partial.contains(&i) {
                 session.set_error(format!(
                     "Refused: sample {i} is already in this triplet; pick another one"
                 ));
                 return;
             }
-            session.partial.push(i);
-            if let [a, b, c] = session.partial[..] {
+            view.partial.push(i);
+            if let [a, b, c] = view.partial[..] {
                 cmds.push(UiCommand::AddTriplet(Triplet::new(a, b, c)));
-                session.partial.clear();
+                view.partial.clear();
             }
         }
         Tool::Label => {
             let secondary = resp.clicked_by(egui::PointerButton::Secondary);
             if resp.clicked() || secondary {
                 if let Some(pos) = resp.interact_pointer_pos()
-                    && let Some(i) = session.scatter.nearest(transform, pos, PICK_PX)
+                    && let Some(i) = view.scatter.nearest(transform, pos, PICK_PX)
                 {
                     cmds.push(if secondary {
                         UiCommand::ClearLabels(vec![i])
@@ -447,18 +461,18 @@ fn interact(
                 && let Some(pos) = resp.interact_pointer_pos()
             {
                 let p = transform.value_from_position(pos);
-                let far = session
+                let far = view
                     .lasso
                     .last()
                     .is_none_or(|last| transform.position_from_point(last).distance(pos) > 2.0);
                 if far {
-                    session.lasso.push(p);
+                    view.lasso.push(p);
                 }
             }
             if resp.drag_stopped() {
-                let poly = std::mem::take(&mut session.lasso);
+                let poly = std::mem::take(&mut view.lasso);
                 if poly.len() >= 3 {
-                    let inside_ids: Vec<usize> = session
+                    let inside_ids: Vec<usize> = view
                         .scatter
                         .by_sample
                         .iter()

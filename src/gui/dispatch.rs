@@ -1,0 +1,167 @@
+//! Applying what the frame produced: the panels' [`UiCommand`]s and the results of finished
+//! background tasks. Both matches are exhaustive on purpose (no catch-all arm), so a new
+//! command or task cannot compile without saying what it does.
+
+use eframe::egui;
+
+use super::command::FileAction;
+use super::state::Status;
+use super::{App, DataSource, TaskDone, UiCommand};
+use crate::engine::constraints::Store;
+use std::sync::Arc;
+
+impl App {
+    /// Apply every command the panels pushed this frame, in order.
+    pub(super) fn apply_commands(&mut self) {
+        for cmd in self.commands.take() {
+            self.apply(cmd);
+        }
+    }
+
+    fn apply(&mut self, cmd: UiCommand) {
+        match cmd {
+            UiCommand::LoadPath(p) => self.load_typed_path(p),
+            UiCommand::LoadSample(s) => self.request_load(DataSource::Sample(s)),
+            UiCommand::Reload => self.reload(),
+            UiCommand::OpenFileDialog => self.open_dialog(false),
+            UiCommand::OpenFolderDialog => self.open_dialog(true),
+            UiCommand::Run => self.start_run(),
+            UiCommand::Pause => {
+                let status = self.run.pause();
+                self.show(status);
+            }
+            UiCommand::Resume => {
+                let status = self.run.resume();
+                self.show(status);
+            }
+            UiCommand::Stop => {
+                let status = self.run.stop();
+                self.show(status);
+            }
+            UiCommand::SetDark(dark) => {
+                self.settings.dark = dark;
+                set_theme(&self.ctx, dark);
+            }
+            UiCommand::Quit => {
+                if self.session.has_unsaved_constraints() && !self.allow_close {
+                    self.session.pending = Some(super::Pending::Quit);
+                } else {
+                    self.ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            }
+            UiCommand::AddTriplet(t) => {
+                self.edit(|st| st.add_triplet(t).map(|()| format!("Added triplet {t}")));
+            }
+            UiCommand::RemoveTriplet(t) => {
+                self.edit(|st| {
+                    st.remove_triplet(t)
+                        .map(|()| format!("Removed triplet {t}"))
+                });
+            }
+            UiCommand::PaintLabels(samples) => self.paint_labels(&samples),
+            UiCommand::ClearLabels(samples) => self.edit(|st| {
+                st.set_labels(&samples, None)
+                    .map(|()| format!("Cleared the labels of {} samples", samples.len()))
+            }),
+            UiCommand::Undo => self.undo_redo(Store::undo, "Undid", "Nothing to undo"),
+            UiCommand::Redo => self.undo_redo(Store::redo, "Redid", "Nothing to redo"),
+            UiCommand::SaveConstraints(path) => {
+                match path.or_else(|| self.session.constraints_path.clone()) {
+                    Some(p) => self.constraint_file(FileAction::Save, p),
+                    None => self.open_constraints_dialog(FileAction::Save),
+                }
+            }
+            UiCommand::LoadConstraints(p) => self.constraint_file(FileAction::Load, p),
+            UiCommand::ImportTripletsCsv(p) => self.constraint_file(FileAction::ImportCsv, p),
+            UiCommand::ExportTripletsCsv(p) => self.constraint_file(FileAction::ExportCsv, p),
+            UiCommand::ConstraintsDialog(action) => self.open_constraints_dialog(action),
+            UiCommand::GenerateTriplets { opts, from_truth } => {
+                self.start_generate(opts, from_truth);
+            }
+            UiCommand::RevealLabels { fraction, seed } => self.reveal(fraction, seed),
+            UiCommand::ResolvePending(r) => self.resolve_pending(r),
+            UiCommand::ExportHistory(p) => self.export_history(&p),
+        }
+    }
+
+    /// Apply the result of a finished background task.
+    pub(super) fn task_done(&mut self, done: TaskDone) {
+        match done {
+            TaskDone::Loaded {
+                ticket,
+                source,
+                result,
+                seconds,
+            } => self.loaded(ticket, source, result, seconds),
+            TaskDone::Picked(path) => self.picked(path),
+            TaskDone::ConstraintsPicked(action, path) => self.constraints_picked(action, path),
+            TaskDone::Generated {
+                fingerprint,
+                source,
+                seed,
+                result,
+            } => {
+                self.session.generating = false;
+                self.generated(fingerprint, source, seed, result);
+            }
+            TaskDone::Evaluated(ev) => self.evaluated(*ev),
+        }
+    }
+
+    /// Start a run with the current settings, replacing any running one; refusals (no data,
+    /// invalid settings, missing triplets) go to the status line.
+    fn start_run(&mut self) {
+        let Some(data) = self.session.dataset.clone() else {
+            self.session
+                .set_error("No dataset loaded: open a file or a sample first");
+            return;
+        };
+        let Some(spec) = self.settings.model_spec() else {
+            self.session.set_error("No model available");
+            return;
+        };
+        if let Err(e) = spec.validate(data.m(), data.n()) {
+            self.session.set_error(format!("Cannot run: {e}"));
+            return;
+        }
+        let side = self
+            .session
+            .store
+            .as_ref()
+            .map(Store::snapshot)
+            .unwrap_or_default();
+        if let Err(e) = spec.kind.check_side(&side) {
+            self.session.set_error(format!("Cannot run: {e}"));
+            return;
+        }
+        self.clear_run();
+        let fit = self.settings.fit_options();
+        let status = self.run.start(data, spec, fit, Arc::clone(&side));
+        self.session.status = status;
+    }
+
+    /// Forget everything about the previous run (new run or new dataset): its live state, what
+    /// was drawn of it, and its evaluation.
+    pub(super) fn clear_run(&mut self) {
+        self.run.clear();
+        self.view.clear_run();
+        self.session.evaluating = None;
+        self.session.evaluation = None;
+    }
+
+    /// Show `status` on the status line, when there is one.
+    fn show(&mut self, status: Option<Status>) {
+        if let Some(status) = status {
+            self.session.status = status;
+        }
+    }
+}
+
+/// Dark or light visuals.
+pub(super) fn set_theme(ctx: &egui::Context, dark: bool) {
+    ctx.set_theme(if dark {
+        egui::Theme::Dark
+    } else {
+        egui::Theme::Light
+    });
+}

@@ -1,0 +1,96 @@
+//! Keyboard and window input that is not a widget's: shortcuts, the close request and
+//! dropped files. Everything becomes a [`UiCommand`], applied at the end of the frame.
+
+use eframe::egui;
+
+use super::{App, Pending, UiCommand, WorkerState};
+
+impl App {
+    /// Keyboard shortcuts (undo/redo/save, Space run/pause/resume, Esc cancel), the close
+    /// request with unsaved constraints, and dropped files; all become commands.
+    pub(super) fn handle_input(&mut self, ctx: &egui::Context) {
+        if ctx.input(|i| i.viewport().close_requested())
+            && self.session.has_unsaved_constraints()
+            && !self.allow_close
+        {
+            ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+            self.session.pending = Some(Pending::Quit);
+        }
+        if !ctx.text_edit_focused() && self.session.pending.is_none() {
+            use egui::{Key, KeyboardShortcut, Modifiers};
+            let shortcut = |m, k| KeyboardShortcut::new(m, k);
+            let (redo, undo, save) = ctx.input_mut(|i| {
+                // Shift+Z first: Ctrl+Z would also match it (extra Shift is ignored).
+                let redo = i
+                    .consume_shortcut(&shortcut(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z))
+                    || i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::Y));
+                let undo = i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::Z));
+                let save = i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::S));
+                (redo, undo, save)
+            });
+            if redo {
+                self.commands.push(UiCommand::Redo);
+            }
+            if undo {
+                self.commands.push(UiCommand::Undo);
+            }
+            if save {
+                self.commands.push(UiCommand::SaveConstraints(None));
+            }
+            let active = self.run.worker.is_active();
+            let building = !self.view.partial.is_empty() || !self.view.lasso.is_empty();
+            let (space, esc) = ctx.input_mut(|i| {
+                let space = i.consume_key(egui::Modifiers::NONE, egui::Key::Space);
+                let esc =
+                    (building || active) && i.consume_key(egui::Modifiers::NONE, egui::Key::Escape);
+                (space, esc)
+            });
+            if esc && building {
+                self.view.partial.clear();
+                self.view.lasso.clear();
+                self.session.set_status("Cancelled the partial triplet");
+            } else if esc {
+                self.commands.push(UiCommand::Stop);
+            }
+            if space {
+                self.commands.push(match self.run.worker {
+                    WorkerState::Running => UiCommand::Pause,
+                    WorkerState::Paused => UiCommand::Resume,
+                    WorkerState::Idle
+                    | WorkerState::Finished(_)
+                    | WorkerState::Failed
+                    | WorkerState::Cancelled => UiCommand::Run,
+                });
+            }
+        }
+        let dropped = ctx.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_path_buf()));
+        if let Some(p) = dropped {
+            self.commands.push(UiCommand::LoadPath(p));
+        }
+    }
+
+    /// While files are dragged over the window: a dimmed overlay naming what would open.
+    pub(super) fn drop_overlay(&self, ctx: &egui::Context) {
+        let hovered = ctx.input(|i| i.raw.hovered_files.clone());
+        if hovered.is_empty() {
+            return;
+        }
+        let what = hovered
+            .first()
+            .and_then(|f| f.path.as_ref())
+            .map_or_else(|| "file".to_owned(), |p| p.display().to_string());
+        let painter = ctx.layer_painter(egui::LayerId::new(
+            egui::Order::Foreground,
+            egui::Id::unique("drop_overlay"),
+        ));
+        let rect = ctx.content_rect();
+        painter.rect_filled(rect, 0.0, egui::Color32::from_black_alpha(180));
+        painter.text(
+            rect.center(),
+            egui::Align2::CENTER_CENTER,
+            format!("Drop to open\n{what}"),
+            egui::FontId::proportional(24.0),
+            egui::Color32::WHITE,
+        );
+    }
+}

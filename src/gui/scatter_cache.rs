@@ -1,0 +1,166 @@
+//! The scatter's point groups: one group per class (or per k-means cluster) of the latest
+//! snapshot's 2-D projection, built once per snapshot and borrowed by the plot every frame,
+//! with each sample's position for triplet lines and picking.
+
+use eframe::egui;
+
+use super::state::Evaluation;
+use crate::engine::data::Dataset;
+use crate::engine::worker::Snapshot;
+use egui::Color32;
+use egui_plot::{PlotPoint, PlotTransform};
+
+/// One colour group of the scatter (a class, or all samples when unlabelled).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScatterGroup {
+    pub name: String,
+    pub color: Color32,
+    pub points: Vec<PlotPoint>,
+    /// Global sample index of each point.
+    pub indices: Vec<usize>,
+}
+
+/// Per-label point groups of the latest snapshot, built once per snapshot and borrowed by the
+/// plot every frame.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScatterCache {
+    /// Iteration of the snapshot the groups were built from.
+    pub iteration: usize,
+    pub groups: Vec<ScatterGroup>,
+    /// k = 1: the axes are (sample index, h) rather than PCA components.
+    pub index_axes: bool,
+    /// Position of every sample by index (for triplet lines and picking).
+    pub by_sample: Vec<PlotPoint>,
+    /// Colour by k-means cluster: positions of the samples whose cluster, mapped to a class by
+    /// the Hungarian best map, disagrees with the truth (drawn as crosses).
+    pub misassigned: Vec<PlotPoint>,
+}
+
+/// Tab10-like palette, readable on dark and light backgrounds.
+pub const PALETTE: [Color32; 10] = [
+    Color32::from_rgb(31, 119, 180),
+    Color32::from_rgb(255, 127, 14),
+    Color32::from_rgb(44, 160, 44),
+    Color32::from_rgb(214, 39, 40),
+    Color32::from_rgb(148, 103, 189),
+    Color32::from_rgb(140, 86, 75),
+    Color32::from_rgb(227, 119, 194),
+    Color32::from_rgb(127, 127, 127),
+    Color32::from_rgb(188, 189, 34),
+    Color32::from_rgb(23, 190, 207),
+];
+
+impl ScatterCache {
+    /// Group the snapshot's projection by label.
+    pub fn build(data: &Dataset, snapshot: &Snapshot) -> Self {
+        Self::build_coloured(data, snapshot, None)
+    }
+
+    /// Group the snapshot's projection by k-means cluster when `eval` has clusters for every
+    /// sample (misassigned samples listed apart), else by label.
+    pub fn build_coloured(data: &Dataset, snapshot: &Snapshot, eval: Option<&Evaluation>) -> Self {
+        let proj = &snapshot.projection;
+        let n = proj.nrows().min(data.n());
+        if let Some(ev) = eval
+            && proj.ncols() >= 2
+            && ev.clusters.len() == n
+            && n > 0
+        {
+            let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
+            let c = ev.clusters.iter().copied().max().map_or(0, |m| m + 1);
+            let mut groups: Vec<ScatterGroup> = (0..c)
+                .map(|g| ScatterGroup {
+                    name: format!("cluster {}", g + 1),
+                    color: PALETTE[g % PALETTE.len()],
+                    points: Vec::new(),
+                    indices: Vec::new(),
+                })
+                .collect();
+            for (i, &g) in ev.clusters.iter().enumerate() {
+                if let Some(group) = groups.get_mut(g) {
+                    group.points.push(point(i));
+                    group.indices.push(i);
+                }
+            }
+            groups.retain(|g| !g.points.is_empty());
+            return Self {
+                iteration: snapshot.iteration,
+                groups,
+                index_axes: snapshot.h.nrows() == 1,
+                by_sample: (0..n).map(point).collect(),
+                misassigned: ev
+                    .misassigned
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, wrong)| **wrong && *i < n)
+                    .map(|(i, _)| point(i))
+                    .collect(),
+            };
+        }
+        Self::build_by_label(data, snapshot)
+    }
+
+    fn build_by_label(data: &Dataset, snapshot: &Snapshot) -> Self {
+        let proj = &snapshot.projection;
+        if proj.ncols() < 2 {
+            return Self::default();
+        }
+        let n = proj.nrows().min(data.n());
+        let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
+        let group = |name: &str, color: Color32| ScatterGroup {
+            name: name.to_owned(),
+            color,
+            points: Vec::new(),
+            indices: Vec::new(),
+        };
+        let mut groups: Vec<ScatterGroup> = match &data.labels {
+            Some(_) => data
+                .class_names
+                .iter()
+                .enumerate()
+                .map(|(c, name)| group(name, PALETTE[c % PALETTE.len()]))
+                .chain(std::iter::once(group("(no label)", Color32::GRAY)))
+                .collect(),
+            None => vec![group("samples", PALETTE[0])],
+        };
+        let last = groups.len() - 1;
+        for i in 0..n {
+            let g = match &data.labels {
+                Some(labels) => labels.get(i).copied().unwrap_or(last).min(last),
+                None => 0,
+            };
+            groups[g].points.push(point(i));
+            groups[g].indices.push(i);
+        }
+        groups.retain(|g| !g.points.is_empty());
+        Self {
+            iteration: snapshot.iteration,
+            groups,
+            index_axes: snapshot.h.nrows() == 1,
+            by_sample: (0..n).map(point).collect(),
+            misassigned: Vec::new(),
+        }
+    }
+
+    /// Position of sample `i`, if it is drawn.
+    pub fn position(&self, i: usize) -> Option<PlotPoint> {
+        self.by_sample.get(i).copied()
+    }
+
+    /// The sample drawn nearest to screen position `pos`, within `max_px` points.
+    pub fn nearest(
+        &self,
+        transform: &PlotTransform,
+        pos: egui::Pos2,
+        max_px: f32,
+    ) -> Option<usize> {
+        let mut best: Option<(f32, usize)> = None;
+        for (i, p) in self.by_sample.iter().enumerate() {
+            let d = transform.position_from_point(p).distance(pos);
+            if d <= max_px && best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, i));
+            }
+        }
+        best.map(|(_, i)| i)
+    }
+}

@@ -1,0 +1,146 @@
+//! View state: what the user is looking at and typing, apart from the data it shows (the
+//! [`super::Session`]) and from what is persisted ([`super::Settings`]). Tool mode, hover and
+//! selections, text fields, open windows, and the caches drawn from (scatter groups,
+//! thumbnails, the plot's transform). Never persisted; panels borrow it mutably while the
+//! session is borrowed for reading.
+
+use crate::engine::constraints::ProtocolOptions;
+use crate::engine::data::Dataset;
+use crate::engine::worker::Snapshot;
+use egui_plot::{PlotPoint, PlotTransform};
+use std::path::Path;
+
+use super::state::{ColorBy, Evaluation, ScatterCache, Tool};
+use super::textures::ThumbnailCache;
+
+/// See the module docs.
+pub struct ViewState {
+    // ----- scatter
+    /// What a click on the scatter does.
+    pub tool: Tool,
+    /// The samples picked so far of the triplet being built (anchor i, then closer j).
+    pub partial: Vec<usize>,
+    /// The lasso being dragged in Label mode, in plot coordinates.
+    pub lasso: Vec<PlotPoint>,
+    /// The class painted in Label mode (an existing class name or a new one).
+    pub paint_class: String,
+    /// The sample under the pointer in the scatter, if any.
+    pub hovered: Option<usize>,
+    /// The triplet (position in the store) whose row the pointer is over in the list.
+    pub hovered_triplet: Option<usize>,
+    /// Draw violated triplets in red.
+    pub show_violations: bool,
+    /// Do not draw the triplets' i–j / i–q lines (many generated triplets hide the points).
+    pub hide_triplets: bool,
+    pub color_by: ColorBy,
+    /// Per-label point groups of the latest snapshot, built once per snapshot.
+    pub scatter: ScatterCache,
+    /// The scatter's transform of the last frame (tests click at data coordinates with it).
+    pub plot_transform: Option<PlotTransform>,
+    pub(crate) thumbnails: ThumbnailCache,
+    // ----- results
+    /// History ids selected in the table (at most two; two overlay their curves).
+    pub selected_runs: Vec<u64>,
+    /// Text of the history export path field.
+    pub history_path_input: String,
+    // ----- text fields and windows
+    /// Text of the typed dataset path field.
+    pub path_input: String,
+    /// Text of the constraint file path field.
+    pub constraints_path_input: String,
+    pub show_model_help: bool,
+    pub show_about: bool,
+    /// The "Generate triplets" window is open.
+    pub show_generate: bool,
+    /// Protocol options of the "Generate triplets" window.
+    pub generate: ProtocolOptions,
+    /// Generate from the ground truth (else from the painted labels).
+    pub generate_from_truth: bool,
+    /// Percentage of samples whose labels "Reveal" paints.
+    pub reveal_percent: f64,
+    pub reveal_seed: u64,
+    /// Frame time of the last `logic` + `ui` pass, in milliseconds.
+    pub frame_ms: f32,
+}
+
+impl ViewState {
+    /// The view of a fresh app; the path field shows the last dataset opened.
+    pub fn new(last_path: Option<&Path>) -> Self {
+        Self {
+            tool: Tool::default(),
+            partial: Vec::new(),
+            lasso: Vec::new(),
+            paint_class: String::new(),
+            hovered: None,
+            hovered_triplet: None,
+            show_violations: false,
+            hide_triplets: false,
+            color_by: ColorBy::default(),
+            scatter: ScatterCache::default(),
+            plot_transform: None,
+            thumbnails: ThumbnailCache::default(),
+            selected_runs: Vec::new(),
+            history_path_input: String::new(),
+            path_input: last_path
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            constraints_path_input: String::new(),
+            show_model_help: false,
+            show_about: false,
+            show_generate: false,
+            generate: ProtocolOptions::default(),
+            generate_from_truth: true,
+            reveal_percent: 10.0,
+            reveal_seed: 0,
+            frame_ms: 0.0,
+        }
+    }
+
+    /// Forget what was drawn of the previous run (new run or new dataset).
+    pub fn clear_run(&mut self) {
+        self.scatter = ScatterCache::default();
+        self.hovered = None;
+    }
+
+    /// Forget picks that refer to the previous dataset's samples.
+    pub fn clear_picks(&mut self) {
+        self.partial.clear();
+        self.lasso.clear();
+        self.hovered_triplet = None;
+    }
+
+    /// Rebuild the scatter groups from `snapshot`, coloured as [`Self::color_by`] asks
+    /// (clusters need the run's `evaluation`).
+    pub fn rebuild_scatter(
+        &mut self,
+        data: Option<&Dataset>,
+        snapshot: Option<&Snapshot>,
+        evaluation: Option<&Evaluation>,
+    ) {
+        let (Some(data), Some(snap)) = (data, snapshot) else {
+            return;
+        };
+        let eval = match self.color_by {
+            ColorBy::Cluster => evaluation,
+            ColorBy::Truth => None,
+        };
+        self.scatter = ScatterCache::build_coloured(data, snap, eval);
+    }
+
+    /// Select or unselect a history row; selecting a third drops the oldest selection.
+    pub fn toggle_run(&mut self, id: u64) {
+        if let Some(pos) = self.selected_runs.iter().position(|&r| r == id) {
+            self.selected_runs.remove(pos);
+        } else {
+            self.selected_runs.push(id);
+            if self.selected_runs.len() > 2 {
+                self.selected_runs.remove(0);
+            }
+        }
+    }
+
+    /// Number of thumbnail textures uploaded so far (loaded lazily on hover).
+    pub fn thumbnail_textures(&self) -> usize {
+        self.thumbnails.len()
+    }
+}
