@@ -1,5 +1,35 @@
-//! `nmf-playground`: with a subcommand, a headless job; without, the GUI.
+//! `nmf-playground`: with a subcommand, a headless job (`cli`); without, the GUI (`gui`).
+//! The two front ends never import each other: this is where one is chosen.
 
-fn main() -> std::process::ExitCode {
-    nmf_playground::cli::main()
+use clap::Parser;
+use nmf_playground::cli::{Cli, run_command};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match &cli.command {
+        Some(cmd) => run_command(cmd),
+        None => open_gui(cli.path.clone()),
+    }
+}
+
+#[cfg(feature = "gui")]
+fn open_gui(path: Option<PathBuf>) -> ExitCode {
+    match nmf_playground::gui::run(path) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+#[cfg(not(feature = "gui"))]
+fn open_gui(_path: Option<PathBuf>) -> ExitCode {
+    eprintln!(
+        "error: this build has no GUI (built without the `gui` feature).\n\
+         Use the headless commands instead, e.g. `nmf-playground run --help`."
+    );
+    ExitCode::from(2)
 }

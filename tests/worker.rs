@@ -239,3 +239,57 @@ fn a_bad_spec_fails_with_a_message() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A headless job (the CLI's) sends no snapshot and only throttled progress, yet its result
+/// carries the objective of every iteration, and `run_blocking` delivers the same result on
+/// the calling thread.
+#[test]
+fn a_headless_job_throttles_progress_and_keeps_the_whole_record() {
+    use nmf_playground::engine::worker::run_blocking;
+    let job = Job::new(
+        JobId(3),
+        data(20, 30),
+        ModelSpec::new(nmf::KIND, 3, 2),
+        FitOptions {
+            max_iter: 2000,
+            tol: 0.0,
+        },
+    )
+    .headless();
+    let (mut progress, mut snapshots, mut result) = (0, 0, None);
+    run_blocking(job.clone(), |e| {
+        match e {
+            Event::Progress { .. } => progress += 1,
+            Event::Snapshot { .. } => snapshots += 1,
+            Event::Finished { result: r, .. } => result = Some(r),
+            _ => {}
+        }
+        true
+    });
+    let result = result.expect("finished");
+    assert_eq!(
+        result.record.objective.len(),
+        2000,
+        "every iteration is recorded"
+    );
+    assert_eq!(snapshots, 0);
+    assert!(result.projection.is_none());
+    // 2000 tiny iterations take milliseconds: the first progress event, and at most one per
+    // 100 ms after it.
+    let allowed = 1 + (result.record.seconds / 0.1).ceil() as usize;
+    assert!(
+        progress >= 1 && progress <= allowed,
+        "{progress} progress events"
+    );
+    // On a thread, through the channel, the same bits.
+    let (tx, rx) = mpsc::channel();
+    let _h = JobHandle::spawn(job, tx, no_waker()).expect("spawn");
+    let Some(Event::Finished {
+        result: threaded, ..
+    }) = wait_for(&rx, Duration::from_secs(30), Event::is_terminal)
+    else {
+        panic!("no result");
+    };
+    assert_eq!(threaded.h, result.h);
+    assert_eq!(threaded.record.objective, result.record.objective);
+}

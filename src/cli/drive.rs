@@ -46,10 +46,8 @@ pub fn fit_job(job: Job, progress: bool) -> Result<Box<RunResult>, CliError> {
         ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden())
     };
     bar.set_style(
-        ProgressStyle::with_template(
-            "{prefix} {bar:30} {pos}/{len} it  {msg}  {per_sec}  ETA {eta}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template("{prefix} {bar:20} {pos}/{len}  {msg}  ETA {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_prefix(label);
     let result = loop {

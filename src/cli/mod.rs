@@ -79,37 +79,13 @@ pub fn dispatch(command: &Command) -> Result<(), CliError> {
     }
 }
 
-/// The binary's entry point: parse, dispatch (or open the GUI), map errors to exit codes.
-pub fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match &cli.command {
-        Some(cmd) => match dispatch(cmd) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                e.exit_code()
-            }
-        },
-        None => open_gui(cli.path.clone()),
-    }
-}
-
-#[cfg(feature = "gui")]
-fn open_gui(path: Option<PathBuf>) -> ExitCode {
-    match crate::gui::run(path) {
+/// Run a subcommand and map its error to the exit code (the message goes to stderr).
+pub fn run_command(command: &Command) -> ExitCode {
+    match dispatch(command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(1)
+            eprintln!("error: {e}");
+            e.exit_code()
         }
     }
-}
-
-#[cfg(not(feature = "gui"))]
-fn open_gui(_path: Option<PathBuf>) -> ExitCode {
-    eprintln!(
-        "error: this build has no GUI (built without the `gui` feature).\n\
-         Use the headless commands instead, e.g. `nmf-playground run --help`."
-    );
-    ExitCode::from(2)
 }

@@ -322,7 +322,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let side = Arc::new(SideInfo::new(triplets, known));
     let job = Job::new(JobId(1), Arc::clone(&data), spec.clone(), fit)
         .with_side(Arc::clone(&side))
-        .without_snapshots();
+        .headless();
     let result = fit_job(job, std::io::stderr().is_terminal())?;
     let rec = &result.record;
     eprintln!(

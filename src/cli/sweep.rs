@@ -413,7 +413,7 @@ fn fit_and_score(
     let opts = args.stop.fit_options().map_err(|e| anyhow!("{e}"))?;
     let work = WorkerJob::new(JobId(job.repeat), Arc::clone(data), spec, opts)
         .with_side(Arc::new(side))
-        .without_snapshots();
+        .headless();
     let result = fit_blocking(work).map_err(|e| anyhow!("{e}"))?;
     let rec = &result.record;
     row.insert("iterations".into(), rec.iterations().to_string());

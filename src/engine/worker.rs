@@ -3,7 +3,7 @@
 //! Front ends talk to a running job only through [`Command`] (pause, resume, cancel) and the
 //! events, each tagged with its [`JobId`] so late events of a replaced run can be ignored.
 //! Snapshots (H and its aligned PCA-2D, computed here, never on the UI thread) are throttled to
-//! at most 20 per second; progress is sent every iteration. Dropping a [`JobHandle`] cancels
+//! at most 20 per second; progress is sent every iteration (or throttled, for [`Job::headless`]). Dropping a [`JobHandle`] cancels
 //! the job and joins its thread. Cancellation is checked between iterations.
 
 use crate::engine::constraints::SideInfo;
@@ -41,6 +41,10 @@ pub struct Job {
     /// Minimum time between snapshots (default 50 ms: ≤ 20 per second); `None`: no snapshots
     /// (the CLI, which draws nothing, saves the projections).
     pub snapshot_interval: Option<Duration>,
+    /// Minimum time between progress events (default zero: every iteration, as the GUI's
+    /// convergence plot wants). A front end that only shows a progress bar sets more, so that
+    /// a fast fit is not slowed by waking its reader every iteration.
+    pub progress_interval: Duration,
 }
 
 impl Job {
@@ -52,6 +56,7 @@ impl Job {
             side: Arc::new(SideInfo::default()),
             fit,
             snapshot_interval: Some(Duration::from_millis(50)),
+            progress_interval: Duration::ZERO,
         }
     }
 
@@ -61,9 +66,12 @@ impl Job {
         self
     }
 
-    /// The same job without snapshots.
-    pub fn without_snapshots(mut self) -> Self {
+    /// The same job for a front end that draws nothing: no snapshots (nor a final
+    /// projection), and at most ten progress events per second (the record of every
+    /// iteration comes with the result).
+    pub fn headless(mut self) -> Self {
         self.snapshot_interval = None;
+        self.progress_interval = Duration::from_millis(100);
         self
     }
 }
@@ -245,6 +253,7 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
     };
     let mut projector = Projector::new();
     let mut last_snapshot: Option<Instant> = None;
+    let mut last_progress: Option<Instant> = None;
     let mut paused_for = Duration::ZERO;
     let started = Instant::now();
     let mut receiver_gone = false;
@@ -271,15 +280,20 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
                 Err(TryRecvError::Empty) => break,
             }
         }
-        let elapsed = (started.elapsed() - paused_for).as_secs_f64();
-        if !send(Event::Progress {
-            job: id,
-            iteration: t,
-            objective: obj.clone(),
-            elapsed,
-        }) {
-            receiver_gone = true;
-            return ControlFlow::Break(());
+        let progress_due = job.progress_interval.is_zero()
+            || last_progress.is_none_or(|p| p.elapsed() >= job.progress_interval);
+        if progress_due {
+            last_progress = Some(Instant::now());
+            let elapsed = (started.elapsed() - paused_for).as_secs_f64();
+            if !send(Event::Progress {
+                job: id,
+                iteration: t,
+                objective: obj.clone(),
+                elapsed,
+            }) {
+                receiver_gone = true;
+                return ControlFlow::Break(());
+            }
         }
         let due = job
             .snapshot_interval

@@ -13,7 +13,7 @@ use egui::{Color32, DragValue, RichText};
 
 /// Rail width of a log-scale hyperparameter's slider, so that slider, value, "0" and presets
 /// fit the model panel's default width.
-const LOG_SLIDER_WIDTH: f32 = 56.0;
+const LOG_SLIDER_WIDTH: f32 = 50.0;
 
 /// Largest iteration cap offered (the convergence history keeps every iteration).
 pub const MAX_ITER_CAP: usize = 1_000_000;
@@ -272,9 +272,9 @@ pub fn hyperparameter_row(
                     edit = Some(ParamEdit::Set(ParamValue::Number(0.0)));
                 }
             }
-            // Reset sits in the presets menu: the row stays within the panel's default width.
+            // Reset sits in the grid menu: the row stays within the panel's default width.
             if !grid.is_empty() || edited.is_some() {
-                ui.menu_button("presets", |ui| {
+                ui.menu_button("grid", |ui| {
                     if edited.is_some() && reset_button(ui, hp) {
                         edit = Some(ParamEdit::Reset);
                     }

@@ -7,7 +7,7 @@
 //! denominator is formed in a k×CHUNK buffer, H is updated in place, and the new columns are
 //! added into lane-wise partial sums of the upper triangle of `HHᵀ` (symmetric, so half the
 //! flops). On small X it is no faster than separate products, so small X keeps one product
-//! per pass (docs/performance.md, "Fused H pass (`models/nmf/fused.rs`)").
+//! per pass (docs/performance.md, "Fused H pass (`models/mu/fused.rs`)").
 //!
 //! Summation orders are fixed by the code, never by the instruction set: every denominator
 //! entry sums over `b = 0..k` in order, and `HHᵀ` keeps eight partial sums per entry (column
