@@ -224,15 +224,10 @@ pub fn parse_params(
             .ok_or_else(|| format!("--param `{it}` is not NAME=VALUE"))?;
         let name = name.trim();
         let hp = kind.param(name).ok_or_else(|| {
-            let known: Vec<_> = kind.hyperparameters().iter().map(|h| h.name).collect();
             format!(
                 "--param {name}: {} has no parameter `{name}` (known: {})",
                 kind.label(),
-                if known.is_empty() {
-                    "none".into()
-                } else {
-                    known.join(", ")
-                }
+                kind.param_names()
             )
         })?;
         let value = hp

@@ -296,18 +296,7 @@ fn plan_cells(
         if !kinds.iter().any(|kind| kind.param(name).is_some()) {
             let known: Vec<String> = kinds
                 .iter()
-                .map(|kind| {
-                    let hps: Vec<_> = kind.hyperparameters().iter().map(|h| h.name).collect();
-                    format!(
-                        "{}: {}",
-                        kind.name(),
-                        if hps.is_empty() {
-                            "none".into()
-                        } else {
-                            hps.join(", ")
-                        }
-                    )
-                })
+                .map(|kind| format!("{}: {}", kind.name(), kind.param_names()))
                 .collect();
             return Err(bad(anyhow!(
                 "--grid {name}: no selected model has a parameter `{name}` ({})",

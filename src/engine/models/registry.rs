@@ -123,6 +123,15 @@ impl ModelKind {
         self.0.output
     }
 
+    /// The parameters' names, comma-separated ("none" without any), for messages and help.
+    pub fn param_names(self) -> String {
+        if self.0.params.is_empty() {
+            return "none".into();
+        }
+        let names: Vec<_> = self.0.params.iter().map(|hp| hp.name).collect();
+        names.join(", ")
+    }
+
     /// The table entry of a parameter.
     pub fn param(self, name: &str) -> Option<&'static HyperParam> {
         self.0.params.iter().find(|hp| hp.name == name)

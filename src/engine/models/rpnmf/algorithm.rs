@@ -582,6 +582,7 @@ pub fn ranking_gradient(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::models::mu::fd;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -613,15 +614,8 @@ mod tests {
             ranking_loss(alpha, &t)
         };
         let g = ranking_gradient(h.view(), &ts, alpha, delta).unwrap();
-        let eps = 1e-6;
-        let mut fd = Array2::<f64>::zeros(h.dim());
-        for idx in ndarray::indices(h.dim()) {
-            let (mut hp, mut hm) = (h.clone(), h.clone());
-            hp[idx] += eps;
-            hm[idx] -= eps;
-            fd[idx] = (loss(&hp) - loss(&hm)) / (2.0 * eps);
-        }
-        let rel = (&g - &fd).mapv(|v| v * v).sum().sqrt() / g.mapv(|v| v * v).sum().sqrt();
+        let fd = fd::gradient(loss, &h, 1e-6);
+        let rel = fd::relative_error(&g, &fd);
         assert!(rel < 1e-6, "relative error {rel}");
     }
 

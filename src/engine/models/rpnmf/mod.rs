@@ -881,6 +881,7 @@ impl Model for Rpnmf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::models::mu::fd;
     use crate::engine::constraints::generate::random_triplets;
     use crate::engine::linalg::Csr;
     use crate::engine::models::{ParamValue, build};
@@ -1354,15 +1355,8 @@ mod tests {
         let plus = w.t().dot(&w).dot(&h) + h.dot(&roles.mpos_dense()) * alpha;
         let minus = w.t().dot(&x) + h.dot(&roles.mneg_dense()) * alpha;
         let g = (plus - minus) * 2.0;
-        let eps = 1e-6;
-        let mut fd = Array2::<f64>::zeros(h.dim());
-        for idx in ndarray::indices(h.dim()) {
-            let (mut hp, mut hm) = (h.clone(), h.clone());
-            hp[idx] += eps;
-            hm[idx] -= eps;
-            fd[idx] = (f(&hp) - f(&hm)) / (2.0 * eps);
-        }
-        let rel = (&g - &fd).mapv(|v| v * v).sum().sqrt() / g.mapv(|v| v * v).sum().sqrt();
+        let fd = fd::gradient(f, &h, 1e-6);
+        let rel = fd::relative_error(&g, &fd);
         assert!(rel < 1e-6, "relative error {rel}");
     }
 
