@@ -87,14 +87,7 @@ fn frame_time_while_snapshots_stream_at_n_10000() {
         "status {:?}",
         s.status
     );
-    let shown: usize = h
-        .state()
-        .view()
-        .scatter
-        .groups
-        .iter()
-        .map(|g| g.points.len())
-        .sum();
+    let shown: usize = h.state().view().scatter.point_count();
     assert_eq!(shown, N, "scatter does not show every point");
     app_ms.sort_by(f64::total_cmp);
     step_ms.sort_by(f64::total_cmp);

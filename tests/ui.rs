@@ -68,14 +68,7 @@ fn run_until_finished_fills_history_and_scatter() {
         !h.state().view().scatter.groups.is_empty(),
         "no scatter groups"
     );
-    let n: usize = h
-        .state()
-        .view()
-        .scatter
-        .groups
-        .iter()
-        .map(|g| g.points.len())
-        .sum();
+    let n: usize = h.state().view().scatter.point_count();
     assert_eq!(n, s.dataset.as_ref().expect("dataset").n());
     assert!(
         h.state().view().plot_transform.is_some(),

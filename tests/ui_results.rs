@@ -189,14 +189,7 @@ fn evaluation_history_overlay_colour_and_export() {
         let ev = s.evaluation.as_ref().expect("evaluation");
         let wrong = ev.misassigned.iter().filter(|&&w| w).count();
         assert_eq!(h.state().view().scatter.misassigned.len(), wrong);
-        let n: usize = h
-            .state()
-            .view()
-            .scatter
-            .groups
-            .iter()
-            .map(|g| g.points.len())
-            .sum();
+        let n: usize = h.state().view().scatter.point_count();
         assert_eq!(n, ev.clusters.len());
     }
 

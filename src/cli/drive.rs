@@ -64,10 +64,9 @@ pub fn fit_job(job: Job, progress: bool) -> Result<Box<RunResult>, CliError> {
                 ..
             } => {
                 bar.set_position(iteration as u64);
-                if bar.is_hidden() {
-                    continue;
+                if !bar.is_hidden() {
+                    bar.set_message(format!("objective {:.6e}", objective.total));
                 }
-                bar.set_message(format!("objective {:.6e}", objective.total));
             }
             Event::Snapshot { .. } => {}
             terminal => break ended(label, terminal),

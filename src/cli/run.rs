@@ -124,17 +124,10 @@ pub fn parse_model(s: &str) -> Result<ModelKind, String> {
 pub fn model_help() -> String {
     let mut out = String::from("Model, by name:");
     for k in ModelKind::all() {
-        let ps: Vec<_> = k.hyperparameters().iter().map(|h| h.name).collect();
-        out.push_str(&format!(
-            "\n  {} ({}){}",
-            k.name(),
-            k.label(),
-            if ps.is_empty() {
-                String::new()
-            } else {
-                format!(": --param {}", ps.join(", "))
-            }
-        ));
+        out.push_str(&format!("\n  {} ({})", k.name(), k.label()));
+        if !k.hyperparameters().is_empty() {
+            out.push_str(&format!(": --param {}", k.param_names()));
+        }
     }
     out
 }

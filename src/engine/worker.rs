@@ -3,8 +3,8 @@
 //! Front ends talk to a running job only through [`Command`] (pause, resume, cancel) and the
 //! events, each tagged with its [`JobId`] so late events of a replaced run can be ignored.
 //! Snapshots (H and its aligned PCA-2D, computed here, never on the UI thread) are throttled to
-//! at most 20 per second; progress is sent every iteration (or throttled, for [`Job::headless`]). Dropping a [`JobHandle`] cancels
-//! the job and joins its thread. Cancellation is checked between iterations.
+//! at most 20 per second; progress is sent every iteration (throttled for [`Job::headless`]).
+//! Dropping a [`JobHandle`] cancels the job and joins its thread. Cancellation is checked between iterations.
 
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;

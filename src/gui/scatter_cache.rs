@@ -51,6 +51,11 @@ pub const PALETTE: [Color32; 10] = [
 ];
 
 impl ScatterCache {
+    /// Points drawn over all groups (every sample once when the cache is complete).
+    pub fn point_count(&self) -> usize {
+        self.groups.iter().map(|g| g.points.len()).sum()
+    }
+
     /// Group the snapshot's projection by label.
     pub fn build(data: &Dataset, snapshot: &Snapshot) -> Self {
         Self::build_coloured(data, snapshot, None)

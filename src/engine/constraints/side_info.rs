@@ -8,7 +8,6 @@
 use super::triplet::{Triplet, unordered_pairs};
 use crate::engine::data::{Dataset, Fingerprint, Preprocess};
 use crate::engine::linalg::knn::{Neighbours, knn};
-use rand::seq::SliceRandom;
 use rand::{SeedableRng, seq::index};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
@@ -115,10 +114,8 @@ impl SideInfo {
         let mut rng = ChaCha8Rng::seed_from_u64(LINK_SEED);
         for pairs in [&mut must, &mut cannot] {
             if pairs.len() > MAX_LABEL_LINKS {
-                let keep = index::sample(&mut rng, pairs.len(), MAX_LABEL_LINKS).into_vec();
-                let mut kept: Vec<_> = keep.into_iter().map(|p| pairs[p]).collect();
-                kept.shuffle(&mut rng);
-                *pairs = kept;
+                let keep = index::sample(&mut rng, pairs.len(), MAX_LABEL_LINKS);
+                *pairs = keep.into_iter().map(|p| pairs[p]).collect();
             }
         }
         let must: BTreeSet<_> = must

@@ -201,8 +201,8 @@ pub fn evaluate_run(input: &RunInput<'_>, protocol: &Protocol) -> RunEvaluation 
 }
 
 impl RunEvaluation {
-    /// The `metrics` object of `run --json` and `run.json` (docs: DESIGN §6 of the README's
-    /// CLI section): means over the restarts, their standard deviations, and the rest.
+    /// The `metrics` object of `run --json` and `run.json` (the README's `run` section lists
+    /// the keys): means over the restarts, their standard deviations, and the rest.
     pub fn metrics_json(&self) -> serde_json::Map<String, Value> {
         let mut m = serde_json::Map::new();
         m.insert("cluster_method".into(), json!(self.cluster_method));

@@ -178,12 +178,13 @@ impl ModelSpec {
         params_string(&self.params, sep)
     }
 
-    /// Check the rank and every given parameter (name known, value within its rule).
-    pub fn validate(&self, m: usize, n: usize) -> Result<(), ModelError> {
+    /// Check the rank and every given parameter (name known, value within its rule); the
+    /// checked table is what the model builds its typed parameters from.
+    pub fn validate(&self, m: usize, n: usize) -> Result<Checked, ModelError> {
         if self.k == 0 || self.k > m.min(n) {
             return Err(ModelError::InvalidRank { k: self.k, m, n });
         }
-        self.checked().map(|_| ())
+        self.checked()
     }
 }
 
@@ -203,7 +204,7 @@ pub fn build(
     data: Arc<Dataset>,
     side: &SideInfo,
 ) -> Result<Box<dyn Model>, ModelError> {
-    spec.validate(data.m(), data.n())?;
+    let params = spec.validate(data.m(), data.n())?;
     spec.kind.check_side(side)?;
-    (spec.kind.descriptor().build)(spec, data, side)
+    (spec.kind.descriptor().build)(spec, &params, data, side)
 }

@@ -4,7 +4,7 @@
 //! `models/mod.rs`). The CLI's `--model` parsing and help, the GUI's picker and parameter
 //! widgets and `sweep`'s grid all read it through [`ModelKind`].
 
-use super::params::{HyperParam, ParamKind, ParamValue, Preset};
+use super::params::{Checked, HyperParam, ParamKind, ParamValue, Preset};
 use super::{MODELS, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
@@ -39,8 +39,11 @@ pub enum Output {
     ClassPredictions,
 }
 
-/// Builds a model ready to step; the spec is already checked against the descriptor.
-pub type BuildFn = fn(&ModelSpec, Arc<Dataset>, &SideInfo) -> Result<Box<dyn Model>, ModelError>;
+/// Builds a model ready to step from a spec already checked against the descriptor (the rank,
+/// and the parameters as [`Checked`], so the model reads them without checking again) and
+/// side information that satisfies [`Descriptor::needs`].
+pub type BuildFn =
+    fn(&ModelSpec, &Checked, Arc<Dataset>, &SideInfo) -> Result<Box<dyn Model>, ModelError>;
 
 /// Everything the front ends and the engine need to know about a model.
 pub struct Descriptor {

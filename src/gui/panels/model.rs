@@ -206,7 +206,7 @@ pub fn hyperparameter_row(
         ParamKind::Choice { default, options } => {
             let mut choice = match current {
                 ParamValue::Choice(c) => c,
-                _ => default,
+                ParamValue::Number(_) | ParamValue::Flag(_) => default,
             };
             let r = egui::ComboBox::from_id_salt(("choice", hp.name))
                 .selected_text(choice)
@@ -234,7 +234,7 @@ pub fn hyperparameter_row(
         } => {
             let mut v = match current {
                 ParamValue::Number(x) => x,
-                _ => default,
+                ParamValue::Flag(_) | ParamValue::Choice(_) => default,
             };
             let resp = if log_scale && min >= 0.0 && max > 0.0 {
                 ui.spacing_mut().slider_width = LOG_SLIDER_WIDTH;

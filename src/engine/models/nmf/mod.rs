@@ -18,7 +18,7 @@ mod algorithm;
 pub use algorithm::Nmf;
 
 use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Model, ModelError, ModelSpec};
+use super::{Checked, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use std::sync::Arc;
@@ -46,6 +46,7 @@ pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
 fn build(
     spec: &ModelSpec,
+    _params: &Checked,
     data: Arc<Dataset>,
     _side: &SideInfo,
 ) -> Result<Box<dyn Model>, ModelError> {

@@ -37,7 +37,9 @@ use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::Dataset;
 use crate::engine::linalg::thin::{XhtAccumulator, fixed};
 use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
-use crate::engine::models::{EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, Term};
+use crate::engine::models::{
+    Checked, EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, Term,
+};
 use algorithm::{RoleMatrices, margins_t, sigmoids_and_loss};
 use faer::traits::pulp;
 use ndarray::{Array2, ArrayView2};
@@ -55,8 +57,8 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   triplets: click them on the scatter, or generate them from labels and nearest \
                   neighbours. Plain NMF can break such relations even when they hold in X (the \
                   paper's Proposition 1). A safeguard (on by default) keeps the objective from \
-                  rising when triplets contradict each other. Q. Wang, G. Tian, W. Liu, Y. Wang, \
-                  Z. Zhang, Y. Yamanishi, Ranking Preserving Nonnegative Matrix Factorization, \
+                  rising when triplets contradict each other. J. Wang, F. Tian, W. Liu, X. Wang, \
+                  W. Zhang, K. Yamanishi, Ranking Preserving Nonnegative Matrix Factorization, \
                   IJCAI 2018.",
     params: params::TABLE,
     presets: params::PRESETS,
@@ -71,10 +73,12 @@ pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
 fn build(
     spec: &ModelSpec,
+    params: &Checked,
     data: Arc<Dataset>,
     side: &SideInfo,
 ) -> Result<Box<dyn Model>, ModelError> {
-    Ok(Box::new(Rpnmf::new(data, spec, side)?))
+    let params = RpnmfParams::from_checked(params)?;
+    Ok(Box::new(Rpnmf::start(data, spec, params, side)?))
 }
 
 /// What the last H step did (docs/models.md §4.5 step d).
@@ -454,11 +458,21 @@ fn objective_of(recon: f64, ranking: f64) -> Objective {
 }
 
 impl Rpnmf {
-    /// Seeded start (the NMF init, docs/models.md §4.5 step 2). Needs at least one triplet.
+    /// Seeded start (the NMF init, docs/models.md §4.5 step 2) from a spec, checked here.
+    /// Needs at least one triplet.
     pub fn new(data: Arc<Dataset>, spec: &ModelSpec, side: &SideInfo) -> Result<Self, ModelError> {
-        let params = RpnmfParams::from_checked(&spec.checked()?)?;
+        let params = RpnmfParams::from_checked(&spec.validate(data.m(), data.n())?)?;
+        Self::start(data, spec, params, side)
+    }
+
+    /// Seeded start with parameters already checked (the registry's build path).
+    fn start(
+        data: Arc<Dataset>,
+        spec: &ModelSpec,
+        params: RpnmfParams,
+        side: &SideInfo,
+    ) -> Result<Self, ModelError> {
         let (m, n) = data.x.dim();
-        spec.validate(m, n)?;
         let mean = data.x.mean().unwrap_or(0.0);
         if !(mean > 0.0 && mean.is_finite()) {
             return Err(ModelError::BadData {
