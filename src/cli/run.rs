@@ -8,7 +8,7 @@ use crate::engine::data::{self, Dataset, LabelColumn, LoadOptions, Preprocess};
 use crate::engine::eval::{Protocol, RunInput, evaluate_run};
 use crate::engine::experiment::{self, FitOptions, StopReason};
 use crate::engine::linalg;
-use crate::engine::models::{ModelKind, ModelSpec, ParamValue};
+use crate::engine::models::{ModelKind, ModelSpec, ParamValue, WarmStart};
 use crate::engine::worker::{Job, JobId};
 use anyhow::{Context, anyhow};
 use serde_json::{Value, json};
@@ -159,6 +159,11 @@ pub struct RunArgs {
     pub triplet_opts: TripletArgs,
     #[command(flatten)]
     pub labels: KnownLabelArgs,
+    /// Start from W.npy (m×k) and H.npy (k×n) in this folder instead of the seeded draw
+    /// (a previous --out folder works as it is; H.npy alone for models without W). The
+    /// factors are used exactly as given (docs/models.md §10.6).
+    #[arg(long, value_name = "DIR")]
+    pub init: Option<PathBuf>,
     /// Write H.csv, W.csv, clusters.csv, convergence.csv, run.json (and .npy twins) here.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -277,11 +282,18 @@ pub fn model_spec(args: &RunArgs, data: &Dataset) -> Result<ModelSpec, CliError>
         }
     };
     let params = parse_params(kind, &args.params).map_err(|e| CliError::BadInput(anyhow!(e)))?;
+    let init = match &args.init {
+        Some(dir) => Some(Arc::new(
+            WarmStart::load(dir).map_err(|e| CliError::BadInput(e.into()))?,
+        )),
+        None => None,
+    };
     let spec = ModelSpec {
         kind,
         k,
         seed: args.seed,
         params,
+        init,
     };
     spec.validate(data.m(), data.n())
         .map_err(|e| CliError::BadInput(e.into()))?;
@@ -359,6 +371,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         "model": spec.kind.name(),
         "params": spec.resolved_params(),
         "seed": spec.seed,
+        "init": spec.init.as_ref().map(|i| i.source.clone()),
         "dataset": {
             "path": data.source,
             "n": data.n(),

@@ -336,6 +336,7 @@ fn plan_cells(
                 k,
                 seed: 0,
                 params: params.clone(),
+                init: None,
             };
             spec.validate(data.m(), data.n())
                 .map_err(|e| bad(anyhow!("{}: {e}", kind.name())))?;
@@ -391,6 +392,7 @@ fn fit_and_score(
         k,
         seed: job.seed,
         params: job.params.clone(),
+        init: None,
     };
     let uses_triplets = matches!(job.kind.needs(), SideNeed::Triplets | SideNeed::Links);
     let side = SideInfo::with_triplets(if uses_triplets {

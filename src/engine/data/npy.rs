@@ -631,6 +631,26 @@ pub fn load_npy(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     Ok(ds)
 }
 
+/// Read a 2-D `.npy` matrix of any numeric dtype as stored (rows × columns, no
+/// preprocessing): factors for a warm start. Every entry must be finite; the error names the
+/// file and the entry (1-based row, column).
+pub fn read_matrix(path: &Path) -> Result<Array2<f64>, DataError> {
+    let a = read_any(path)?;
+    let a = a
+        .into_dimensionality::<ndarray::Ix2>()
+        .map_err(|e| DataError::BadArray {
+            path: path.to_path_buf(),
+            why: format!("expected a 2-D matrix: {e}"),
+        })?;
+    if let Some(((r, c), v)) = a.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        return Err(DataError::BadArray {
+            path: path.to_path_buf(),
+            why: format!("row {}, column {}: found {v}; factors must be finite", r + 1, c + 1),
+        });
+    }
+    Ok(a)
+}
+
 /// Read labels: a `.npy` vector (any integer/float dtype; n or n×1) or a text file with one
 /// label per line (blank lines at the end are ignored).
 pub fn read_labels(path: &Path) -> Result<Vec<String>, DataError> {

@@ -1,6 +1,6 @@
 //! Models: the [`Model`] trait every factorization implements, the [`registry`] of model
 //! descriptors with their hyperparameter tables ([`params`]), the multiplicative-update kit
-//! ([`mu`]) the MU models share, and [`build`].
+//! ([`mu`]) the MU models share, warm starts ([`warm`]), and [`build`].
 //!
 //! Models know nothing of threads, time or channels: they are driven one [`Model::step`] at a
 //! time by [`crate::engine::experiment`] (the loop with max iterations, tolerance, NaN checks and
@@ -9,6 +9,7 @@
 pub mod mu;
 pub mod params;
 pub mod registry;
+pub mod warm;
 
 /// Declares each model folder and lists its descriptor in [`MODELS`], in menu order. Adding a
 /// model is its folder (with a `DESCRIPTOR`) and one name here; the CLI, the GUI and `sweep`
@@ -28,9 +29,11 @@ models! {
 
 pub use params::{Checked, ChoiceOption, HyperParam, ParamKind, ParamValue, Preset};
 pub use registry::{Descriptor, ModelKind, Output, SideNeed};
+pub use warm::WarmStart;
 
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
+use crate::engine::linalg::Csr;
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -94,6 +97,24 @@ pub enum ModelError {
     MissingSideInfo { model: &'static str, what: String },
     #[error("diverged at iteration {iteration}: {what} (try a smaller step or other parameters)")]
     Diverged { iteration: usize, what: String },
+    #[error("{file}: {what} is {found}, expected {expected} ({why})")]
+    InitShape {
+        file: String,
+        what: &'static str,
+        found: String,
+        expected: String,
+        why: String,
+    },
+}
+
+/// A value per sample that a model exposes for the scatter to colour by (e.g. RNMF's residual
+/// weights, the samples it discounts as outliers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SampleValues {
+    /// What the values are, for the legend ("residual weight").
+    pub name: &'static str,
+    /// One value per sample (length n).
+    pub values: Vec<f64>,
 }
 
 /// A factorization driven step by step. `Send` so the worker can own it on its thread.
@@ -121,6 +142,21 @@ pub trait Model: Send {
     fn assignments(&self) -> Option<Vec<usize>> {
         None
     }
+    /// Whether the model's own stopping rule has fired (e.g. t-STE's five failed steps in a
+    /// row, an ALM's primal residuals): the fit loop then stops as converged whatever its
+    /// tolerance. `false` by default (the loop's relative-change rule alone decides).
+    fn has_converged(&self) -> bool {
+        false
+    }
+    /// A value per sample the scatter can colour by ([`SampleValues`]); `None` by default.
+    fn sample_values(&self) -> Option<SampleValues> {
+        None
+    }
+    /// The sample graph the model uses (n×n, symmetric), for drawing its edges on the scatter;
+    /// `None` for models without one.
+    fn graph(&self) -> Option<Arc<Csr>> {
+        None
+    }
 }
 
 /// What to fit: the model, its rank, seed and hyperparameters (by name).
@@ -132,6 +168,10 @@ pub struct ModelSpec {
     /// Hyperparameters by name; missing ones take the model's defaults.
     #[serde(default)]
     pub params: BTreeMap<String, ParamValue>,
+    /// Factors to start from instead of the seeded draw (`run --init DIR`, the app's "Continue
+    /// from this run"); checked against the rank and the data by [`ModelSpec::validate`].
+    #[serde(skip)]
+    pub init: Option<Arc<WarmStart>>,
 }
 
 impl ModelSpec {
@@ -142,7 +182,14 @@ impl ModelSpec {
             k,
             seed,
             params: BTreeMap::new(),
+            init: None,
         }
+    }
+
+    /// Start from `init` instead of the seeded draw (builder style).
+    pub fn with_init(mut self, init: Arc<WarmStart>) -> Self {
+        self.init = Some(init);
+        self
     }
 
     /// Set one hyperparameter (builder style, for tests and presets).
@@ -183,6 +230,9 @@ impl ModelSpec {
     pub fn validate(&self, m: usize, n: usize) -> Result<Checked, ModelError> {
         if self.k == 0 || self.k > m.min(n) {
             return Err(ModelError::InvalidRank { k: self.k, m, n });
+        }
+        if let Some(init) = &self.init {
+            init.check(m, n, self.k, self.kind.descriptor().has_w)?;
         }
         self.checked()
     }

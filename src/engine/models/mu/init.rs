@@ -1,5 +1,6 @@
 //! Seeded strictly positive initialisation shared by the multiplicative-update models.
 
+use crate::engine::models::ModelSpec;
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -19,4 +20,17 @@ pub fn random_wh(
     let w = Array2::from_shape_simple_fn((m, k), || (1.0 - rng.r#gen::<f64>()) * scale);
     let h = Array2::from_shape_simple_fn((k, n), || (1.0 - rng.r#gen::<f64>()) * scale);
     (w, h)
+}
+
+/// The factors a model starts from: the spec's warm start ([`crate::engine::models::WarmStart`],
+/// used exactly as given; its shapes were checked by `ModelSpec::validate`) or else the seeded
+/// draw of [`random_wh`]. Every MU model calls this, so `--init` works for all of them.
+pub fn start_wh(spec: &ModelSpec, m: usize, n: usize, mean_x: f64) -> (Array2<f64>, Array2<f64>) {
+    match &spec.init {
+        Some(init) => {
+            let w = init.w.clone().unwrap_or_else(|| random_wh(m, n, spec.k, mean_x, spec.seed).0);
+            (w, init.h.clone())
+        }
+        None => random_wh(m, n, spec.k, mean_x, spec.seed),
+    }
 }

@@ -3,7 +3,8 @@
 //!
 //! * [`rule`]: the multiplicative rule with its floor (docs/models.md §1; §10.1)
 //!   and the unit-norm W columns of §10.3.
-//! * [`init`]: the seeded strictly positive W, H of docs/models.md §3.1.
+//! * [`init`]: the seeded strictly positive W, H of docs/models.md §3.1, or the spec's warm
+//!   start ([`start_wh`]).
 //! * [`products`]: `WᵀX`, `XHᵀ`, `G·H` on the whole X, and the blocked single pass over a
 //!   large X ([`blocked_pass_over_x`]).
 //! * [`fused`]: `WᵀW·H`, the MU update of H and `HHᵀ` in one sweep (the blocked pass's H step).
@@ -20,7 +21,7 @@ pub mod products;
 pub mod rule;
 
 pub use fused::{HPassWork, update_h_columns};
-pub use init::random_wh;
+pub use init::{random_wh, start_wh};
 pub(crate) use products::blocked_pass_over_x;
 pub use products::{FUSED_MIN_BYTES, gram_times, wt_x_whole, x_block_columns, xh_t_whole};
 pub use rule::{FLOOR, mu_rule, mu_update, normalize_w_columns};

@@ -6,7 +6,7 @@ use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns};
 use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
 use crate::engine::models::mu::{
     FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x, gram_times, mu_update, normalize_w_columns,
-    random_wh, update_h_columns, wt_x_whole, x_block_columns, xh_t_whole,
+    start_wh, update_h_columns, wt_x_whole, x_block_columns, xh_t_whole,
 };
 use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective};
 use ndarray::{Array2, ArrayView2, ArrayViewMut2, Zip, s};
@@ -60,19 +60,25 @@ impl Nmf {
                 why: "X is all zeros (or not finite): nothing to factorize".into(),
             });
         }
-        let (w, h) = random_wh(m, n, k, mean, spec.seed);
-        Ok(Self::from_factors(data, w, h))
+        let (w, h) = start_wh(spec, m, n, mean);
+        Ok(Self::with_factors(data, w, h))
     }
 
-    /// Start from given factors (tests, warm starts). Entries are clamped to ≥ 1e-16 so that
-    /// none locks at zero (docs/models.md §10.1).
+    /// Start from given factors (tests). Entries are clamped to ≥ 1e-16 so that none locks at
+    /// zero (docs/models.md §10.1).
     pub fn from_factors(data: Arc<Dataset>, w: Array2<f64>, h: Array2<f64>) -> Self {
+        Self::with_factors(data, w.mapv(|v| v.max(1e-16)), h.mapv(|v| v.max(1e-16)))
+    }
+
+    /// Start from these factors exactly (the seeded draw or a warm start; the first update's
+    /// floor lifts any zero entry, docs/models.md §10.1).
+    fn with_factors(data: Arc<Dataset>, w: Array2<f64>, h: Array2<f64>) -> Self {
         let (m, n) = data.x.dim();
         let k = w.ncols();
         let x_norm2 = data.x.iter().map(|v| v * v).sum();
         let mut s = Self {
-            w: w.mapv(|v| v.max(1e-16)),
-            h: h.mapv(|v| v.max(1e-16)),
+            w,
+            h,
             x_norm2,
             wtx: Array2::zeros((k, n)),
             wtw: Array2::zeros((k, k)),

@@ -29,7 +29,7 @@ pub mod params;
 pub use params::{RpnmfParams, paper_spec};
 
 use super::mu::{
-    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, mu_update, random_wh, wt_x_whole,
+    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, mu_update, start_wh, wt_x_whole,
     x_block_columns, xh_t_whole,
 };
 use super::registry::{Descriptor, Output, SideNeed};
@@ -479,12 +479,25 @@ impl Rpnmf {
                 why: "X is all zeros (or not finite): nothing to factorize".into(),
             });
         }
-        let (w, h) = random_wh(m, n, spec.k, mean, spec.seed);
-        Self::from_factors(data, params, &side.triplets, w, h)
+        let (w, h) = start_wh(spec, m, n, mean);
+        Self::with_factors(data, params, &side.triplets, w, h)
     }
 
-    /// Start from given factors (tests, warm starts), clamped to ≥ 1e-16 (docs/models.md §10.1).
+    /// Start from given factors (tests), clamped to ≥ 1e-16 (docs/models.md §10.1).
     pub fn from_factors(
+        data: Arc<Dataset>,
+        params: RpnmfParams,
+        triplets: &[Triplet],
+        w: Array2<f64>,
+        h: Array2<f64>,
+    ) -> Result<Self, ModelError> {
+        let (w, h) = (w.mapv(|v| v.max(1e-16)), h.mapv(|v| v.max(1e-16)));
+        Self::with_factors(data, params, triplets, w, h)
+    }
+
+    /// Start from these factors exactly (the seeded draw or a warm start; the first update's
+    /// floor lifts any zero entry, docs/models.md §10.1).
+    fn with_factors(
         data: Arc<Dataset>,
         params: RpnmfParams,
         triplets: &[Triplet],
@@ -511,7 +524,6 @@ impl Rpnmf {
         }
         let k = w.ncols();
         let x_norm2 = data.x.iter().map(|v| v * v).sum();
-        let h = h.mapv(|v| v.max(1e-16));
         let mut s = Self {
             roles: RoleMatrices::new(n, triplets).ok_or_else(|| ModelError::BadData {
                 why: format!(
@@ -523,7 +535,7 @@ impl Rpnmf {
             cand: Iterate::new(h, triplets, &params),
             triplets: triplets.to_vec(),
             params,
-            w: w.mapv(|v| v.max(1e-16)),
+            w,
             x_norm2,
             wtx: Array2::zeros((k, n)),
             wtw: Array2::zeros((k, k)),
@@ -895,7 +907,7 @@ impl Model for Rpnmf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::models::mu::fd;
+    use crate::engine::models::mu::{fd, random_wh};
     use crate::engine::constraints::generate::random_triplets;
     use crate::engine::linalg::Csr;
     use crate::engine::models::{ParamValue, build};
