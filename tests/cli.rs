@@ -194,6 +194,75 @@ fn out_dir_gets_every_file() {
     );
 }
 
+/// The objective column of a run's convergence.csv.
+fn objectives(dir: &Path) -> Vec<f64> {
+    std::fs::read_to_string(dir.join("convergence.csv"))
+        .expect("read")
+        .lines()
+        .skip(1)
+        .map(|l| {
+            l.split(',')
+                .nth(1)
+                .expect("objective")
+                .parse()
+                .expect("number")
+        })
+        .collect()
+}
+
+#[test]
+fn init_continues_from_an_out_folder_and_shape_errors_name_the_file() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (root.path().join("a"), root.path().join("b"));
+    let (a_s, b_s) = (a.to_str().expect("utf8"), b.to_str().expect("utf8"));
+    let base = [
+        "run",
+        "--data",
+        "sample:blobs",
+        "--max-iter",
+        "15",
+        "--tol",
+        "0",
+    ];
+    assert_ok(&run(&[&base[..], &["--out", a_s]].concat()));
+    assert_ok(&run(&[&base[..], &["--init", a_s, "--out", b_s]].concat()));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(b.join("run.json")).expect("read"))
+            .expect("run.json is JSON");
+    assert_eq!(report["init"].as_str(), Some(a_s));
+    // WH is the same after the first run's normalisation, so the continuation starts at the
+    // first run's last objective and goes on down from there.
+    let (fa, fb) = (objectives(&a), objectives(&b));
+    let last = *fa.last().expect("iterations");
+    assert!(fb[0] <= last * (1.0 + 1e-12), "{} after {last}", fb[0]);
+    assert!(
+        fb[0] < fa[fa.len() / 2],
+        "continues rather than restarts: {fb:?} after {fa:?}"
+    );
+    // The start replaces the seeded draw: another seed gives the same fit.
+    let c = root.path().join("c");
+    let c_s = c.to_str().expect("utf8");
+    assert_ok(&run(&[
+        &base[..],
+        &["--init", a_s, "--seed", "5", "--out", c_s],
+    ]
+    .concat()));
+    assert_eq!(objectives(&c), fb);
+    // The wrong rank: exit 2, naming the file and both shapes.
+    let out = run(&[&base[..], &["--init", a_s, "--k", "2"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("H.npy") && err.contains("expected 2×"),
+        "{err}"
+    );
+    // No such folder.
+    let missing = root.path().join("nowhere");
+    let out = run(&[&base[..], &["--init", missing.to_str().expect("utf8")]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nowhere"));
+}
+
 #[test]
 fn bad_arguments_exit_2_with_a_message() {
     let out = run(&["run", "--data", "sample:blobs", "--model", "nope"]);

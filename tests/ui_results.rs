@@ -249,3 +249,34 @@ fn evaluate_scores_two_separated_groups_perfectly() {
         ev.notes
     );
 }
+
+#[test]
+fn continue_from_a_run_starts_the_next_run_from_its_factors() {
+    let mut h = loaded();
+    let k = h.state().settings().k;
+    run_and_evaluate(&mut h, 1);
+    // Another rank in the model panel: the continuation takes the run's own rank.
+    h.state_mut().settings_mut().k = k + 1;
+    h.hover_at(egui::pos2(5.0, 5.0));
+    h.run_steps(2);
+    let buttons = h.get_all_by_label("continue").count();
+    assert_eq!(buttons, 1, "one button per history row");
+    h.get_by_label("continue").scroll_to_me();
+    h.run_steps(20);
+    h.get_by_label("continue").click();
+    h.run_steps(2);
+    step_until(&mut h, "the continued run to finish", MAX_STEPS, |a| {
+        matches!(a.run().worker, WorkerState::Finished(_)) && a.session().history.len() == 2
+    });
+    let app = h.state();
+    let result = app.run().result.as_ref().expect("result");
+    assert_eq!(result.spec.k, k);
+    let init = result.spec.init.as_ref().expect("started from run 1");
+    assert_eq!(init.source, "run 1");
+    let first = &app.session().history[0];
+    assert_eq!(init.h, first.factors.h);
+    // It resumes run 1's fit: its first objective is at most run 1's last.
+    let last = first.curve.linear.last().expect("curve").y;
+    let next = app.session().history[1].curve.linear[0].y;
+    assert!(next <= last * (1.0 + 1e-12), "{next} after {last}");
+}

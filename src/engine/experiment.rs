@@ -166,8 +166,8 @@ pub fn fit(
             });
         }
         record.push(&obj);
-        let done = model.has_converged()
-            || converged(record.initial_objective, prev, obj.total, opts.tol);
+        let done =
+            model.has_converged() || converged(record.initial_objective, prev, obj.total, opts.tol);
         prev = obj.total;
         if observe(t, &obj, &*model).is_break() {
             stop = StopReason::Cancelled;

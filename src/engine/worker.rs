@@ -9,7 +9,8 @@
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use crate::engine::experiment::{self, FitOptions, FitRecord, StopReason};
-use crate::engine::models::{self, ModelSpec, Objective};
+use crate::engine::linalg::Csr;
+use crate::engine::models::{self, Model, ModelSpec, Objective, SampleValues};
 use crate::engine::projection::Projector;
 use ndarray::Array2;
 use std::ops::ControlFlow;
@@ -82,6 +83,26 @@ pub struct Snapshot {
     pub iteration: usize,
     pub h: Array2<f64>,
     pub projection: Array2<f64>,
+    /// The model's value per sample at this iteration ([`Model::sample_values`]).
+    pub values: Option<SampleValues>,
+    /// The model's own labels at this iteration ([`Model::assignments`]).
+    pub assignments: Option<Vec<usize>>,
+    /// The model's sample graph ([`Model::graph`]; the same `Arc` in every snapshot).
+    pub graph: Option<Arc<Csr>>,
+}
+
+impl Snapshot {
+    /// H and its projection at `iteration`, with what `model` exposes per sample.
+    fn of(model: &dyn Model, iteration: usize, h: Array2<f64>, projection: Array2<f64>) -> Self {
+        Self {
+            iteration,
+            h,
+            projection,
+            values: model.sample_values(),
+            assignments: model.assignments(),
+            graph: model.graph(),
+        }
+    }
 }
 
 /// The result of a finished (converged, capped or cancelled-with-result) run.
@@ -101,11 +122,27 @@ pub struct RunResult {
     pub notes: Vec<String>,
     /// The model's own labels of the samples ([`crate::engine::models::Model::assignments`]).
     pub assignments: Option<Vec<usize>>,
+    /// The model's value per sample after the fit ([`Model::sample_values`]).
+    pub values: Option<SampleValues>,
+    /// The model's sample graph ([`Model::graph`]).
+    pub graph: Option<Arc<Csr>>,
 }
 
 impl RunResult {
     pub fn converged(&self) -> bool {
         self.stop == StopReason::Converged
+    }
+
+    /// The final state as a snapshot (iteration = iterations run), when it was projected.
+    pub fn snapshot(&self) -> Option<Snapshot> {
+        Some(Snapshot {
+            iteration: self.record.iterations(),
+            h: self.h.clone(),
+            projection: self.projection.clone()?,
+            values: self.values.clone(),
+            assignments: self.assignments.clone(),
+            graph: self.graph.clone(),
+        })
     }
 }
 
@@ -302,11 +339,7 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
             last_snapshot = Some(Instant::now());
             let h = m.h().to_owned();
             if let Ok(projection) = projector.project(h.view()) {
-                let snap = Snapshot {
-                    iteration: t,
-                    h,
-                    projection,
-                };
+                let snap = Snapshot::of(m, t, h, projection);
                 if !send(Event::Snapshot {
                     job: id,
                     snapshot: Arc::new(snap),
@@ -345,6 +378,8 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
                     projection,
                     notes: out.notes,
                     assignments: model.assignments(),
+                    values: model.sample_values(),
+                    graph: model.graph(),
                 }),
             });
         }

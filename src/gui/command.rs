@@ -21,6 +21,9 @@ pub enum UiCommand {
     OpenFolderDialog,
     /// Start a run with the current settings, replacing any running one.
     Run,
+    /// Start a run of the selected model from this history run's factors (its rank, its W
+    /// and H; docs/models.md §10.6).
+    ContinueRun(u64),
     Pause,
     Resume,
     Stop,

@@ -25,7 +25,8 @@ impl App {
             UiCommand::Reload => self.reload(),
             UiCommand::OpenFileDialog => self.open_dialog(false),
             UiCommand::OpenFolderDialog => self.open_dialog(true),
-            UiCommand::Run => self.start_run(),
+            UiCommand::Run => self.start_run(None),
+            UiCommand::ContinueRun(id) => self.start_run(Some(id)),
             UiCommand::Pause => {
                 let status = self.run.pause();
                 self.show(status);
@@ -108,18 +109,34 @@ impl App {
         }
     }
 
-    /// Start a run with the current settings, replacing any running one; refusals (no data,
-    /// invalid settings, missing triplets) go to the status line.
-    fn start_run(&mut self) {
+    /// Start a run with the current settings, replacing any running one; with `from`, start
+    /// from that history run's factors and rank. Refusals (no data, invalid settings, missing
+    /// triplets, factors of another dataset) go to the status line.
+    fn start_run(&mut self, from: Option<u64>) {
         let Some(data) = self.session.dataset.clone() else {
             self.session
                 .set_error("No dataset loaded: open a file or a sample first");
             return;
         };
-        let Some(spec) = self.settings.model_spec() else {
+        let Some(mut spec) = self.settings.model_spec() else {
             self.session.set_error("No model available");
             return;
         };
+        if let Some(id) = from {
+            let Some(row) = self.session.history.iter().find(|r| r.id == id) else {
+                self.session
+                    .set_error(format!("Run {id} is not in the history"));
+                return;
+            };
+            if row.data != Some(data.fingerprint) {
+                self.session.set_error(format!(
+                    "Cannot continue run {id}: it was fitted on another dataset"
+                ));
+                return;
+            }
+            spec.k = row.k;
+            spec.init = Some(Arc::clone(&row.factors));
+        }
         if let Err(e) = spec.validate(data.m(), data.n()) {
             self.session.set_error(format!("Cannot run: {e}"));
             return;

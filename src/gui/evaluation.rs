@@ -9,7 +9,7 @@ use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::eval::{Protocol, RunInput, evaluate_run};
 use crate::engine::fsutil::{csv_field, write_atomic};
-use crate::engine::models::params_string;
+use crate::engine::models::{WarmStart, params_string};
 use crate::gui::state::{Evaluation, HistoryRow, Series};
 use ndarray::Array2;
 use std::fmt::Write as _;
@@ -103,6 +103,13 @@ impl App {
             nmi: None,
             kept: None,
             curve,
+            k: result.spec.k,
+            factors: Arc::new(WarmStart::new(
+                result.w.clone(),
+                result.h.clone(),
+                format!("run {id}"),
+            )),
+            data: s.dataset.as_ref().map(|d| d.fingerprint),
         });
         let data = s.dataset.as_ref();
         let input = EvalInput {

@@ -258,15 +258,11 @@ impl RunController {
                 let iterations = result.record.iterations();
                 self.progress.iteration = iterations;
                 self.progress.elapsed = result.record.seconds;
-                if let Some(projection) = &result.projection
-                    && projection.ncols() >= 2
-                    && n_samples == Some(projection.nrows())
+                if let Some(snapshot) = result.snapshot()
+                    && snapshot.projection.ncols() >= 2
+                    && n_samples == Some(snapshot.projection.nrows())
                 {
-                    self.snapshot = Some(Arc::new(Snapshot {
-                        iteration: iterations,
-                        h: result.h.clone(),
-                        projection: projection.clone(),
-                    }));
+                    self.snapshot = Some(Arc::new(snapshot));
                     out.snapshot_changed = true;
                 }
                 self.worker = WorkerState::Finished(result.stop);

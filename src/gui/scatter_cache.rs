@@ -50,6 +50,15 @@ pub const PALETTE: [Color32; 10] = [
     Color32::from_rgb(23, 190, 207),
 ];
 
+/// Sequential ramp (viridis at five stops, dark to light) for colouring by a model's value.
+pub const VALUE_RAMP: [Color32; 5] = [
+    Color32::from_rgb(68, 1, 84),
+    Color32::from_rgb(59, 82, 139),
+    Color32::from_rgb(33, 145, 140),
+    Color32::from_rgb(94, 201, 98),
+    Color32::from_rgb(253, 231, 37),
+];
+
 impl ScatterCache {
     /// Points drawn over all groups (every sample once when the cache is complete).
     pub fn point_count(&self) -> usize {
@@ -103,6 +112,58 @@ impl ScatterCache {
             };
         }
         Self::build_by_label(data, snapshot)
+    }
+
+    /// Group the snapshot's projection into [`VALUE_RAMP`]'s bins of the model's value per
+    /// sample (equal-width bins between its minimum and maximum), else by label.
+    pub fn build_by_value(data: &Dataset, snapshot: &Snapshot) -> Self {
+        let proj = &snapshot.projection;
+        let n = proj.nrows().min(data.n());
+        let Some(values) = snapshot.values.as_ref().filter(|v| v.values.len() == n) else {
+            return Self::build_by_label(data, snapshot);
+        };
+        if proj.ncols() < 2 || n == 0 {
+            return Self::default();
+        }
+        let finite = || values.values.iter().copied().filter(|v| v.is_finite());
+        let lo = finite().fold(f64::INFINITY, f64::min);
+        let hi = finite().fold(f64::NEG_INFINITY, f64::max);
+        let bins = VALUE_RAMP.len();
+        let width = (hi - lo) / bins as f64;
+        let bin_of = |v: f64| {
+            if !(width > 0.0) || !v.is_finite() {
+                0
+            } else {
+                (((v - lo) / width) as usize).min(bins - 1)
+            }
+        };
+        let mut groups: Vec<ScatterGroup> = (0..bins)
+            .map(|b| ScatterGroup {
+                name: format!(
+                    "{} {}–{}",
+                    values.name,
+                    short(lo + width.max(0.0) * b as f64),
+                    short(lo + width.max(0.0) * (b + 1) as f64)
+                ),
+                color: VALUE_RAMP[b],
+                points: Vec::new(),
+                indices: Vec::new(),
+            })
+            .collect();
+        let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
+        for (i, &v) in values.values.iter().enumerate().take(n) {
+            let g = &mut groups[bin_of(v)];
+            g.points.push(point(i));
+            g.indices.push(i);
+        }
+        groups.retain(|g| !g.points.is_empty());
+        Self {
+            iteration: snapshot.iteration,
+            groups,
+            index_axes: snapshot.h.nrows() == 1,
+            by_sample: (0..n).map(point).collect(),
+            misassigned: Vec::new(),
+        }
     }
 
     fn build_by_label(data: &Dataset, snapshot: &Snapshot) -> Self {
@@ -167,5 +228,64 @@ impl ScatterCache {
             }
         }
         best.map(|(_, i)| i)
+    }
+}
+
+/// A bin edge for the legend: three decimals, or two significant digits in scientific
+/// notation when very small or large.
+fn short(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-2..1e4).contains(&a) {
+        format!("{v:.1e}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::models::SampleValues;
+    use ndarray::{Array2, array};
+
+    #[test]
+    fn colour_by_value_bins_the_values_between_their_extremes() {
+        let data = Dataset::from_parts(Array2::ones((2, 4)), None, vec![], "test");
+        let snapshot = Snapshot {
+            iteration: 3,
+            h: Array2::ones((2, 4)),
+            projection: array![[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [3.0, 1.0]],
+            values: Some(SampleValues {
+                name: "weight",
+                values: vec![0.0, 0.5, 1.0, 0.95],
+            }),
+            assignments: None,
+            graph: None,
+        };
+        let cache = ScatterCache::build_by_value(&data, &snapshot);
+        let groups: Vec<(&str, &[usize])> = cache
+            .groups
+            .iter()
+            .map(|g| (g.name.as_str(), g.indices.as_slice()))
+            .collect();
+        assert_eq!(
+            groups,
+            vec![
+                ("weight 0.000–0.200", &[0][..]),
+                ("weight 0.400–0.600", &[1][..]),
+                ("weight 0.800–1.000", &[2, 3][..]),
+            ]
+        );
+        assert_eq!(cache.groups[0].color, VALUE_RAMP[0]);
+        assert_eq!(cache.groups[2].color, VALUE_RAMP[4]);
+        assert_eq!(cache.position(3), Some(PlotPoint::new(3.0, 1.0)));
+        // Without values: by label, as before.
+        let plain = Snapshot {
+            values: None,
+            ..snapshot
+        };
+        let by_label = ScatterCache::build_by_value(&data, &plain);
+        assert_eq!(by_label.groups.len(), 1);
+        assert_eq!(by_label.groups[0].name, "samples");
     }
 }

@@ -3,10 +3,10 @@
 //! is in [`super::run_controller`] and the view state in [`super::view`].
 
 use crate::engine::constraints::Store;
-use crate::engine::data::{Dataset, LoadOptions, Preprocess};
+use crate::engine::data::{Dataset, Fingerprint, LoadOptions, Preprocess};
 use crate::engine::eval::RunEvaluation;
 use crate::engine::experiment::{FitOptions, StopReason};
-use crate::engine::models::{ModelKind, ModelSpec, ParamValue};
+use crate::engine::models::{ModelKind, ModelSpec, ParamValue, WarmStart};
 use egui_plot::PlotPoint;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -246,15 +246,19 @@ pub enum ColorBy {
     Truth,
     /// The clusters of the lowest-inertia k-means restart of the evaluation.
     Cluster,
+    /// The model's value per sample (e.g. RNMF's residual weight), binned into a colour ramp;
+    /// offered when the run's model exposes one.
+    ModelValue,
 }
 
 impl ColorBy {
-    pub const ALL: [ColorBy; 2] = [ColorBy::Truth, ColorBy::Cluster];
+    pub const ALL: [ColorBy; 3] = [ColorBy::Truth, ColorBy::Cluster, ColorBy::ModelValue];
 
     pub fn label(self) -> &'static str {
         match self {
             ColorBy::Truth => "truth",
             ColorBy::Cluster => "k-means cluster",
+            ColorBy::ModelValue => "model's value",
         }
     }
 }
@@ -293,6 +297,11 @@ pub struct HistoryRow {
     pub kept: Option<f64>,
     /// Objective per iteration (for overlaying two runs).
     pub curve: Series,
+    /// The run's rank and final factors, for "Continue from this run" (docs/models.md §10.6).
+    pub k: usize,
+    pub factors: Arc<WarmStart>,
+    /// The dataset the run was fitted on (a continuation needs the same data).
+    pub data: Option<Fingerprint>,
 }
 
 /// Domain state of one app session (never persisted): the dataset, its constraints, the

@@ -30,6 +30,8 @@ pub struct ViewState {
     pub hovered_triplet: Option<usize>,
     /// Draw violated triplets in red.
     pub show_violations: bool,
+    /// Draw the model's sample graph (graph models only).
+    pub show_graph: bool,
     /// Do not draw the triplets' i–j / i–q lines (many generated triplets hide the points).
     pub hide_triplets: bool,
     pub color_by: ColorBy,
@@ -74,6 +76,7 @@ impl ViewState {
             hovered: None,
             hovered_triplet: None,
             show_violations: false,
+            show_graph: false,
             hide_triplets: false,
             color_by: ColorBy::default(),
             scatter: ScatterCache::default(),
@@ -120,11 +123,11 @@ impl ViewState {
         let (Some(data), Some(snap)) = (data, snapshot) else {
             return;
         };
-        let eval = match self.color_by {
-            ColorBy::Cluster => evaluation,
-            ColorBy::Truth => None,
+        self.scatter = match self.color_by {
+            ColorBy::Cluster => ScatterCache::build_coloured(data, snap, evaluation),
+            ColorBy::Truth => ScatterCache::build_coloured(data, snap, None),
+            ColorBy::ModelValue => ScatterCache::build_by_value(data, snap),
         };
-        self.scatter = ScatterCache::build_coloured(data, snap, eval);
     }
 
     /// Select or unselect a history row; selecting a third drops the oldest selection.

@@ -645,7 +645,11 @@ pub fn read_matrix(path: &Path) -> Result<Array2<f64>, DataError> {
     if let Some(((r, c), v)) = a.indexed_iter().find(|(_, v)| !v.is_finite()) {
         return Err(DataError::BadArray {
             path: path.to_path_buf(),
-            why: format!("row {}, column {}: found {v}; factors must be finite", r + 1, c + 1),
+            why: format!(
+                "row {}, column {}: found {v}; factors must be finite",
+                r + 1,
+                c + 1
+            ),
         });
     }
     Ok(a)

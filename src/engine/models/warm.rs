@@ -126,9 +126,15 @@ mod tests {
         let ws = WarmStart::new(Some(Array2::ones((4, 2))), Array2::ones((2, 5)), "run 1");
         assert!(ws.check(4, 5, 2, true).is_ok());
         let e = ws.check(4, 6, 2, true).unwrap_err().to_string();
-        assert!(e.contains("run 1 (H.npy)") && e.contains("2×5") && e.contains("2×6"), "{e}");
+        assert!(
+            e.contains("run 1 (H.npy)") && e.contains("2×5") && e.contains("2×6"),
+            "{e}"
+        );
         let e = ws.check(3, 5, 2, true).unwrap_err().to_string();
-        assert!(e.contains("W.npy") && e.contains("4×2") && e.contains("3×2"), "{e}");
+        assert!(
+            e.contains("W.npy") && e.contains("4×2") && e.contains("3×2"),
+            "{e}"
+        );
         let h_only = WarmStart::new(None, Array2::ones((2, 5)), "dir");
         assert!(h_only.check(4, 5, 2, false).is_ok());
         let e = h_only.check(4, 5, 2, true).unwrap_err().to_string();
@@ -137,6 +143,44 @@ mod tests {
         neg.h[[1, 3]] = -1.0;
         let e = neg.check(4, 5, 2, true).unwrap_err().to_string();
         assert!(e.contains("(2, 4) = -1"), "{e}");
-        assert!(neg.check(4, 5, 2, false).is_ok(), "embeddings may be negative");
+        assert!(
+            neg.check(4, 5, 2, false).is_ok(),
+            "embeddings may be negative"
+        );
+    }
+
+    #[test]
+    fn a_warm_start_is_used_exactly_as_given_and_its_shape_is_checked_at_build() {
+        use crate::engine::constraints::SideInfo;
+        use crate::engine::data::Dataset;
+        use crate::engine::models::{ModelSpec, build, nmf, rpnmf};
+        use std::sync::Arc;
+        let x = Array2::from_shape_fn((6, 8), |(i, j)| 1.0 + ((i * 8 + j) % 5) as f64);
+        let data = Arc::new(Dataset::from_parts(x, None, vec![], "test"));
+        let mut w = Array2::from_shape_fn((6, 2), |(i, a)| 0.5 + (i + a) as f64 * 0.1);
+        w[[3, 1]] = 0.0; // a zero entry is kept, not floored
+        let h = Array2::from_shape_fn((2, 8), |(a, j)| 0.25 + (a * 8 + j) as f64 * 0.01);
+        let start = Arc::new(WarmStart::new(Some(w.clone()), h.clone(), "test start"));
+        let side = SideInfo::default();
+        for seed in [0, 7] {
+            let spec = ModelSpec::new(nmf::KIND, 2, seed).with_init(Arc::clone(&start));
+            let model = build(&spec, Arc::clone(&data), &side).unwrap();
+            assert_eq!(model.w().unwrap(), w.view());
+            assert_eq!(model.h(), h.view());
+        }
+        let spec = ModelSpec::new(nmf::KIND, 3, 0).with_init(Arc::clone(&start));
+        let e = build(&spec, Arc::clone(&data), &side)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("test start (H.npy): H is 2×8, expected 3×8"),
+            "{e}"
+        );
+        let side = SideInfo::with_triplets(vec![crate::engine::constraints::Triplet::new(0, 1, 2)]);
+        let spec = ModelSpec::new(rpnmf::KIND, 2, 0).with_init(start);
+        let model = build(&spec, data, &side).unwrap();
+        assert_eq!(model.w().unwrap(), w.view());
+        assert_eq!(model.h(), h.view());
     }
 }

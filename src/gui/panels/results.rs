@@ -188,9 +188,10 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
     // panel's scroll-into-view requests (egui takes scroll targets at the innermost area), so
     // keyboard and screen-reader navigation could not reach rows below the fold.
     let mut toggled = None;
+    let mut continued = None;
     egui::Grid::new("history_table")
         .striped(true)
-        .num_columns(9)
+        .num_columns(10)
         .show(ui, |ui| {
             for h in [
                 "#",
@@ -202,6 +203,7 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
                 "ACC",
                 "NMI (sqrt)",
                 "Kept",
+                "",
             ] {
                 ui.strong(h);
             }
@@ -223,11 +225,25 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
                 ui.label(fmt_opt(r.acc));
                 ui.label(fmt_opt(r.nmi));
                 ui.label(fmt_opt(r.kept));
+                if ui
+                    .small_button("continue")
+                    .on_hover_text(format!(
+                        "Continue from this run: start the selected model from run {}'s W and H \
+                         (k = {}), used exactly as they are (docs/models.md §10.6)",
+                        r.id, r.k
+                    ))
+                    .clicked()
+                {
+                    continued = Some(r.id);
+                }
                 ui.end_row();
             }
         });
     if let Some(id) = toggled {
         view.toggle_run(id);
+    }
+    if let Some(id) = continued {
+        cmds.push(UiCommand::ContinueRun(id));
     }
     ui.horizontal(|ui| {
         let l = ui.label("CSV path");

@@ -5,10 +5,11 @@ use eframe::egui;
 
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
+use crate::engine::linalg::Csr;
 use crate::gui::UiCommand;
 use crate::gui::command::Commands;
 use crate::gui::run_controller::RunController;
-use crate::gui::state::{ColorBy, PALETTE, Session, Tool};
+use crate::gui::state::{ColorBy, PALETTE, ScatterCache, Session, Tool};
 use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
 use egui_plot::{
@@ -23,6 +24,9 @@ const PICK_PX: f32 = 8.0;
 
 /// At most this many triplets are drawn (keeps frames fast).
 const MAX_DRAWN: usize = 300;
+
+/// At most this many graph edges are drawn.
+const MAX_EDGES: usize = 5000;
 
 /// Highlight of the partial and the hovered triplet.
 const HIGHLIGHT: Color32 = Color32::from_rgb(255, 215, 0);
@@ -96,18 +100,33 @@ fn toolbar(
         }
         let l = ui.label("Colour by");
         let before = view.color_by;
+        // The model's value per sample (RNMF's residual weight, ...), when the run has one.
+        let value_name = run
+            .snapshot
+            .as_ref()
+            .and_then(|s| s.values.as_ref())
+            .map(|v| v.name);
+        let label = |c: ColorBy| match (c, value_name) {
+            (ColorBy::ModelValue, Some(name)) => name,
+            _ => c.label(),
+        };
         egui::ComboBox::from_id_salt("color_by")
-            .selected_text(view.color_by.label())
+            .selected_text(label(view.color_by))
             .show_ui(ui, |ui| {
                 for c in ColorBy::ALL {
-                    ui.selectable_value(&mut view.color_by, c, c.label());
+                    if c == ColorBy::ModelValue && value_name.is_none() {
+                        continue;
+                    }
+                    ui.selectable_value(&mut view.color_by, c, label(c));
                 }
             })
             .response
             .labelled_by(l.id)
             .on_hover_text(
                 "k-means cluster: the lowest-inertia restart of the evaluation; crosses mark \
-                 samples whose cluster (mapped to a class by the best map) is not their class",
+                 samples whose cluster (mapped to a class by the best map) is not their class. \
+                 A model that rates each sample (RNMF's residual weight: low = an outlier it \
+                 discounts) adds its value, in five bins from dark (low) to light (high)",
             );
         if view.color_by != before {
             view.rebuild_scatter(
@@ -131,6 +150,13 @@ fn toolbar(
         }
         ui.checkbox(&mut view.show_violations, "Show violations")
             .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
+        if run.snapshot.as_ref().is_some_and(|s| s.graph.is_some()) {
+            ui.checkbox(&mut view.show_graph, "Show graph")
+                .on_hover_text(format!(
+                    "Draw the model's sample graph (its p-nearest-neighbour edges) between the \
+                 points (at most {MAX_EDGES} edges)"
+                ));
+        }
     });
     let next = match view.tool {
         Tool::Inspect => {
@@ -373,6 +399,17 @@ pub fn show(
     });
     let transform = response.transform;
     view.plot_transform = Some(transform);
+    if view.show_graph
+        && let Some(graph) = run.snapshot.as_ref().and_then(|s| s.graph.as_ref())
+    {
+        draw_edges(
+            ui,
+            &response.response.rect,
+            &transform,
+            graph,
+            &view.scatter,
+        );
+    }
     interact(session, view, &response.response, &transform, cmds);
 
     // Nearest sample under the pointer, within a few pixels.
@@ -408,6 +445,37 @@ pub fn show(
             ui.add(egui::Image::from_texture(tex).fit_to_exact_size(egui::vec2(96.0, 96.0)));
         }
     });
+}
+
+/// The graph's edges (i < j, the first [`MAX_EDGES`]) as faint lines over the plot.
+fn draw_edges(
+    ui: &egui::Ui,
+    rect: &egui::Rect,
+    transform: &egui_plot::PlotTransform,
+    graph: &Csr,
+    cache: &ScatterCache,
+) {
+    let painter = ui.painter_at(*rect);
+    let stroke = egui::Stroke::new(0.8, Color32::from_gray(140).gamma_multiply(0.45));
+    let mut drawn = 0;
+    'rows: for i in 0..graph.nrows() {
+        let (cols, _) = graph.row(i);
+        for &j in cols.iter().filter(|&&j| j > i) {
+            if drawn == MAX_EDGES {
+                break 'rows;
+            }
+            if let (Some(a), Some(b)) = (cache.position(i), cache.position(j)) {
+                painter.line_segment(
+                    [
+                        transform.position_from_point(&a),
+                        transform.position_from_point(&b),
+                    ],
+                    stroke,
+                );
+                drawn += 1;
+            }
+        }
+    }
 }
 
 /// Clicks and drags on the plot in Triplet and Label modes.

@@ -28,7 +28,10 @@ pub fn random_wh(
 pub fn start_wh(spec: &ModelSpec, m: usize, n: usize, mean_x: f64) -> (Array2<f64>, Array2<f64>) {
     match &spec.init {
         Some(init) => {
-            let w = init.w.clone().unwrap_or_else(|| random_wh(m, n, spec.k, mean_x, spec.seed).0);
+            let w = init
+                .w
+                .clone()
+                .unwrap_or_else(|| random_wh(m, n, spec.k, mean_x, spec.seed).0);
             (w, init.h.clone())
         }
         None => random_wh(m, n, spec.k, mean_x, spec.seed),

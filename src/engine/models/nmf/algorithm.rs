@@ -50,10 +50,10 @@ pub struct Nmf {
 }
 
 impl Nmf {
-    /// Seeded initial W, H (docs/models.md §3.1); fails on an all-zero X.
+    /// Seeded initial W, H (docs/models.md §3.1) or the spec's warm start (§10.6); fails on
+    /// an all-zero X.
     pub fn new(data: Arc<Dataset>, spec: &ModelSpec) -> Result<Self, ModelError> {
         let (m, n) = data.x.dim();
-        let k = spec.k;
         let mean = data.x.mean().unwrap_or(0.0);
         if !(mean > 0.0 && mean.is_finite()) {
             return Err(ModelError::BadData {
