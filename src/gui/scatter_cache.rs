@@ -131,7 +131,7 @@ impl ScatterCache {
         let bins = VALUE_RAMP.len();
         let width = (hi - lo) / bins as f64;
         let bin_of = |v: f64| {
-            if !(width > 0.0) || !v.is_finite() {
+            if width.is_nan() || width <= 0.0 || !v.is_finite() {
                 0
             } else {
                 (((v - lo) / width) as usize).min(bins - 1)
