@@ -385,6 +385,50 @@ fn bench_nmf(
     Ok(())
 }
 
+/// GNMF (defaults: λ = 100, 5-NN binary graph) against NMF on the same X, k and seed, the two
+/// iterations taking turns rep by rep (docs/models.md §3.2). The graph is built once, before
+/// the timing, and its build time is a note.
+fn bench_gnmf(
+    rep: &mut BenchReport,
+    label: &str,
+    x: &Array2<f64>,
+    k: usize,
+    reps: usize,
+    iters: usize,
+) -> anyhow::Result<()> {
+    use crate::engine::models::gnmf::{self, Gnmf, GnmfParams};
+    let data = Arc::new(Dataset::from_parts(x.clone(), None, vec![], label));
+    let params = GnmfParams::defaults().map_err(|e| anyhow!(e))?;
+    let start = Instant::now();
+    let graph = SideInfo::default().graph(&data, params.neighbors, params.weight);
+    let build_s = start.elapsed().as_secs_f64();
+    let nnz = graph.nnz();
+    let spec = ModelSpec::new(gnmf::KIND, k, 0);
+    let mut g = Gnmf::start(Arc::clone(&data), &spec, params, graph).map_err(|e| anyhow!(e))?;
+    let spec = ModelSpec::new(crate::engine::models::nmf::KIND, k, 0);
+    let mut nmf = Nmf::new(Arc::clone(&data), &spec).map_err(|e| anyhow!(e))?;
+    let times = time_interleaved(2, reps, iters, |case| {
+        let model: &mut dyn Model = if case == 0 { &mut g } else { &mut nmf };
+        for _ in 0..iters {
+            let _ = model.step();
+        }
+    });
+    rep.ratios.push((
+        format!("gnmf iteration / nmf iteration [{label}]"),
+        paired_ratio(&times[0], &times[1]),
+    ));
+    rep.cases.push(case_of(
+        &format!("gnmf_iteration lambda=100 5-NN binary [{label}, k={k}]"),
+        "iteration",
+        &times[0],
+        None,
+    ));
+    rep.notes.push(format!(
+        "gnmf [{label}]: 5-NN binary graph with {nnz} nonzeros built in {build_s:.2} s"
+    ));
+    Ok(())
+}
+
 /// Time loading a dataset file or folder (skipped with a note when absent).
 fn bench_load(rep: &mut BenchReport, rel: &str, reps: usize) {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
@@ -468,6 +512,7 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
         };
         let big = random_matrix(bm, bn, 12);
         let big_label = format!("random {bm}×{bn}");
+        bench_gnmf(&mut rep, &big_label, &big, 20, reps, it_big)?;
         bench_nmf(&mut rep, &big_label, big, 20, reps, it_big, export)?;
     }
     if args.models_only {

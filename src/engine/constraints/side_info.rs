@@ -1,13 +1,15 @@
 //! [`SideInfo`]: the side information a model is handed — a snapshot of the user's triplets
 //! and partial labels — with the derived views the models need, each computed at most once
 //! per snapshot and shared by every job that holds it: must-link / cannot-link pairs
-//! ([`SideInfo::links`]) and the p-NN graph of the dataset ([`SideInfo::neighbours`]).
+//! ([`SideInfo::links`]), the p-NN lists of the dataset ([`SideInfo::neighbours`]) and its
+//! weighted graph ([`SideInfo::graph`]).
 //!
 //! Ground-truth labels never enter here unless the user revealed or painted them.
 
 use super::triplet::{Triplet, unordered_pairs};
 use crate::engine::data::{Dataset, Fingerprint, Preprocess};
 use crate::engine::linalg::knn::{Neighbours, knn};
+use crate::engine::linalg::{Csr, GraphWeight, weighted_graph};
 use rand::{SeedableRng, seq::index};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
@@ -33,8 +35,10 @@ pub struct SideInfo {
     /// Partial labels (class index) per sample; empty when none are known.
     pub labels: Vec<Option<usize>>,
     links: OnceLock<Arc<Links>>,
-    /// p-NN graphs built so far, keyed by the data they were built on and p.
+    /// p-NN lists built so far, keyed by the data they were built on and p.
     graphs: Mutex<Vec<(GraphKey, Arc<Neighbours>)>>,
+    /// Weighted p-NN graphs built so far, keyed by the data, p and the weighting.
+    weighted: Mutex<Vec<((GraphKey, GraphWeight), Arc<Csr>)>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,6 +160,34 @@ impl SideInfo {
         }
         built
     }
+
+    /// The symmetrised p-NN graph of `data` with `weight`ed edges (docs/models.md §2.1), as
+    /// sparse CSR: built on first use from [`Self::neighbours`] and shared by every later job
+    /// on the same data, p and weighting (GNMF and the graph models).
+    pub fn graph(&self, data: &Dataset, p: usize, weight: GraphWeight) -> Arc<Csr> {
+        let key = (
+            GraphKey {
+                data: data.fingerprint,
+                preprocess: data.preprocess,
+                p,
+            },
+            weight,
+        );
+        let found = self.weighted.lock().ok().and_then(|g| {
+            g.iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, s)| Arc::clone(s))
+        });
+        if let Some(s) = found {
+            return s;
+        }
+        let nb = self.neighbours(data, p);
+        let built = Arc::new(weighted_graph(data.x.view(), &nb, weight));
+        if let Ok(mut g) = self.weighted.lock() {
+            g.push((key, Arc::clone(&built)));
+        }
+        built
+    }
 }
 
 #[cfg(test)]
@@ -207,5 +239,23 @@ mod tests {
         assert_eq!(a.of(2), &[3]);
         assert!(Arc::ptr_eq(&a, &side.neighbours(&data, 1)));
         assert!(!Arc::ptr_eq(&a, &side.neighbours(&data, 2)));
+    }
+
+    #[test]
+    fn weighted_graphs_are_built_once_per_data_p_and_weight() {
+        let x = array![[0.0, 1.0, 5.0, 6.0], [1.0, 1.0, 1.0, 1.0]];
+        let data = Dataset::from_parts(x, None, vec![], "test");
+        let side = SideInfo::default();
+        let b = side.graph(&data, 1, GraphWeight::Binary);
+        assert_eq!(
+            b.to_dense(),
+            side.neighbours(&data, 1).binary_graph().to_dense()
+        );
+        assert!(Arc::ptr_eq(&b, &side.graph(&data, 1, GraphWeight::Binary)));
+        let h = side.graph(&data, 1, GraphWeight::Heat);
+        assert!(!Arc::ptr_eq(&b, &h));
+        assert_eq!(h.nnz(), b.nnz());
+        assert!(h.values().iter().all(|&v| v > 0.0 && v < 1.0));
+        assert!(!Arc::ptr_eq(&b, &side.graph(&data, 2, GraphWeight::Binary)));
     }
 }

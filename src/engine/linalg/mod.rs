@@ -11,11 +11,13 @@
 
 mod gemm;
 pub(crate) mod gram;
+pub mod graph;
 pub mod knn;
 pub mod sparse;
 pub mod special;
 pub(crate) mod thin;
 
 pub use gemm::{Op, gemm, gemm_into, gram_of_columns, gram_of_rows, par, set_threads, threads};
+pub use graph::{GraphWeight, weighted_graph};
 pub use knn::{Neighbours, knn, knn_graph};
 pub use sparse::Csr;

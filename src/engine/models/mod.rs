@@ -24,6 +24,7 @@ macro_rules! models {
 
 models! {
     nmf,
+    gnmf,
     rpnmf,
 }
 

@@ -50,6 +50,37 @@ impl HPassWork {
     pub fn gram_into(&self, hht: &mut [f64]) {
         lanes_into(&self.gram_lanes, self.k, hht);
     }
+
+    /// Add columns `cols` of H (k×n row-major in `h`, row stride `hs`) into the `HHᵀ`
+    /// accumulator, as [`update_h_columns`] adds the columns it updated: for a model whose H
+    /// update is not this pass's (GNMF's graph term), the same `HHᵀ` bit for bit when the
+    /// ranges are the same.
+    pub fn add_gram_columns(&mut self, h: &[f64], hs: usize, cols: std::ops::Range<usize>) {
+        pulp::Arch::new().dispatch(AddGram {
+            work: self,
+            h,
+            hs,
+            cols,
+        });
+    }
+}
+
+/// [`HPassWork::add_gram_columns`] as a pulp job.
+struct AddGram<'a> {
+    work: &'a mut HPassWork,
+    h: &'a [f64],
+    hs: usize,
+    cols: std::ops::Range<usize>,
+}
+
+impl pulp::WithSimd for AddGram<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let k = self.work.k;
+        add_to_lanes(self.h, self.hs, k, self.cols, &mut self.work.gram_lanes);
+    }
 }
 
 /// Update columns `h0..h0+len` of H (k×n row-major in `h`, row stride `hs`), whose numerators

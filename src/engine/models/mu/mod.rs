@@ -8,6 +8,8 @@
 //! * [`products`]: `WᵀX`, `XHᵀ`, `G·H` on the whole X, and the blocked single pass over a
 //!   large X ([`blocked_pass_over_x`]).
 //! * [`fused`]: `WᵀW·H`, the MU update of H and `HHᵀ` in one sweep (the blocked pass's H step).
+//! * [`objective`]: the reconstruction term by the trace identity, and exactly from the
+//!   residual in column blocks.
 //! * `fd` (tests only): central finite differences, to check a model's gradient.
 //!
 //! The Gram products `WᵀW` and `HHᵀ` are [`crate::engine::linalg::gram_of_columns`] and
@@ -17,11 +19,13 @@
 pub(crate) mod fd;
 pub mod fused;
 pub mod init;
+pub mod objective;
 pub mod products;
 pub mod rule;
 
 pub use fused::{HPassWork, update_h_columns};
 pub use init::{random_wh, start_wh};
+pub use objective::{EXACT_EVERY, ExactResidual, trace_reconstruction};
 pub(crate) use products::blocked_pass_over_x;
 pub use products::{FUSED_MIN_BYTES, gram_times, wt_x_whole, x_block_columns, xh_t_whole};
 pub use rule::{FLOOR, mu_rule, mu_update, normalize_w_columns};

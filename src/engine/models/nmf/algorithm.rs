@@ -1,22 +1,17 @@
 //! The NMF iteration of docs/models.md §3.1 (see the module above for the math).
 
 use crate::engine::data::Dataset;
-use crate::engine::linalg::gram::{LANES, sum_lanes};
-use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns};
+use crate::engine::linalg::thin::XhtAccumulator;
 use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
 use crate::engine::models::mu::{
-    FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x, gram_times, mu_update, normalize_w_columns,
-    start_wh, update_h_columns, wt_x_whole, x_block_columns, xh_t_whole,
+    EXACT_EVERY, ExactResidual, FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x, gram_times, mu_update,
+    normalize_w_columns, start_wh, trace_reconstruction, update_h_columns, wt_x_whole,
+    x_block_columns, xh_t_whole,
 };
 use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective};
-use ndarray::{Array2, ArrayView2, ArrayViewMut2, Zip, s};
+use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
 
-/// Recompute the objective exactly (from the residual, in column blocks) every this many
-/// iterations, bounding the cancellation error of the trace identity (docs/models.md §10.5).
-const EXACT_EVERY: usize = 50;
-/// Column block of the exact residual: the buffer is m × EXACT_BLOCK, never m × n.
-const EXACT_BLOCK: usize = 256;
 
 /// Euclidean NMF, `min ‖X − WH‖²_F` s.t. W, H ≥ 0 (docs/models.md §3.1).
 ///
@@ -38,7 +33,7 @@ pub struct Nmf {
     xht: Array2<f64>,           // m×k  XHᵀ (of the current H)
     hht: Array2<f64>,           // k×k  HHᵀ (of the current H)
     whht: Array2<f64>,          // m×k  W HHᵀ
-    residual: Option<Vec<f64>>, // m×EXACT_BLOCK, allocated on first exact recomputation
+    residual: ExactResidual,    // m×256 residual block, allocated on first exact recomputation
     hpass: HPassWork,           // fused H pass: k×CHUNK denominators, HHᵀ partial sums
     xht_acc: XhtAccumulator,    // single pass: XHᵀ sums (m×k padded) and the block's Hᵀ
     /// Use the reference step (one product per pass; small X, and the tests' baseline).
@@ -86,7 +81,7 @@ impl Nmf {
             xht: Array2::zeros((m, k)),
             hht: Array2::zeros((k, k)),
             whht: Array2::zeros((m, k)),
-            residual: None,
+            residual: ExactResidual::new(),
             hpass: HPassWork::new(k),
             xht_acc: XhtAccumulator::new(m, k),
             reference: m * n * size_of::<f64>() <= FUSED_MIN_BYTES,
@@ -210,87 +205,23 @@ impl Nmf {
         true
     }
 
-    /// ‖X‖² − 2⟨W, XHᵀ⟩ + ⟨WᵀW, HHᵀ⟩ from the cached products (clamped at 0).
-    fn trace_objective(&self) -> f64 {
-        let cross: f64 = Zip::from(&self.w)
-            .and(&self.xht)
-            .fold(0.0, |acc, &a, &b| acc + a * b);
-        let gram: f64 = Zip::from(&self.wtw)
-            .and(&self.hht)
-            .fold(0.0, |acc, &a, &b| acc + a * b);
-        (self.x_norm2 - 2.0 * cross + gram).max(0.0)
+    /// Take the reference step (`true`) or the blocked pass with `x_block` columns per block,
+    /// whatever the size of X: for tests that compare a model's paths with NMF's.
+    #[cfg(test)]
+    pub(crate) fn force_path(&mut self, reference: bool, x_block: usize) {
+        (self.reference, self.x_block) = (reference, x_block);
     }
 
-    /// ‖X − WH‖²_F computed from the residual, in column blocks (no m×n temporary).
-    ///
-    /// Small X: each block `(WH)_B` comes from the thin kernel as `(Wᵀ)ᵀ H_B` (`Wᵀ` k×m,
-    /// formed per call), then the residual's squares are summed in one pass, in eight partial
-    /// sums, which beats faer's `X_B − W H_B` on a copy of `X_B` with one chain of additions.
-    /// Large X (and arrays not contiguous row-major) keep faer, which was faster there
-    /// (docs/performance.md, "Exact objective (`Nmf::exact_objective`)").
+    /// ‖X‖² − 2⟨W, XHᵀ⟩ + ⟨WᵀW, HHᵀ⟩ from the cached products (clamped at 0).
+    fn trace_objective(&self) -> f64 {
+        trace_reconstruction(self.x_norm2, &self.w, &self.xht, &self.wtw, &self.hht)
+    }
+
+    /// ‖X − WH‖²_F computed from the residual, in column blocks (no m×n temporary; the kit's
+    /// [`ExactResidual`]).
     pub fn exact_objective(&mut self) -> f64 {
-        let (m, n) = self.data.x.dim();
-        let k = self.w.ncols();
-        let block = EXACT_BLOCK.min(n.max(1));
-        let buf = self
-            .residual
-            .get_or_insert_with(|| vec![0.0; m * block + k * m]);
-        let (wh, wt) = buf.split_at_mut(m * block);
-        if let (true, Some(x), Some(h)) =
-            (self.reference, self.data.x.as_slice(), self.h.as_slice())
-        {
-            for (t, w) in wt.iter_mut().zip(self.w.t().iter()) {
-                *t = *w;
-            }
-            // Eight partial sums (a single chain of additions is latency-bound).
-            let mut lanes = [0.0f64; LANES];
-            let mut start = 0;
-            while start < n {
-                let len = block.min(n - start);
-                wt_x_columns(
-                    wt,
-                    (k, m),
-                    &h[start..],
-                    n,
-                    0..len,
-                    wh,
-                    len,
-                    ChunkRows::Cached,
-                );
-                for r in 0..m {
-                    let xr = &x[r * n + start..r * n + start + len];
-                    let pr = &wh[r * len..(r + 1) * len];
-                    let (xc, pc) = (xr.chunks_exact(LANES), pr.chunks_exact(LANES));
-                    let (xt, pt) = (xc.remainder(), pc.remainder());
-                    for (a, b) in xc.zip(pc) {
-                        for l in 0..LANES {
-                            lanes[l] += (a[l] - b[l]) * (a[l] - b[l]);
-                        }
-                    }
-                    for (l, (a, b)) in xt.iter().zip(pt).enumerate() {
-                        lanes[l] += (a - b) * (a - b);
-                    }
-                }
-                start += len;
-            }
-            return sum_lanes(&lanes);
-        }
-        let mut total = 0.0;
-        let mut start = 0;
-        while start < n {
-            let end = (start + block).min(n);
-            let len = end - start;
-            // A contiguous m×len view of the buffer, so the GEMM writes in place.
-            let Ok(mut r) = ArrayViewMut2::from_shape((m, len), &mut wh[..m * len]) else {
-                return f64::NAN;
-            };
-            r.assign(&self.data.x.slice(s![.., start..end]));
-            let hb = self.h.slice(s![.., start..end]);
-            gemm_into(&mut r, -1.0, self.w.view(), Op::N, hb, Op::N, true);
-            total += r.iter().map(|v| v * v).sum::<f64>();
-            start = end;
-        }
-        total
+        self.residual
+            .norm2(&self.data.x, &self.w, &self.h, self.reference)
     }
 }
 
