@@ -499,3 +499,49 @@ fn triplets_writes_json_and_csv_that_run_loads() {
         }
     }
 }
+
+/// t-STE from the command line: generated triplets, its two terms, `H.npy` alone in `--out`
+/// (no W), and `--init` from that folder, which starts from the embedding the first run returned
+/// (its best cost, docs/models.md §3.6).
+#[test]
+fn tste_runs_on_generated_triplets_and_continues_from_its_out_folder() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("first");
+    let out_s = out.to_str().expect("utf-8 path");
+    let common = [
+        "run",
+        "--data",
+        "sample:blobs",
+        "--model",
+        "tste",
+        "--triplets",
+        "generate",
+        "--seed",
+        "2",
+        "--tol",
+        "0",
+        "--json",
+    ];
+    let mut first = common.to_vec();
+    first.extend(["--max-iter", "40", "--out", out_s]);
+    let v = json_of(&run(&first));
+    assert_eq!(v["model"], "tste");
+    let iterations = v["iterations"].as_u64().expect("iterations");
+    for term in ["triplet_loss", "l2"] {
+        let t = v["terms"][term].as_array().expect("term");
+        assert_eq!(t.len() as u64, iterations, "{term}");
+    }
+    assert!(out.join("H.npy").is_file());
+    assert!(!out.join("W.npy").exists(), "t-STE has no basis");
+    let best = v["objective"]
+        .as_array()
+        .expect("objective")
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .fold(v["initial_objective"].as_f64().expect("initial"), f64::min);
+    let mut second = common.to_vec();
+    second.extend(["--max-iter", "1", "--init", out_s]);
+    let w = json_of(&run(&second));
+    assert_eq!(w["init"], out_s);
+    assert_eq!(w["initial_objective"].as_f64(), Some(best));
+}

@@ -211,10 +211,12 @@ fn a_grid_parameter_no_model_has_is_an_error() {
     ])
     .expect_err("unknown model")
     .to_string();
-    assert!(
-        err.contains("unknown model `bogus` (available: nmf, rpnmf"),
-        "{err}"
+    let available = format!(
+        "unknown model `bogus` (available: {})",
+        nmf_playground::engine::models::ModelKind::names()
     );
+    assert!(err.contains(&available), "{err}");
+    assert!(available.contains("nmf, gnmf, rnmf, nmfcc, tste, rpnmf"));
 }
 
 #[test]

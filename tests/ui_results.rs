@@ -280,3 +280,43 @@ fn continue_from_a_run_starts_the_next_run_from_its_factors() {
     let next = app.session().history[1].curve.linear[0].y;
     assert!(next <= last * (1.0 + 1e-12), "{next} after {last}");
 }
+
+/// Each baseline of docs/models.md §3 is in the model menu, runs from it on the same data
+/// and triplets, and lands in the history with its label and scores.
+#[test]
+fn each_baseline_is_picked_from_the_menu_runs_and_lands_in_the_history() {
+    use egui::accesskit::Role;
+    let mut h = loaded();
+    h.state_mut().push_command(UiCommand::GenerateTriplets {
+        opts: ProtocolOptions::default(),
+        from_truth: true,
+    });
+    step_until(&mut h, "generated triplets", MAX_STEPS, |a| {
+        a.session()
+            .store
+            .as_ref()
+            .is_some_and(|s| !s.triplets().is_empty())
+    });
+    for (run, (name, label)) in [
+        ("gnmf", "GNMF"),
+        ("rnmf", "RNMF"),
+        ("nmfcc", "NMFCC"),
+        ("tste", "t-STE"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        h.get_by_role_and_label(Role::ComboBox, "Model").click();
+        h.run_steps(2);
+        h.get_by_label(label).click();
+        h.run_steps(2);
+        assert_eq!(h.state().settings().model, name);
+        run_and_evaluate(&mut h, run as u64 + 1);
+        let s = h.state().session();
+        let row = s.history.last().expect("a history row");
+        assert!(row.model.contains(label), "{} for {label}", row.model);
+        let acc = row.acc.expect("clustering accuracy");
+        assert!(in_unit(acc), "{label}: ACC {acc}");
+        assert!(!s.status.is_error, "{label}: {:?}", s.status);
+    }
+}

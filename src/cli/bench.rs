@@ -251,6 +251,46 @@ fn bench_rpnmf_protocol(
     Ok(())
 }
 
+/// t-STE on the digits with the protocol's triplets (docs/models.md §8.4; |T| = 5,400 with the
+/// defaults), k = 10, as `run --model tste --triplets generate` fits it: one iteration is the
+/// gradient step and one pass over the triplets for the cost and the gradient (§3.6).
+fn bench_tste(
+    rep: &mut BenchReport,
+    x: &Array2<f64>,
+    labels: &[usize],
+    reps: usize,
+    iters: usize,
+) -> anyhow::Result<()> {
+    use crate::engine::models::tste::{KIND, Tste, TsteParams};
+    let mut x = x.clone();
+    crate::engine::data::preprocess::apply(&mut x, crate::engine::data::Preprocess::L2);
+    let opts = ProtocolOptions::default();
+    let triplets = generate_triplets(x.view(), &labels_from_truth(labels), &opts, &[])?.triplets;
+    let spec = ModelSpec::new(KIND, 10, 0);
+    let params = TsteParams::from_checked(&spec.checked()?, spec.k)?;
+    let mut model = Tste::new(x.ncols(), &spec, params, &triplets).map_err(|e| anyhow!(e))?;
+    // Past the first phase, where the embedding grows from its 1e-4 start.
+    for _ in 0..100 {
+        let _ = model.step();
+    }
+    rep.cases.push(time_case(
+        &format!(
+            "tste_iteration protocol triplets |T|={} [digits l2, k=10]",
+            triplets.len()
+        ),
+        "iteration",
+        reps,
+        iters,
+        None,
+        || {
+            for _ in 0..iters {
+                let _ = model.step();
+            }
+        },
+    ));
+    Ok(())
+}
+
 fn bench_nmf(
     rep: &mut BenchReport,
     label: &str,
@@ -429,6 +469,91 @@ fn bench_gnmf(
     Ok(())
 }
 
+/// RNMF against NMF on the same X, rank and seed, the two iterations taking turns rep by rep
+/// (docs/models.md §3.3; the target is at most 1.3× the NMF iteration).
+fn bench_rnmf(
+    rep: &mut BenchReport,
+    label: &str,
+    x: &Array2<f64>,
+    k: usize,
+    reps: usize,
+    iters: usize,
+) -> anyhow::Result<()> {
+    use crate::engine::models::{nmf, rnmf};
+    let data = Arc::new(Dataset::from_parts(x.clone(), None, vec![], label));
+    let mut nmf = Nmf::new(Arc::clone(&data), &ModelSpec::new(nmf::KIND, k, 0))?;
+    let mut rnmf = rnmf::Rnmf::new(data, &ModelSpec::new(rnmf::KIND, k, 0))?;
+    let times = time_interleaved(2, reps, iters, |case| {
+        for _ in 0..iters {
+            let _ = if case == 0 { nmf.step() } else { rnmf.step() };
+        }
+    });
+    rep.ratios.push((
+        format!("rnmf iteration / nmf iteration [{label}]"),
+        paired_ratio(&times[1], &times[0]),
+    ));
+    let flops = Some(2.0 * 2.0 * (x.nrows() * x.ncols() * k) as f64);
+    rep.cases.push(case_of(
+        &format!("rnmf_iteration [{label}, k={k}]"),
+        "iteration",
+        &times[1],
+        flops,
+    ));
+    Ok(())
+}
+
+/// NMFCC against NMF on the problems of `args` (digits, random 4096×10000 or its quick size),
+/// paired rep by rep: |ML| + |CL| ≈ 6n links from 3n seeded random triplets (each gives a
+/// must-link and a cannot-link), the default α and β, the same seed as NMF. The ratio is the
+/// speed target of NMFCC (docs/performance.md, "The baselines' own passes").
+fn bench_nmfcc(rep: &mut BenchReport, args: &BenchArgs) -> anyhow::Result<()> {
+    use crate::engine::models::nmfcc::{self, Nmfcc};
+    let (reps, it_small, it_big) = if args.quick { (3, 20, 2) } else { (7, 200, 10) };
+    let mut problems = Vec::new();
+    if args.problem != "random" {
+        let (x, _, label) = digits_matrix();
+        problems.push((x, label.to_owned(), 10, it_small));
+    }
+    if args.problem != "digits" {
+        let (bm, bn) = if args.quick && !args.full_random {
+            (1024, 2500)
+        } else {
+            (4096, 10000)
+        };
+        problems.push((
+            random_matrix(bm, bn, 12),
+            format!("random {bm}×{bn}"),
+            20,
+            it_big,
+        ));
+    }
+    for (x, label, k, iters) in problems {
+        let n = x.ncols();
+        let data = Arc::new(Dataset::from_parts(x, None, vec![], &label));
+        let side = SideInfo::with_triplets(random_triplets(n, 3 * n, 17));
+        let mut cc = Nmfcc::new(Arc::clone(&data), &ModelSpec::new(nmfcc::KIND, k, 0), &side)
+            .map_err(|e| anyhow!(e))?;
+        let (must, cannot, _) = cc.link_counts();
+        let spec = ModelSpec::new(crate::engine::models::nmf::KIND, k, 0);
+        let mut nmf = Nmf::new(data, &spec).map_err(|e| anyhow!(e))?;
+        let times = time_interleaved(2, reps, iters, |case| {
+            for _ in 0..iters {
+                let _ = if case == 0 { nmf.step() } else { cc.step() };
+            }
+        });
+        rep.ratios.push((
+            format!("nmfcc iteration / nmf iteration [{label}]"),
+            paired_ratio(&times[1], &times[0]),
+        ));
+        let name = format!(
+            "nmfcc_iteration |ML|+|CL|={} [{label}, k={k}]",
+            must + cannot
+        );
+        rep.cases.push(case_of(&name, "iteration", &times[1], None));
+    }
+    Ok(())
+}
+
 /// Time loading a dataset file or folder (skipped with a note when absent).
 fn bench_load(rep: &mut BenchReport, rel: &str, reps: usize) {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
@@ -501,6 +626,7 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
                 .push("rpnmf protocol triplets: skipped (digits labels absent)".into());
         } else {
             bench_rpnmf_protocol(&mut rep, &digits, &labels, reps, it_small)?;
+            bench_tste(&mut rep, &digits, &labels, reps, it_small)?;
         }
         bench_nmf(&mut rep, label, digits, 10, reps, it_small, export)?;
     }
@@ -513,8 +639,10 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
         let big = random_matrix(bm, bn, 12);
         let big_label = format!("random {bm}×{bn}");
         bench_gnmf(&mut rep, &big_label, &big, 20, reps, it_big)?;
+        bench_rnmf(&mut rep, &big_label, &big, 20, reps, it_big)?;
         bench_nmf(&mut rep, &big_label, big, 20, reps, it_big, export)?;
     }
+    bench_nmfcc(&mut rep, args)?;
     if args.models_only {
         return Ok(rep);
     }

@@ -38,8 +38,11 @@ pub struct SideInfo {
     /// p-NN lists built so far, keyed by the data they were built on and p.
     graphs: Mutex<Vec<(GraphKey, Arc<Neighbours>)>>,
     /// Weighted p-NN graphs built so far, keyed by the data, p and the weighting.
-    weighted: Mutex<Vec<((GraphKey, GraphWeight), Arc<Csr>)>>,
+    weighted: Mutex<Vec<WeightedEntry>>,
 }
+
+/// One cached weighted graph: the data, p and the weighting it was built for.
+type WeightedEntry = ((GraphKey, GraphWeight), Arc<Csr>);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct GraphKey {

@@ -25,6 +25,9 @@ macro_rules! models {
 models! {
     nmf,
     gnmf,
+    rnmf,
+    nmfcc,
+    tste,
     rpnmf,
 }
 

@@ -1,5 +1,7 @@
 //! The fused H pass of a multiplicative-update iteration: `(WᵀW)·H`, the multiplicative update
-//! of H and the Gram matrix `HHᵀ` of the new H, in one sweep over the columns of H.
+//! of H and the Gram matrix `HHᵀ` of the new H, in one sweep over the columns of H. Models
+//! whose H rule has more terms than NMF's (NMFCC's links) pass them as [`Addends`] to
+//! [`update_h_columns_plus`].
 //!
 //! It serves the blocked single pass over a large X ([`super::blocked_pass_over_x`]): H is
 //! updated block by block between `(WᵀX)_B` and `XHᵀ += X_B H_Bᵀ`, so the k×k×n products must
@@ -112,6 +114,47 @@ pub fn update_h_columns(
         xs,
         x0,
         len,
+        add: None,
+    });
+}
+
+/// Terms a model adds to the numerator and the denominator of the H update, beyond the NMF
+/// parts `WᵀX` and `WᵀW·H` (e.g. the link terms of NMFCC, docs/models.md §3.5): two k×n
+/// row-major arrays laid out like the `wtx` they go with (same row stride and column offset).
+#[derive(Clone, Copy, Debug)]
+pub struct Addends<'a> {
+    pub num: &'a [f64],
+    pub den: &'a [f64],
+}
+
+/// [`update_h_columns`] with terms added to both parts of the rule:
+/// `H ← max(H ⊙ (WᵀX + num) ⊘ max(WᵀW·H + den, ε), FLOOR)`. Each denominator entry is the same
+/// FMA chain over b = 0..k as there, plus `den` added last; each numerator is `WᵀX + num`. So
+/// addends that are all +0 give exactly the bits of [`update_h_columns`].
+#[expect(clippy::too_many_arguments, reason = "see update_h_columns")]
+pub fn update_h_columns_plus(
+    work: &mut HPassWork,
+    gram: &[f64],
+    h: &mut [f64],
+    hs: usize,
+    h0: usize,
+    wtx: &[f64],
+    xs: usize,
+    x0: usize,
+    len: usize,
+    add: Addends<'_>,
+) {
+    pulp::Arch::new().dispatch(Pass {
+        work,
+        gram,
+        h,
+        hs,
+        h0,
+        wtx,
+        xs,
+        x0,
+        len,
+        add: Some(add),
     });
 }
 
@@ -128,6 +171,8 @@ struct Pass<'a> {
     xs: usize,
     x0: usize,
     len: usize,
+    /// Addends of [`update_h_columns_plus`]; `None` compiles the loops without them.
+    add: Option<Addends<'a>>,
 }
 
 impl pulp::WithSimd for Pass<'_> {
@@ -135,6 +180,17 @@ impl pulp::WithSimd for Pass<'_> {
 
     #[inline(always)]
     fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        match self.add {
+            None => self.columns::<false>(Addends { num: &[], den: &[] }),
+            Some(add) => self.columns::<true>(add),
+        }
+    }
+}
+
+impl Pass<'_> {
+    /// The chunks of the range, with the addends when `ADD`.
+    #[inline(always)]
+    fn columns<const ADD: bool>(self, add: Addends<'_>) {
         let Pass {
             work,
             gram,
@@ -145,14 +201,15 @@ impl pulp::WithSimd for Pass<'_> {
             xs,
             x0,
             len,
+            add: _,
         } = self;
         let mut c = 0;
         while c < len {
             let w = (len - c).min(CHUNK);
             if w == CHUNK {
-                chunk::<CHUNK>(work, gram, h, hs, h0 + c, wtx, xs, x0 + c);
+                chunk::<CHUNK, ADD>(work, gram, h, (hs, h0 + c), wtx, (xs, x0 + c), add);
             } else {
-                chunk_tail(work, gram, h, hs, h0 + c, wtx, xs, x0 + c, w);
+                chunk_tail::<ADD>(work, gram, h, (hs, h0 + c), wtx, (xs, x0 + c), add, w);
             }
             c += w;
         }
@@ -160,18 +217,17 @@ impl pulp::WithSimd for Pass<'_> {
 }
 
 /// One full chunk of `W` = CHUNK columns (constant width, so the compiler keeps the
-/// accumulators in registers and vectorizes across columns).
+/// accumulators in registers and vectorizes across columns). `(hs, h0)` and `(xs, x0)` are the
+/// row strides and first columns of H and of `wtx` (and of the addends, when `ADD`).
 #[inline(always)]
-#[expect(clippy::too_many_arguments, reason = "see update_h_columns")]
-fn chunk<const W: usize>(
+fn chunk<const W: usize, const ADD: bool>(
     work: &mut HPassWork,
     gram: &[f64],
     h: &mut [f64],
-    hs: usize,
-    h0: usize,
+    (hs, h0): (usize, usize),
     wtx: &[f64],
-    xs: usize,
-    x0: usize,
+    (xs, x0): (usize, usize),
+    add: Addends<'_>,
 ) {
     let k = work.k;
     // Denominators of the whole chunk first: every row of the new H needs all old rows.
@@ -184,14 +240,27 @@ fn chunk<const W: usize>(
                 acc[j] = g.mul_add(hb[j], acc[j]);
             }
         }
+        if ADD {
+            let d = row::<W>(add.den, a * xs + x0);
+            for j in 0..W {
+                acc[j] += d[j];
+            }
+        }
         work.den[a * W..(a + 1) * W].copy_from_slice(&acc);
     }
     for a in 0..k {
         let num = row::<W>(wtx, a * xs + x0);
         let den = &work.den[a * W..(a + 1) * W];
         let ha = &mut h[a * hs + h0..a * hs + h0 + W];
-        for j in 0..W {
-            ha[j] = mu_rule(ha[j], num[j], den[j]);
+        if ADD {
+            let na = row::<W>(add.num, a * xs + x0);
+            for j in 0..W {
+                ha[j] = mu_rule(ha[j], num[j] + na[j], den[j]);
+            }
+        } else {
+            for j in 0..W {
+                ha[j] = mu_rule(ha[j], num[j], den[j]);
+            }
         }
     }
     // The new columns into the lane sums of HHᵀ's upper triangle.
@@ -201,15 +270,14 @@ fn chunk<const W: usize>(
 /// A last chunk narrower than CHUNK: the same operations in the same order, one column at a time.
 #[inline(always)]
 #[expect(clippy::too_many_arguments, reason = "see update_h_columns")]
-fn chunk_tail(
+fn chunk_tail<const ADD: bool>(
     work: &mut HPassWork,
     gram: &[f64],
     h: &mut [f64],
-    hs: usize,
-    h0: usize,
+    (hs, h0): (usize, usize),
     wtx: &[f64],
-    xs: usize,
-    x0: usize,
+    (xs, x0): (usize, usize),
+    add: Addends<'_>,
     w: usize,
 ) {
     let k = work.k;
@@ -219,13 +287,19 @@ fn chunk_tail(
             for b in 0..k {
                 acc = gram[a * k + b].mul_add(h[b * hs + h0 + j], acc);
             }
+            if ADD {
+                acc += add.den[a * xs + x0 + j];
+            }
             work.den[a * CHUNK + j] = acc;
         }
     }
     for a in 0..k {
         for j in 0..w {
             let z = &mut h[a * hs + h0 + j];
-            let num = wtx[a * xs + x0 + j];
+            let mut num = wtx[a * xs + x0 + j];
+            if ADD {
+                num += add.num[a * xs + x0 + j];
+            }
             *z = mu_rule(*z, num, work.den[a * CHUNK + j]);
         }
     }
@@ -236,4 +310,70 @@ fn chunk_tail(
 #[inline(always)]
 fn row<const W: usize>(s: &[f64], start: usize) -> &[f64] {
     &s[start..start + W]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::models::EPS_DIV;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    /// Zero addends give the bits of the plain pass; nonzero ones give the rule with the
+    /// addends, entry by entry as written (the denominator's FMA chain, then `+ den`), on a
+    /// range with full chunks and a tail (len 75 = 2·32 + 11) that starts inside the arrays.
+    #[test]
+    fn addends_enter_both_parts_and_zero_addends_change_nothing() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let (k, n, h0, len) = (5, 90, 7, 75);
+        let mut draw = |r: usize, c: usize| -> Vec<f64> {
+            (0..r * c).map(|_| rng.r#gen::<f64>() + 0.01).collect()
+        };
+        let h: Vec<f64> = draw(k, n);
+        let wtx = draw(k, n);
+        let g0 = draw(k, k);
+        // A symmetric Gram matrix.
+        let gram: Vec<f64> = (0..k * k)
+            .map(|e| g0[e] + g0[(e % k) * k + e / k])
+            .collect();
+        let (num, den) = (draw(k, n), draw(k, n));
+        let zeros = vec![0.0; k * n];
+        let run = |add: Option<Addends<'_>>| {
+            let mut work = HPassWork::new(k);
+            let mut h = h.clone();
+            match add {
+                None => update_h_columns(&mut work, &gram, &mut h, n, h0, &wtx, n, h0, len),
+                Some(a) => {
+                    update_h_columns_plus(&mut work, &gram, &mut h, n, h0, &wtx, n, h0, len, a)
+                }
+            }
+            let mut hht = vec![0.0; k * k];
+            work.gram_into(&mut hht);
+            (h, hht)
+        };
+        let plain = run(None);
+        let zero = run(Some(Addends {
+            num: &zeros,
+            den: &zeros,
+        }));
+        assert_eq!(plain, zero);
+        let (got, _) = run(Some(Addends {
+            num: &num,
+            den: &den,
+        }));
+        for a in 0..k {
+            for j in 0..n {
+                let e = a * n + j;
+                let want = if (h0..h0 + len).contains(&j) {
+                    let chain =
+                        (0..k).fold(0.0f64, |acc, b| gram[a * k + b].mul_add(h[b * n + j], acc));
+                    let r = (wtx[e] + num[e]) / (chain + den[e]).max(EPS_DIV);
+                    (h[e] * r).max(crate::engine::models::mu::FLOOR)
+                } else {
+                    h[e]
+                };
+                assert_eq!(got[e].to_bits(), want.to_bits(), "({a}, {j})");
+            }
+        }
+    }
 }

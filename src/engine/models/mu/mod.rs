@@ -7,9 +7,9 @@
 //!   start ([`start_wh`]).
 //! * [`products`]: `WᵀX`, `XHᵀ`, `G·H` on the whole X, and the blocked single pass over a
 //!   large X ([`blocked_pass_over_x`]).
-//! * [`fused`]: `WᵀW·H`, the MU update of H and `HHᵀ` in one sweep (the blocked pass's H step).
-//! * [`objective`]: the reconstruction term by the trace identity, and exactly from the
-//!   residual in column blocks.
+//! * [`fused`]: `WᵀW·H`, the MU update of H and `HHᵀ` in one sweep (the blocked pass's H step),
+//!   optionally with a model's own terms added to the rule ([`Addends`]).
+//! * [`objective`]: the reconstruction term by the trace identity and exactly from the residual.
 //! * `fd` (tests only): central finite differences, to check a model's gradient.
 //!
 //! The Gram products `WᵀW` and `HHᵀ` are [`crate::engine::linalg::gram_of_columns`] and
@@ -23,7 +23,7 @@ pub mod objective;
 pub mod products;
 pub mod rule;
 
-pub use fused::{HPassWork, update_h_columns};
+pub use fused::{Addends, HPassWork, update_h_columns, update_h_columns_plus};
 pub use init::{random_wh, start_wh};
 pub use objective::{EXACT_EVERY, ExactResidual, trace_reconstruction};
 pub(crate) use products::blocked_pass_over_x;

@@ -322,8 +322,7 @@ fn an_overflowing_objective_stops_the_fit_with_a_message() {
     assert!(data.x.column(0).dot(&data.x.column(0)).is_finite());
     let mut m = gnmf(&data, &spec(2, 0, 1.0));
     let err = fit(&mut m, &FitOptions::default(), |_, _, _| ControlFlow::Continue(()))
-        .err()
-        .expect("diverges");
+        .expect_err("diverges");
     let msg = err.to_string();
     assert!(msg.contains("diverged at iteration 1") && msg.contains("objective is"), "{msg}");
     assert!(err.record.objective.is_empty());

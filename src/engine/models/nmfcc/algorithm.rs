@@ -1,0 +1,612 @@
+//! The NMFCC iteration of docs/models.md §3.5 (see the module above for the math): NMF's
+//! iteration ([`crate::engine::models::nmf`]) with the link addends of [`LinkTerms`] in the H
+//! rule, built from the same kit functions in the same order, so that α = β = 0 gives NMF's
+//! iterates bit for bit.
+
+use super::links::LinkTerms;
+use super::params::NmfccParams;
+use crate::engine::constraints::{Links, SideInfo};
+use crate::engine::data::Dataset;
+use crate::engine::linalg::thin::XhtAccumulator;
+use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
+use crate::engine::models::mu::{
+    Addends, EXACT_EVERY, ExactResidual, FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x,
+    gram_times, mu_rule, mu_update, start_wh, trace_reconstruction, update_h_columns_plus,
+    wt_x_whole, x_block_columns, xh_t_whole,
+};
+use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective, Term};
+use ndarray::{Array2, ArrayView2, Zip};
+use std::sync::Arc;
+
+/// NMF with must-link and cannot-link constraints (docs/models.md §3.5, reconstructed).
+///
+/// One [`Model::step`] is `H ← H ⊙ (WᵀX + αHA) ⊘ max(WᵀW H + αH(A⊙HᵀH) + βH(B⊙HᵀH), ε)` with
+/// the link parts at the H of the start of the step, then NMF's W rule, then the link terms
+/// and addends at the new H (one pass over the pairs, which the next step's H rule reuses).
+/// Everything else is NMF's: the products into preallocated workspaces, nothing m×n, the
+/// trace-identity objective with an exact recomputation every 50 iterations, and on a large X
+/// the blocked single pass that reads X once per iteration.
+pub struct Nmfcc {
+    data: Arc<Dataset>,
+    params: NmfccParams,
+    links: LinkTerms,
+    w: Array2<f64>,
+    h: Array2<f64>,
+    /// ‖X‖²_F.
+    x_norm2: f64,
+    // Workspaces.
+    wtx: Array2<f64>,         // k×n  WᵀX
+    wtw: Array2<f64>,         // k×k  WᵀW (of the current W)
+    wtwh: Array2<f64>,        // k×n  WᵀW H
+    xht: Array2<f64>,         // m×k  XHᵀ (of the current H)
+    hht: Array2<f64>,         // k×k  HHᵀ (of the current H)
+    whht: Array2<f64>,        // m×k  W HHᵀ
+    residual: ExactResidual,  // m×256 residual block and Wᵀ, allocated on first use
+    hpass: HPassWork,         // fused H pass: k×CHUNK denominators, HHᵀ partial sums
+    xht_acc: XhtAccumulator,  // single pass: XHᵀ sums (m×k padded) and the block's Hᵀ
+    /// Use the reference step (one product per pass; small X, and the tests' baseline).
+    reference: bool,
+    /// Columns per block of the single pass over X.
+    x_block: usize,
+    iteration: usize,
+    /// The reconstruction term of the current iterate.
+    recon: f64,
+}
+
+impl Nmfcc {
+    /// Seeded start (NMF's, docs/models.md §3.1) or the spec's warm start, from a spec checked
+    /// here; the links come from `side` ([`SideInfo::links`]).
+    pub fn new(data: Arc<Dataset>, spec: &ModelSpec, side: &SideInfo) -> Result<Self, ModelError> {
+        let params = NmfccParams::from_checked(&spec.validate(data.m(), data.n())?)?;
+        Self::start(data, spec, params, side)
+    }
+
+    /// The same with parameters already checked (the registry's build path).
+    pub(super) fn start(
+        data: Arc<Dataset>,
+        spec: &ModelSpec,
+        params: NmfccParams,
+        side: &SideInfo,
+    ) -> Result<Self, ModelError> {
+        let (m, n) = data.x.dim();
+        let mean = data.x.mean().unwrap_or(0.0);
+        if !(mean > 0.0 && mean.is_finite()) {
+            return Err(ModelError::BadData {
+                why: "X is all zeros (or not finite): nothing to factorize".into(),
+            });
+        }
+        let (w, h) = start_wh(spec, m, n, mean);
+        Self::with_factors(data, params, &side.links(), w, h)
+    }
+
+    /// Start from these factors exactly (the seeded draw or a warm start; the first update's
+    /// floor lifts any zero entry, docs/models.md §10.1). Needs at least one link.
+    pub fn with_factors(
+        data: Arc<Dataset>,
+        params: NmfccParams,
+        links: &Links,
+        w: Array2<f64>,
+        h: Array2<f64>,
+    ) -> Result<Self, ModelError> {
+        if links.must.is_empty() && links.cannot.is_empty() {
+            // `build` checks this for every front end; direct callers (tests, warm starts) too.
+            super::KIND.check_side(&SideInfo::default())?;
+        }
+        let (m, n) = data.x.dim();
+        let k = w.ncols();
+        let links = LinkTerms::new(n, k, links, params.alpha, params.beta)?;
+        let x_norm2 = data.x.iter().map(|v| v * v).sum();
+        let mut s = Self {
+            params,
+            links,
+            w,
+            h,
+            x_norm2,
+            wtx: Array2::zeros((k, n)),
+            wtw: Array2::zeros((k, k)),
+            wtwh: Array2::zeros((k, n)),
+            xht: Array2::zeros((m, k)),
+            hht: Array2::zeros((k, k)),
+            whht: Array2::zeros((m, k)),
+            residual: ExactResidual::new(),
+            hpass: HPassWork::new(k),
+            xht_acc: XhtAccumulator::new(m, k),
+            reference: m * n * size_of::<f64>() <= FUSED_MIN_BYTES,
+            x_block: x_block_columns(m, n),
+            iteration: 0,
+            recon: f64::NAN,
+            data,
+        };
+        gram_of_columns(&mut s.wtw.view_mut(), s.w.view());
+        xh_t_whole(&mut s.xht, &s.data.x, &s.h);
+        gram_of_rows(&mut s.hht.view_mut(), s.h.view());
+        s.recon = s.trace_recon();
+        s.links.update(s.h.view());
+        Ok(s)
+    }
+
+    /// The checked hyperparameters.
+    pub fn params(&self) -> NmfccParams {
+        self.params
+    }
+
+    /// `(must-links, cannot-links, pairs in both)` the model uses.
+    pub fn link_counts(&self) -> (usize, usize, usize) {
+        self.links.counts()
+    }
+
+    /// The reconstruction term by the trace identity from the cached products.
+    fn trace_recon(&self) -> f64 {
+        trace_reconstruction(self.x_norm2, &self.w, &self.xht, &self.wtw, &self.hht)
+    }
+
+    /// The H rule with the link addends and the W rule's XHᵀ and HHᵀ, one product per pass
+    /// (WᵀX and WᵀW·H by the thin kernel, a MU pass, XHᵀ and HHᵀ by the lane kernels): NMF's
+    /// reference step with `+ αHA` in the numerator and `+ αH(A⊙G) + βH(B⊙G)` in the
+    /// denominator. The reference the blocked pass is tested against.
+    fn reference_h_step(&mut self) {
+        wt_x_whole(&mut self.wtx, &self.w, &self.data.x);
+        gram_times(&mut self.wtwh, &self.wtw, &self.h);
+        Zip::from(&mut self.h)
+            .and(&self.wtx)
+            .and(&self.wtwh)
+            .and(self.links.num())
+            .and(self.links.den())
+            .for_each(|z, &x, &g, &na, &da| *z = mu_rule(*z, x + na, g + da));
+        xh_t_whole(&mut self.xht, &self.data.x, &self.h);
+        gram_of_rows(&mut self.hht.view_mut(), self.h.view());
+    }
+
+    /// The same as [`Self::reference_h_step`] in NMF's blocked single pass over X: for each
+    /// block B of columns, `(WᵀX)_B`, then `H_B` by the kit's fused pass with the link addends
+    /// ([`update_h_columns_plus`]), then `XHᵀ += X_B H_Bᵀ` while `X_B` may be in cache. The
+    /// addends were computed from the H of the start of the step, so updating H block by
+    /// block changes none of them. Returns false (nothing done) when an array is not
+    /// contiguous row-major.
+    fn fused_h_step(&mut self) -> bool {
+        let (m, n) = self.data.x.dim();
+        let k = self.h.nrows();
+        let (Some(xs), Some(ws), Some(gram)) = (
+            self.data.x.as_slice(),
+            self.w.as_slice(),
+            self.wtw.as_slice(),
+        ) else {
+            return false;
+        };
+        let (Some(num), Some(den)) = (self.links.num().as_slice(), self.links.den().as_slice())
+        else {
+            return false;
+        };
+        let (Some(hs), Some(wtx), Some(xht)) = (
+            self.h.as_slice_mut(),
+            self.wtx.as_slice_mut(),
+            self.xht.as_slice_mut(),
+        ) else {
+            return false;
+        };
+        let add = Addends { num, den };
+        let gram_work = &mut self.hpass;
+        gram_work.reset_gram();
+        blocked_pass_over_x(
+            xs,
+            (m, n, k),
+            ws,
+            self.x_block,
+            (wtx, hs, xht),
+            &mut self.xht_acc,
+            |wtx, hs, j0, len| {
+                update_h_columns_plus(gram_work, gram, hs, n, j0, wtx, n, j0, len, add);
+            },
+        );
+        if let Some(hht) = self.hht.as_slice_mut() {
+            self.hpass.gram_into(hht);
+        }
+        true
+    }
+}
+
+/// The objective `reconstruction + must_link + cannot_link`, with its three terms.
+fn objective_of(recon: f64, links: &LinkTerms) -> Objective {
+    let (must, cannot) = (links.must_loss(), links.cannot_loss());
+    Objective {
+        total: recon + must + cannot,
+        terms: vec![
+            Term {
+                name: "reconstruction".into(),
+                value: recon,
+            },
+            Term {
+                name: "must_link".into(),
+                value: must,
+            },
+            Term {
+                name: "cannot_link".into(),
+                value: cannot,
+            },
+        ],
+    }
+}
+
+impl Model for Nmfcc {
+    fn kind(&self) -> ModelKind {
+        super::KIND
+    }
+
+    fn step(&mut self) -> Result<Objective, ModelError> {
+        if self.reference || !self.fused_h_step() {
+            self.reference_h_step();
+        }
+        // W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε): the links do not involve W.
+        gemm_into(
+            &mut self.whht.view_mut(),
+            1.0,
+            self.w.view(),
+            Op::N,
+            self.hht.view(),
+            Op::N,
+            false,
+        );
+        mu_update(&mut self.w, &self.xht, &self.whht);
+        gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
+        self.iteration += 1;
+        self.recon = if self.iteration.is_multiple_of(EXACT_EVERY) {
+            self.residual
+                .norm2(&self.data.x, &self.w, &self.h, self.reference)
+        } else {
+            self.trace_recon()
+        };
+        // The link terms of the new H, and the addends of the next H rule.
+        self.links.update(self.h.view());
+        Ok(self.objective())
+    }
+
+    fn h(&self) -> ArrayView2<'_, f64> {
+        self.h.view()
+    }
+
+    fn w(&self) -> Option<ArrayView2<'_, f64>> {
+        Some(self.w.view())
+    }
+
+    fn objective(&self) -> Objective {
+        objective_of(self.recon, &self.links)
+    }
+
+    /// No rescaling: the must-link term fixes the scale of H (docs/models.md §3.5, §10.3).
+    fn finish(&mut self) {}
+
+    /// Pairs that are both a must-link and a cannot-link (contradictory constraints).
+    fn notes(&self) -> Vec<String> {
+        let (must, cannot, both) = self.links.counts();
+        if both == 0 {
+            return Vec::new();
+        }
+        vec![format!(
+            "{both} of the {must} must-link pairs are also among the {cannot} cannot-link \
+             pairs (contradictory constraints): both terms apply to them"
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::constraints::Triplet;
+    use crate::engine::constraints::generate::{
+        ProtocolOptions, generate_triplets, labels_from_truth,
+    };
+    use crate::engine::experiment::{FitOptions, StopReason, fit};
+    use crate::engine::models::nmf::{self, Nmf};
+    use crate::engine::models::nmfcc::KIND;
+    use crate::engine::models::nmfcc::links::tests::random_links;
+    use crate::engine::models::{EPS_DIV, ParamValue, WarmStart, build};
+    use ndarray::array;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+    use std::ops::ControlFlow;
+
+    fn dataset(x: Array2<f64>) -> Arc<Dataset> {
+        Arc::new(Dataset::from_parts(x, None, vec![], "test"))
+    }
+
+    fn random_data(m: usize, n: usize, seed: u64) -> Arc<Dataset> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        dataset(Array2::from_shape_simple_fn((m, n), || rng.r#gen::<f64>()))
+    }
+
+    fn spec(k: usize, seed: u64, alpha: f64, beta: f64) -> ModelSpec {
+        ModelSpec::new(KIND, k, seed)
+            .with("alpha", ParamValue::Number(alpha))
+            .with("beta", ParamValue::Number(beta))
+    }
+
+    fn rel_diff(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> f64 {
+        ((&a - &b).mapv(|v| v * v).sum() / b.mapv(|v| v * v).sum()).sqrt()
+    }
+
+    /// α = β = 0 gives NMF's iterates and objectives bit for bit, on X in cache (one product
+    /// per pass) and on X above 4 MiB (the blocked single pass), from the same seed.
+    #[test]
+    fn zero_weights_give_nmf_bit_for_bit() {
+        for (m, n, k, iters) in [(30, 70, 4, 120), (520, 1030, 5, 8)] {
+            let data = random_data(m, n, 3);
+            let links = random_links(n, 3 * n, 4);
+            let s = spec(k, 11, 0.0, 0.0);
+            let p = NmfccParams::from_checked(&s.checked().unwrap()).unwrap();
+            let (w0, h0) = start_wh(&s, m, n, data.x.mean().unwrap());
+            let mut cc = Nmfcc::with_factors(Arc::clone(&data), p, &links, w0, h0).unwrap();
+            let mut nmf = Nmf::new(Arc::clone(&data), &ModelSpec::new(nmf::KIND, k, 11)).unwrap();
+            assert_eq!(cc.reference, m * n * 8 <= FUSED_MIN_BYTES);
+            assert_eq!(cc.objective().total.to_bits(), nmf.objective().total.to_bits());
+            for t in 0..iters {
+                let (a, b) = (cc.step().unwrap(), nmf.step().unwrap());
+                assert_eq!(a.total.to_bits(), b.total.to_bits(), "{m}×{n} iteration {t}");
+                assert_eq!(cc.h(), nmf.h(), "{m}×{n} iteration {t}");
+                assert_eq!(cc.w(), nmf.w(), "{m}×{n} iteration {t}");
+            }
+            assert_eq!(
+                cc.objective().terms.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+                ["reconstruction", "must_link", "cannot_link"]
+            );
+        }
+    }
+
+    /// docs/models.md §3.5 by hand, one iteration on m = 2, n = 3, k = 1: X all ones, W = (1, 1)ᵀ,
+    /// H = (0.5, 1, 1), must-link (0, 1), cannot-link (1, 2), α = 2, β = 1.
+    ///
+    /// Before: WH = (0.5, 1, 1) in both rows, reconstruction 2 · 0.5² = 0.5; s₀₁ = 0.5, must-link
+    /// 2 · 0.5² = 0.5; s₁₂ = 1, cannot-link 1. WᵀX = (2, 2, 2), WᵀW H = (1, 2, 2).
+    /// H: column 0 (4 = 2 + α h₁) / (2 = 1 + α s₀₁ h₁) → 1; column 1 (3 = 2 + α h₀) /
+    /// (3.5 = 2 + α s₀₁ h₀ + β s₁₂ h₂) → 6/7; column 2: 2 / (3 = 2 + β s₁₂ h₁) → 2/3.
+    /// W: XHᵀ = 1 + 6/7 + 2/3 = 53/21, HHᵀ = 1 + 36/49 + 4/9 = 961/441, so each entry of W
+    /// becomes (53/21) / (961/441) = 1113/961. After: s₀₁ = 6/7 and s₁₂ = 4/7, so must-link
+    /// 2/49 and cannot-link 16/49.
+    #[test]
+    fn one_step_by_hand() {
+        let links = Links {
+            must: vec![(0, 1)],
+            cannot: vec![(1, 2)],
+        };
+        let p = NmfccParams {
+            alpha: 2.0,
+            beta: 1.0,
+        };
+        let data = dataset(Array2::ones((2, 3)));
+        let mut m = Nmfcc::with_factors(data, p, &links, array![[1.0], [1.0]], array![[0.5, 1.0, 1.0]])
+            .unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * b.abs().max(1.0);
+        let o = m.objective();
+        assert!(close(o.terms[0].value, 0.5) && close(o.terms[1].value, 0.5));
+        assert!(close(o.terms[2].value, 1.0) && close(o.total, 2.0), "{o:?}");
+        let o = m.step().unwrap();
+        let h = m.h();
+        for (got, want) in h.iter().zip([1.0, 6.0 / 7.0, 2.0 / 3.0]) {
+            assert!(close(*got, want), "{h}");
+        }
+        let w = 1113.0 / 961.0;
+        assert!(m.w().unwrap().iter().all(|&v| close(v, w)));
+        let recon: f64 = 2.0 * [1.0, 6.0 / 7.0, 2.0 / 3.0].iter().map(|h| (1.0 - w * h).powi(2)).sum::<f64>();
+        assert!(close(o.terms[0].value, recon), "{o:?}");
+        assert!(close(o.terms[1].value, 2.0 / 49.0) && close(o.terms[2].value, 16.0 / 49.0));
+        assert!(close(o.total, recon + 18.0 / 49.0));
+    }
+
+    /// The plain rules of docs/models.md §3.5, written densely: H then W, each floored at φ.
+    fn reference_step(
+        x: &Array2<f64>,
+        w: &mut Array2<f64>,
+        h: &mut Array2<f64>,
+        links: &Links,
+        alpha: f64,
+        beta: f64,
+    ) {
+        let (_, _, num_l, den_l) =
+            crate::engine::models::nmfcc::links::tests::reference(h, links, alpha, beta);
+        let num = w.t().dot(x) + num_l;
+        let den = w.t().dot(&*w).dot(&*h) + den_l;
+        Zip::from(&mut *h)
+            .and(&num)
+            .and(&den)
+            .for_each(|z, &a, &b| *z = (*z * a / b.max(EPS_DIV)).max(crate::engine::models::mu::FLOOR));
+        let num = x.dot(&h.t());
+        let den = w.dot(&h.dot(&h.t()));
+        Zip::from(&mut *w)
+            .and(&num)
+            .and(&den)
+            .for_each(|z, &a, &b| *z = (*z * a / b.max(EPS_DIV)).max(crate::engine::models::mu::FLOOR));
+    }
+
+    /// A warm start (`run --init DIR`, docs/models.md §10.6) is used exactly as given, zeros
+    /// included, and the steps from it follow the plain rules.
+    #[test]
+    fn a_warm_start_follows_the_documented_updates() {
+        let (m, n, k) = (12, 30, 3);
+        let data = random_data(m, n, 7);
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        let mut w = Array2::from_shape_simple_fn((m, k), || rng.r#gen::<f64>());
+        let mut h = Array2::from_shape_simple_fn((k, n), || rng.r#gen::<f64>() * 0.6);
+        w[[2, 1]] = 0.0;
+        h[[0, 4]] = 0.0;
+        // Triplets as the front ends give them; the links are what SideInfo derives.
+        let ts: Vec<Triplet> = (0..20).map(|t| Triplet::new(t, (t + 1) % n, (t + 7) % n)).collect();
+        let side = SideInfo::with_triplets(ts);
+        let links = side.links();
+        let (alpha, beta) = (0.5, 2.0);
+        let init = Arc::new(WarmStart::new(Some(w.clone()), h.clone(), "test"));
+        let s = spec(k, 0, alpha, beta).with_init(init);
+        let mut model = build(&s, Arc::clone(&data), &side).unwrap();
+        assert_eq!(model.h(), h.view(), "used exactly as given");
+        assert_eq!(model.w().unwrap(), w.view());
+        for t in 0..2 {
+            model.step().unwrap();
+            reference_step(&data.x, &mut w, &mut h, &links, alpha, beta);
+            let (dh, dw) = (rel_diff(model.h(), h.view()), rel_diff(model.w().unwrap(), w.view()));
+            assert!(dh < 1e-13 && dw < 1e-13, "step {t}: H {dh:e}, W {dw:e}");
+        }
+        assert!(h[[0, 4]] > 0.0, "the floor lifted the zero");
+    }
+
+    /// The blocked single pass over X gives the reference step's iterates up to the rounding of
+    /// the sums, and repeats bit for bit (blocks of 64 columns, a short last block).
+    #[test]
+    fn blocked_pass_matches_the_reference_step() {
+        let (m, n, k) = (40, 403, 6);
+        let data = random_data(m, n, 9);
+        let links = random_links(n, 2 * n, 10);
+        let p = NmfccParams {
+            alpha: 0.5,
+            beta: 0.5,
+        };
+        let run = |reference: bool| {
+            let s = ModelSpec::new(KIND, k, 3);
+            let (w0, h0) = start_wh(&s, m, n, data.x.mean().unwrap());
+            let mut cc = Nmfcc::with_factors(Arc::clone(&data), p, &links, w0, h0).unwrap();
+            cc.reference = reference;
+            cc.x_block = 64;
+            let obj: Vec<f64> = (0..150).map(|_| cc.step().unwrap().total).collect();
+            (cc.w.clone(), cc.h.clone(), obj)
+        };
+        let (w_ref, h_ref, obj_ref) = run(true);
+        let (w, h, obj) = run(false);
+        assert!(rel_diff(w.view(), w_ref.view()) <= 1e-10);
+        assert!(rel_diff(h.view(), h_ref.view()) <= 1e-10);
+        for (a, b) in obj.iter().zip(&obj_ref) {
+            assert!((a - b).abs() <= 1e-10 * b.abs());
+        }
+        assert_eq!(run(false), (w, h, obj));
+    }
+
+    /// A non-finite iterate makes the objective non-finite, and the fit loop stops with a
+    /// message. The multiplicative rule itself turns a NaN entry into the floor (`f64::max`
+    /// returns the number), so an iterate goes non-finite by overflow: here W so large that
+    /// the W rule overflows to +∞ (H is floored and stays finite), which only the objective
+    /// shows (the trace identity gives ∞ − ∞).
+    #[test]
+    fn a_non_finite_iterate_stops_the_fit() {
+        let (m, n, k) = (6, 10, 2);
+        let data = random_data(m, n, 1);
+        let side = SideInfo::with_triplets(vec![Triplet::new(0, 1, 2), Triplet::new(3, 4, 5)]);
+        let start = |w: Array2<f64>, h: Array2<f64>| {
+            let init = Arc::new(WarmStart::new(Some(w), h, "test"));
+            build(&spec(k, 0, 1.0, 1.0).with_init(init), Arc::clone(&data), &side).unwrap()
+        };
+        let mut nan_h = Array2::from_elem((k, n), 0.5);
+        nan_h[[1, 3]] = f64::NAN;
+        let model = start(Array2::from_elem((m, k), 0.5), nan_h);
+        assert!(model.objective().total.is_nan());
+        assert!(model.objective().terms.iter().all(|t| t.value.is_nan()), "{:?}", model.objective());
+        let mut model = start(Array2::from_elem((m, k), 1e250), Array2::from_elem((k, n), 0.5));
+        let err = fit(model.as_mut(), &FitOptions::default(), |_, _, _| ControlFlow::Continue(()))
+            .unwrap_err();
+        assert!(matches!(err.error, ModelError::Diverged { iteration: 1, .. }), "{err}");
+        assert_eq!(err.to_string(), "diverged at iteration 1: objective is NaN (try a smaller step or other parameters)");
+        assert!(model.h().iter().all(|v| v.is_finite()));
+        assert!(model.w().unwrap().iter().any(|v| v.is_infinite()));
+    }
+
+    /// The observer's break cancels the fit after the iteration it saw.
+    #[test]
+    fn a_cancelled_fit_stops_where_it_was_told() {
+        let data = random_data(10, 40, 2);
+        let side = SideInfo::with_triplets(vec![Triplet::new(0, 1, 2), Triplet::new(5, 6, 7)]);
+        let mut model = build(&spec(3, 1, 1.0, 1.0), data, &side).unwrap();
+        let opts = FitOptions {
+            max_iter: 1000,
+            tol: 0.0,
+        };
+        let out = fit(model.as_mut(), &opts, |t, _, _| {
+            if t == 7 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        })
+        .unwrap();
+        assert_eq!((out.stop, out.record.iterations()), (StopReason::Cancelled, 7));
+    }
+
+    /// Without links the model is refused with the registry's message, as by every front end;
+    /// two painted labels are enough (they give one link).
+    #[test]
+    fn refuses_without_links_with_the_registrys_message() {
+        let data = random_data(5, 8, 3);
+        let want = KIND.check_side(&SideInfo::default()).unwrap_err().to_string();
+        assert!(want.contains("must-link / cannot-link pairs"), "{want}");
+        for side in [
+            SideInfo::default(),
+            SideInfo::new(Vec::new(), vec![Some(0), None, None, None, None, None, None, None]),
+        ] {
+            let e = build(&spec(2, 0, 1.0, 1.0), Arc::clone(&data), &side).err().unwrap();
+            assert!(matches!(e, ModelError::MissingSideInfo { .. }), "{e}");
+            assert_eq!(e.to_string(), want);
+        }
+        let e = Nmfcc::with_factors(
+            Arc::clone(&data),
+            NmfccParams::defaults().unwrap(),
+            &Links::default(),
+            Array2::ones((5, 2)),
+            Array2::ones((2, 8)),
+        )
+        .err()
+        .unwrap();
+        assert_eq!(e.to_string(), want);
+        let two = SideInfo::new(Vec::new(), vec![Some(0), Some(1), None, None, None, None, None, None]);
+        let m = Nmfcc::new(data, &spec(2, 0, 1.0, 1.0), &two).unwrap();
+        assert_eq!(m.link_counts(), (0, 1, 0));
+        assert_eq!(KIND.needs(), crate::engine::models::SideNeed::Links);
+        assert_eq!(crate::engine::models::ModelKind::from_name("NMFCC"), Some(KIND));
+    }
+
+    /// The same seed gives the same fit; contradictory pairs are reported in the notes.
+    #[test]
+    fn repeatable_and_contradictions_are_noted() {
+        let data = random_data(8, 30, 4);
+        // (0, 1, 2) and (0, 2, 1): (0, 1) and (0, 2) are each both a must- and a cannot-link.
+        let side = SideInfo::with_triplets(vec![Triplet::new(0, 1, 2), Triplet::new(0, 2, 1)]);
+        let run = |seed| {
+            let mut m = build(&spec(3, seed, 1.0, 1.0), Arc::clone(&data), &side).unwrap();
+            for _ in 0..30 {
+                m.step().unwrap();
+            }
+            m.finish();
+            (m.h().to_owned(), m.w().unwrap().to_owned(), m.notes())
+        };
+        let (h, w, notes) = run(5);
+        assert_eq!(run(5), (h.clone(), w, notes.clone()));
+        assert_ne!(run(6).0, h);
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].starts_with("2 of the 2 must-link pairs"), "{}", notes[0]);
+    }
+
+    /// Digits (`../shared/data/digits_sklearn`, unit-norm samples as `run` loads them), links
+    /// from the protocol's triplets (docs/models.md §8.4), 300 iterations. The rule (3.52) is
+    /// not a proven descent step: from NMF's start, whose codes have inner products far below
+    /// the 1 the must-links ask for, the first step overshoots (F doubles). From the second
+    /// iteration on F falls every iteration, and it ends far below the start.
+    #[test]
+    fn objective_on_real_data() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../shared/data/digits_sklearn/digits_sklearn.csv");
+        if !path.exists() {
+            eprintln!("skipping: {} is absent (shared datasets not available)", path.display());
+            return;
+        }
+        let data = crate::engine::data::load(&path, &Default::default()).unwrap();
+        let truth = data.labels.clone().unwrap();
+        let ts = generate_triplets(data.x.view(), &labels_from_truth(&truth), &ProtocolOptions::default(), &[])
+            .unwrap()
+            .triplets;
+        let side = SideInfo::with_triplets(ts);
+        let data = Arc::new(data);
+        let mut m = build(&ModelSpec::new(KIND, 10, 1), data, &side).unwrap();
+        let first = m.objective().total;
+        let mut prev = first;
+        let mut rises = Vec::new();
+        for t in 0..300 {
+            let f = m.step().unwrap().total;
+            if f > prev * (1.0 + 1e-12) {
+                rises.push((t, prev, f));
+            }
+            prev = f;
+        }
+        let later: Vec<_> = rises.iter().filter(|r| r.0 > 0).collect();
+        assert!(later.is_empty(), "F rose after the first iteration: {later:?}");
+        assert!(prev < 0.5 * first, "F = {prev} after 300 iterations, {first} at the start");
+    }
+}
