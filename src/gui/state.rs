@@ -211,6 +211,9 @@ impl Progress {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Series {
     pub linear: Vec<PlotPoint>,
+    /// The positive values only: a zero term (t-STE's `l2` at λ = 0, a graph term at λ = 0)
+    /// has no logarithm, and drawing it at log10 of the smallest double stretched the axis
+    /// down to 1e-308 and flattened every other curve.
     pub log10: Vec<PlotPoint>,
 }
 
@@ -218,8 +221,9 @@ impl Series {
     pub fn push(&mut self, iteration: usize, value: f64) {
         let x = iteration as f64;
         self.linear.push(PlotPoint::new(x, value));
-        self.log10
-            .push(PlotPoint::new(x, value.max(f64::MIN_POSITIVE).log10()));
+        if value > 0.0 && value.is_finite() {
+            self.log10.push(PlotPoint::new(x, value.log10()));
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -404,5 +408,23 @@ impl Session {
         };
         let find = |id: &u64| self.history.iter().find(|r| r.id == *id);
         Some([find(a)?, find(b)?])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Series;
+
+    /// Zero and non-finite values are drawn on the linear axis only: on the log axis they
+    /// have no place (and a zero term must not stretch the axis to 1e-308).
+    #[test]
+    fn the_log_series_keeps_the_positive_values_only() {
+        let mut s = Series::default();
+        for (t, v) in [(1, 100.0), (2, 0.0), (3, 10.0), (4, f64::NAN)] {
+            s.push(t, v);
+        }
+        assert_eq!(s.len(), 4);
+        let log: Vec<(f64, f64)> = s.log10.iter().map(|p| (p.x, p.y)).collect();
+        assert_eq!(log, vec![(1.0, 2.0), (3.0, 1.0)]);
     }
 }
