@@ -9,15 +9,21 @@
 //! `crate::engine::sys`. Products run single-threaded by default: on a shared 2-vCPU box multi-threaded BLAS collapsed under
 //! load, so parallelism goes across runs instead; [`set_threads`] opts in.
 
+pub mod adaptive;
 mod gemm;
 pub(crate) mod gram;
 pub mod graph;
 pub mod knn;
+pub mod procrustes;
+pub mod simplex;
 pub mod sparse;
 pub mod special;
 pub(crate) mod thin;
 
+pub use adaptive::{adaptive_graph, adaptive_rows};
 pub use gemm::{Op, gemm, gemm_into, gram_of_columns, gram_of_rows, par, set_threads, threads};
 pub use graph::{GraphWeight, weighted_graph};
 pub use knn::{Neighbours, knn, knn_graph};
+pub use procrustes::{ProcrustesError, procrustes};
+pub use simplex::{project_to_simplex, weighted_simplex_qp};
 pub use sparse::Csr;
