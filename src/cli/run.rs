@@ -164,7 +164,8 @@ pub struct RunArgs {
     /// factors are used exactly as given (docs/models.md §10.6).
     #[arg(long, value_name = "DIR")]
     pub init: Option<PathBuf>,
-    /// Write H.csv, W.csv, clusters.csv, convergence.csv, run.json (and .npy twins) here.
+    /// Write H.csv, W.csv, clusters.csv, convergence.csv, run.json (and .npy twins) here, and
+    /// the model's own arrays (e.g. FNMF's Theta.npy) as .npy.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Print one JSON object with the results on stdout.
@@ -396,7 +397,8 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     });
 
     if let Some(dir) = &args.out {
-        write_outputs(dir, &report, h, w, &clusters, rec).map_err(CliError::Failed)?;
+        write_outputs(dir, &report, h, w, &result.exports, &clusters, rec)
+            .map_err(CliError::Failed)?;
         eprintln!("wrote results to {}", dir.display());
     }
     if args.json {
@@ -411,6 +413,7 @@ fn write_outputs(
     report: &Value,
     h: &ndarray::Array2<f64>,
     w: Option<&ndarray::Array2<f64>>,
+    exports: &[crate::engine::models::Export],
     clusters: &[usize],
     rec: &experiment::FitRecord,
 ) -> anyhow::Result<()> {
@@ -425,6 +428,9 @@ fn write_outputs(
     if let Some(w) = w {
         write_atomic(&dir.join("W.csv"), matrix_csv(w).as_bytes())?;
         write_atomic(&dir.join("W.npy"), &matrix_npy(w)?)?;
+    }
+    for e in exports {
+        write_atomic(&dir.join(format!("{}.npy", e.name)), &matrix_npy(&e.array)?)?;
     }
     let names: Vec<&String> = rec.terms.keys().collect();
     let mut conv = String::from("iteration,objective");

@@ -10,7 +10,7 @@ use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use crate::engine::experiment::{self, FitOptions, FitRecord, StopReason};
 use crate::engine::linalg::Csr;
-use crate::engine::models::{self, Model, ModelSpec, Objective, SampleValues};
+use crate::engine::models::{self, Export, Model, ModelSpec, Objective, SampleValues};
 use crate::engine::projection::Projector;
 use ndarray::Array2;
 use std::ops::ControlFlow;
@@ -126,6 +126,8 @@ pub struct RunResult {
     pub values: Option<SampleValues>,
     /// The model's sample graph ([`Model::graph`]).
     pub graph: Option<Arc<Csr>>,
+    /// The model's arrays beyond W and H ([`Model::exports`]), for `run --out`.
+    pub exports: Vec<Export>,
 }
 
 impl RunResult {
@@ -380,6 +382,7 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
                     assignments: model.assignments(),
                     values: model.sample_values(),
                     graph: model.graph(),
+                    exports: model.exports(),
                 }),
             });
         }

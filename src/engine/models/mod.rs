@@ -121,6 +121,16 @@ pub struct SampleValues {
     pub values: Vec<f64>,
 }
 
+/// An array a model exports beyond W and H (FNMF's feature weights Θ, PSMF's G), which
+/// `run --out` writes as `<name>.npy`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Export {
+    /// The file stem (`Theta` gives `Theta.npy`); letters, digits and `_` only.
+    pub name: &'static str,
+    /// The array, in the orientation the model's section of docs/models.md gives.
+    pub array: ndarray::Array2<f64>,
+}
+
 /// A factorization driven step by step. `Send` so the worker can own it on its thread.
 pub trait Model: Send {
     /// Which model this is.
@@ -160,6 +170,10 @@ pub trait Model: Send {
     /// `None` for models without one.
     fn graph(&self) -> Option<Arc<Csr>> {
         None
+    }
+    /// Arrays beyond W and H for `run --out` ([`Export`]), after the fit; none by default.
+    fn exports(&self) -> Vec<Export> {
+        Vec::new()
     }
 }
 
