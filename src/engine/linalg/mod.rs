@@ -15,6 +15,7 @@ pub(crate) mod gram;
 pub mod graph;
 pub mod knn;
 pub mod procrustes;
+pub mod shrink;
 pub mod simplex;
 pub mod sparse;
 pub mod special;
@@ -25,5 +26,6 @@ pub use gemm::{Op, gemm, gemm_into, gram_of_columns, gram_of_rows, par, set_thre
 pub use graph::{GraphWeight, weighted_graph};
 pub use knn::{Neighbours, knn, knn_graph};
 pub use procrustes::{ProcrustesError, procrustes};
+pub use shrink::shrink_columns;
 pub use simplex::{project_to_simplex, weighted_simplex_qp};
 pub use sparse::Csr;
