@@ -29,6 +29,8 @@ pub struct ScatterGroup {
 pub struct ScatterCache {
     /// Iteration of the snapshot the groups were built from.
     pub iteration: usize,
+    /// The points are the PCA-2D of X (no run yet), not of a run's H.
+    pub of_data: bool,
     pub groups: Vec<ScatterGroup>,
     /// k = 1: the axes are (sample index, h) rather than PCA components.
     pub index_axes: bool,
@@ -173,6 +175,7 @@ impl ScatterCache {
             groups.retain(|g| !g.points.is_empty());
             return Self {
                 iteration: snapshot.iteration,
+                of_data: false,
                 groups,
                 index_axes: snapshot.h.nrows() == 1,
                 by_sample: (0..n).map(point).collect(),
@@ -234,6 +237,7 @@ impl ScatterCache {
         groups.retain(|g| !g.points.is_empty());
         Self {
             iteration: snapshot.iteration,
+            of_data: false,
             groups,
             index_axes: snapshot.h.nrows() == 1,
             by_sample: (0..n).map(point).collect(),
@@ -281,6 +285,7 @@ impl ScatterCache {
         groups.retain(|g| !g.points.is_empty());
         Self {
             iteration: snapshot.iteration,
+            of_data: false,
             groups,
             index_axes: snapshot.h.nrows() == 1,
             by_sample: (0..n).map(point).collect(),

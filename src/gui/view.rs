@@ -118,20 +118,29 @@ impl ViewState {
 
     /// Rebuild the scatter groups from `snapshot`, coloured as [`Self::color_by`] asks
     /// (clusters need the run's `evaluation`).
+    ///
+    /// Without a run's snapshot, the PCA-2D of X (`x_view`) is shown, coloured by the truth.
     pub fn rebuild_scatter(
         &mut self,
         data: Option<&Dataset>,
         snapshot: Option<&Snapshot>,
+        x_view: Option<&Snapshot>,
         evaluation: Option<&Evaluation>,
     ) {
-        let (Some(data), Some(snap)) = (data, snapshot) else {
+        let Some(data) = data else {
             return;
         };
-        self.scatter = match self.color_by {
-            ColorBy::Cluster => ScatterCache::build_coloured(data, snap, evaluation),
-            ColorBy::Truth => ScatterCache::build_coloured(data, snap, None),
-            ColorBy::ModelValue => ScatterCache::build_by_value(data, snap),
+        let (snap, of_data) = match (snapshot, x_view) {
+            (Some(s), _) => (s, false),
+            (None, Some(x)) if x.projection.nrows() == data.n() => (x, true),
+            _ => return,
         };
+        self.scatter = match self.color_by {
+            ColorBy::Cluster if !of_data => ScatterCache::build_coloured(data, snap, evaluation),
+            ColorBy::ModelValue if !of_data => ScatterCache::build_by_value(data, snap),
+            _ => ScatterCache::build_coloured(data, snap, None),
+        };
+        self.scatter.of_data = of_data;
     }
 
     /// Select or unselect a history row; selecting a third drops the oldest selection.

@@ -180,6 +180,7 @@ fn toolbar(
             view.rebuild_scatter(
                 session.dataset.as_deref(),
                 run.snapshot.as_deref(),
+                session.x_view.as_deref(),
                 session.evaluation.as_deref(),
             );
             if view.color_by == ColorBy::Cluster && session.evaluation.is_none() {
@@ -274,7 +275,9 @@ pub fn show(
     toolbar(ui, session, run, view, &data);
     let cache = &view.scatter;
     ui.label(
-        RichText::new(if cache.index_axes {
+        RichText::new(if cache.of_data {
+            "PCA-2D of X (the data; a run replaces it with its H)".to_owned()
+        } else if cache.index_axes {
             format!("H (k = 1) by sample · iteration {}", cache.iteration)
         } else {
             format!("PCA-2D of H · iteration {}", cache.iteration)
