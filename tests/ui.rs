@@ -112,7 +112,14 @@ fn stop_cancels_within_a_few_frames() {
         a.run().worker == WorkerState::Cancelled
     });
     let s = h.state().session();
-    assert!(s.status.text.contains("Cancelled"), "{:?}", s.status);
+    assert!(
+        s.status.text.contains("Stopped at iteration"),
+        "{:?}",
+        s.status
+    );
+    // The stopped run is kept (and scored) like a finished one.
+    assert_eq!(s.history.len(), 1);
+    assert!(s.history[0].stop.starts_with("stopped at iteration"));
     assert!(h.state().run().progress.iteration < 1_000_000);
     assert!(h.state().run().job_id.is_none());
 }

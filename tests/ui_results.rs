@@ -211,7 +211,16 @@ fn evaluation_history_overlay_colour_and_export() {
     });
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
-    assert!(lines[0].starts_with("run,model,params"), "{text}");
+    assert!(
+        lines[0].starts_with("run,model,dataset,params,seed,stop,iterations,seconds,acc,acc_std,"),
+        "{text}"
+    );
+    for col in ["nmi_max_std", "nmi_arith", "class_acc", "macro_f1", "kept"] {
+        assert!(lines[0].contains(col), "{col}: {text}");
+    }
+    // Every field is filled for an evaluated run on labelled data (kept: no triplets).
+    let fields: Vec<&str> = lines[1].split(',').collect();
+    assert!(fields[8..19].iter().all(|f| !f.is_empty()), "{}", lines[1]);
     assert!(
         lines[1].starts_with("1,") && lines[2].starts_with("2,"),
         "{text}"
@@ -356,4 +365,56 @@ fn forty_classes_get_forty_colours_and_a_legend_that_highlights() {
     h.get_by_label("s6 (10)").click();
     h.run_steps(2);
     assert_eq!(h.state().view().highlight, None);
+}
+
+/// A run stopped by the user stays in the history as "stopped at iteration t" and is scored;
+/// "show" on an earlier row brings its scatter and scores back.
+#[test]
+fn a_stopped_run_is_kept_and_scored_and_show_brings_a_run_back() {
+    let mut h = loaded();
+    run_and_evaluate(&mut h, 1);
+    let first_frame = h.state().view().scatter.by_sample.clone();
+    h.state_mut().settings_mut().max_iter = 10_000_000;
+    h.state_mut().settings_mut().tol = 0.0;
+    h.get_by_label("Run").click();
+    step_until(&mut h, "the second run to go", MAX_STEPS, |a| {
+        a.run().progress.iteration > 20
+    });
+    h.get_by_label("Stop").click();
+    step_until(&mut h, "the stopped run's evaluation", MAX_STEPS, |a| {
+        a.session().history.len() == 2
+            && a.session().evaluating.is_none()
+            && a.session().history[1].acc.is_some()
+    });
+    h.run_steps(2);
+    let row = h.state().session().history[1].clone();
+    assert!(
+        row.stop.starts_with("stopped at iteration "),
+        "{}",
+        row.stop
+    );
+    assert_eq!(row.stop, format!("stopped at iteration {}", row.iterations));
+    assert_eq!(h.state().session().history[0].stop, "converged");
+    assert!(row.dataset.starts_with("sample:") || !row.dataset.is_empty());
+    // Away from the Stop button, so its tooltip does not cover the table.
+    h.hover_at(egui::pos2(5.0, 5.0));
+    h.run_steps(2);
+    h.get_all_by_label("show")
+        .next()
+        .expect("a show button")
+        .scroll_to_me();
+    h.run_steps(20);
+    h.get_all_by_label("show")
+        .next()
+        .expect("a show button")
+        .click();
+    h.run_steps(3);
+    let s = h.state().session();
+    assert_eq!(
+        s.evaluation.as_ref().map(|e| e.run),
+        Some(1),
+        "{:?}",
+        s.status
+    );
+    assert_eq!(h.state().view().scatter.by_sample, first_frame);
 }

@@ -78,7 +78,7 @@ impl Job {
 }
 
 /// H at some iteration and its 2-D projection (n×2, aligned to the previous snapshot).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Snapshot {
     pub iteration: usize,
     pub h: Array2<f64>,
@@ -179,9 +179,12 @@ pub enum Event {
         /// data): the user's input, not the fit, is at fault (the CLI exits with 2).
         at_build: bool,
     },
+    /// Stopped by the user; `result` is the run as it was when it stopped (post-processed
+    /// like a finished one), so it can be kept and scored.
     Cancelled {
         job: JobId,
         iterations: usize,
+        result: Box<RunResult>,
     },
 }
 
@@ -357,33 +360,35 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
         return;
     }
     match outcome {
-        Ok(out) if out.stop == StopReason::Cancelled => {
-            send(Event::Cancelled {
-                job: id,
-                iterations: out.record.iterations(),
-            });
-        }
         Ok(out) => {
             let h = model.h().to_owned();
             let projection = job
                 .snapshot_interval
                 .and_then(|_| projector.project(h.view()).ok());
-            send(Event::Finished {
-                job: id,
-                result: Box::new(RunResult {
-                    spec: job.spec.clone(),
-                    fit: job.fit,
-                    record: out.record,
-                    stop: out.stop,
-                    w: model.w().map(|w| w.to_owned()),
-                    h,
-                    projection,
-                    notes: out.notes,
-                    assignments: model.assignments(),
-                    values: model.sample_values(),
-                    graph: model.graph(),
-                    exports: model.exports(),
-                }),
+            let iterations = out.record.iterations();
+            let stop = out.stop;
+            let result = Box::new(RunResult {
+                spec: job.spec.clone(),
+                fit: job.fit,
+                record: out.record,
+                stop,
+                w: model.w().map(|w| w.to_owned()),
+                h,
+                projection,
+                notes: out.notes,
+                assignments: model.assignments(),
+                values: model.sample_values(),
+                graph: model.graph(),
+                exports: model.exports(),
+            });
+            send(if stop == StopReason::Cancelled {
+                Event::Cancelled {
+                    job: id,
+                    iterations,
+                    result,
+                }
+            } else {
+                Event::Finished { job: id, result }
             });
         }
         Err(e) => {

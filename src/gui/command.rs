@@ -24,6 +24,8 @@ pub enum UiCommand {
     /// Start a run of the selected model from this history run's factors (its rank, its W
     /// and H; docs/models.md §10.6).
     ContinueRun(u64),
+    /// Bring a history row's scatter and scores back (when no run is active).
+    ShowRun(u64),
     Pause,
     Resume,
     Stop,

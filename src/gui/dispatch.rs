@@ -27,6 +27,7 @@ impl App {
             UiCommand::OpenFolderDialog => self.open_dialog(true),
             UiCommand::Run => self.start_run(None),
             UiCommand::ContinueRun(id) => self.start_run(Some(id)),
+            UiCommand::ShowRun(id) => self.show_run(id),
             UiCommand::Pause => {
                 let status = self.run.pause();
                 self.show(status);
@@ -211,6 +212,40 @@ impl App {
             self.session.x_view.as_deref(),
             None,
         );
+    }
+
+    /// Put history row `id`'s last frame and scores back on the scatter and the results
+    /// panel; refused while a run is active (its frames would replace them).
+    fn show_run(&mut self, id: u64) {
+        if self.run.worker.is_active() {
+            self.session
+                .set_error("A run is active: stop it or let it finish to show another run");
+            return;
+        }
+        let Some(row) = self.session.history.iter().find(|r| r.id == id) else {
+            return;
+        };
+        let here = self.session.dataset.as_ref().map(|d| d.fingerprint);
+        if row.data != here {
+            let msg = format!(
+                "Run {id} was fitted on {}, not on the loaded data: load that dataset to see it",
+                row.dataset
+            );
+            self.session.set_error(msg);
+            return;
+        }
+        let (snapshot, evaluation) = (row.snapshot.clone(), row.evaluation.clone());
+        let msg = format!("Showing run {id} ({}, {})", row.model, row.stop);
+        self.run.snapshot = snapshot;
+        self.session.evaluation = evaluation;
+        self.session.kept = None;
+        self.view.rebuild_scatter(
+            self.session.dataset.as_deref(),
+            self.run.snapshot.as_deref(),
+            self.session.x_view.as_deref(),
+            self.session.evaluation.as_deref(),
+        );
+        self.session.set_status(msg);
     }
 
     /// Show `status` on the status line, when there is one.

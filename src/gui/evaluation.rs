@@ -8,6 +8,7 @@
 use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::eval::{Protocol, RunInput, evaluate_run};
+use crate::engine::experiment::StopReason;
 use crate::engine::fsutil::{csv_field, write_atomic};
 use crate::engine::models::{WarmStart, params_string};
 use crate::gui::state::{Evaluation, HistoryRow, Series};
@@ -56,23 +57,48 @@ pub fn evaluate(input: &EvalInput) -> Evaluation {
 /// The history table as CSV (header and one row per run).
 pub fn history_csv(rows: &[HistoryRow]) -> String {
     let opt = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
-    let mut out = String::from("run,model,params,seed,iterations,seconds,acc,nmi_sqrt,kept\n");
+    let mut out = String::from(
+        "run,model,dataset,params,seed,stop,iterations,seconds,acc,acc_std,nmi_max,nmi_max_std,\
+         nmi_sqrt,nmi_sqrt_std,nmi_arith,nmi_arith_std,kmeans_restarts,class_acc,macro_f1,kept\n",
+    );
     for r in rows {
+        let ev = r.evaluation.as_deref();
+        let c = ev.and_then(|e| e.clustering.as_ref());
+        let ms =
+            |f: fn(&crate::engine::eval::ClusteringSummary) -> crate::engine::eval::MeanStd| {
+                c.map(f)
+                    .map_or_else(|| ",".to_owned(), |m| format!("{},{}", m.mean, m.std))
+            };
+        let cls = ev.and_then(|e| e.classification.as_ref());
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.id,
             csv_field(&r.model),
+            csv_field(&r.dataset),
             csv_field(&r.params),
             r.seed,
+            csv_field(&r.stop),
             r.iterations,
             r.seconds,
-            opt(r.acc),
-            opt(r.nmi),
+            ms(|c| c.acc),
+            ms(|c| c.nmi_max),
+            ms(|c| c.nmi_sqrt),
+            ms(|c| c.nmi_arith),
+            ev.map(|e| e.restarts.to_string()).unwrap_or_default(),
+            opt(cls.map(|c| c.accuracy)),
+            opt(cls.map(|c| c.macro_f1)),
             opt(r.kept)
         );
     }
     out
+}
+
+/// The last component of a dataset's source (`../data/orl_32x32` → `orl_32x32`), or the
+/// sample's name.
+pub fn short_name(source: &str) -> String {
+    let s = source.trim_end_matches(['/', '\\']);
+    s.rsplit(['/', '\\']).next().unwrap_or(s).to_owned()
 }
 
 impl App {
@@ -110,6 +136,19 @@ impl App {
                 format!("run {id}"),
             )),
             data: s.dataset.as_ref().map(|d| d.fingerprint),
+            dataset: s
+                .dataset
+                .as_ref()
+                .map_or_else(String::new, |d| short_name(&d.source)),
+            stop: match result.stop {
+                StopReason::Converged => "converged".to_owned(),
+                StopReason::MaxIter => "iteration cap".to_owned(),
+                StopReason::Cancelled => {
+                    format!("stopped at iteration {}", result.record.iterations())
+                }
+            },
+            snapshot: self.run.snapshot.clone(),
+            evaluation: None,
         });
         let data = s.dataset.as_ref();
         let input = EvalInput {
@@ -148,7 +187,11 @@ impl App {
             row.nmi = ev.clustering.as_ref().map(|c| c.nmi_sqrt.mean);
             row.kept = ev.kept_h;
         }
-        s.evaluation = Some(Arc::new(ev));
+        let ev = Arc::new(ev);
+        if let Some(row) = s.history.iter_mut().find(|r| r.id == ev.run) {
+            row.evaluation = Some(Arc::clone(&ev));
+        }
+        s.evaluation = Some(ev);
         // The status line keeps the run's "Finished" message; the scores are in the panel.
         self.view.rebuild_scatter(
             s.dataset.as_deref(),

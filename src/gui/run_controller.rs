@@ -293,11 +293,24 @@ impl RunController {
                 )));
                 self.retire();
             }
-            Event::Cancelled { iterations, .. } => {
+            Event::Cancelled {
+                iterations, result, ..
+            } => {
+                self.progress.iteration = iterations;
+                self.progress.elapsed = result.record.seconds;
+                if let Some(snapshot) = result.snapshot()
+                    && snapshot.projection.ncols() >= 2
+                    && n_samples == Some(snapshot.projection.nrows())
+                {
+                    self.snapshot = Some(Arc::new(snapshot));
+                    out.snapshot_changed = true;
+                }
                 self.worker = WorkerState::Cancelled;
                 out.status = Some(Status::info(format!(
-                    "Cancelled after {iterations} iterations"
+                    "Stopped at iteration {iterations}: kept in the history and scored"
                 )));
+                self.result = Some(result);
+                out.finished = true;
                 self.retire();
             }
         }

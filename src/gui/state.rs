@@ -306,6 +306,14 @@ pub struct HistoryRow {
     pub factors: Arc<WarmStart>,
     /// The dataset the run was fitted on (a continuation needs the same data).
     pub data: Option<Fingerprint>,
+    /// The dataset's short name (file or folder name, or the sample's), for the table.
+    pub dataset: String,
+    /// How the fit ended: "converged", "iteration cap" or "stopped at iteration t".
+    pub stop: String,
+    /// The run's last scatter frame, to bring it back from the table ("show").
+    pub snapshot: Option<Arc<crate::engine::worker::Snapshot>>,
+    /// Its evaluation, once it arrives (every metric, for the table and the CSV).
+    pub evaluation: Option<Arc<Evaluation>>,
 }
 
 /// Domain state of one app session (never persisted): the dataset, its constraints, the

@@ -179,7 +179,7 @@ pub fn show(
             for (r, colour) in runs.iter().zip(OVERLAY) {
                 plot_ui.line(
                     Line::new(
-                        format!("run {} ({})", r.id, r.model),
+                        format!("run {} ({}, {})", r.id, r.model, r.dataset),
                         decimated(pick(&r.curve, log)),
                     )
                     .color(colour)

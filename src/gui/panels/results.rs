@@ -189,21 +189,27 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
     // keyboard and screen-reader navigation could not reach rows below the fold.
     let mut toggled = None;
     let mut continued = None;
+    let mut shown = None;
+    let here = session.dataset.as_ref().map(|d| d.fingerprint);
+    // The scores first, so that they show at the default width; the rest scrolls.
     egui::Grid::new("history_table")
         .striped(true)
-        .num_columns(10)
+        .num_columns(13)
         .show(ui, |ui| {
             for h in [
                 "#",
                 "Model",
+                "ACC",
+                "NMI (sqrt)",
+                "Kept",
+                "Data",
+                "",
+                "",
+                "Ended",
                 "Params",
                 "Seed",
                 "Iter",
                 "Time",
-                "ACC",
-                "NMI (sqrt)",
-                "Kept",
-                "",
             ] {
                 ui.strong(h);
             }
@@ -218,13 +224,27 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
                     toggled = Some(r.id);
                 }
                 ui.label(&r.model);
-                ui.label(&r.params);
-                ui.label(r.seed.to_string());
-                ui.label(r.iterations.to_string());
-                ui.label(format!("{:.2} s", r.seconds));
                 ui.label(fmt_opt(r.acc));
                 ui.label(fmt_opt(r.nmi));
                 ui.label(fmt_opt(r.kept));
+                let other = r.data != here;
+                let data = RichText::new(&r.dataset);
+                ui.label(if other { data.weak().italics() } else { data })
+                    .on_hover_text(if other {
+                        "Fitted on another dataset than the one loaded"
+                    } else {
+                        "The loaded dataset"
+                    });
+                if ui
+                    .add_enabled(!other, egui::Button::new("show").small())
+                    .on_hover_text(format!(
+                        "Bring run {}'s scatter and scores back (its last frame)",
+                        r.id
+                    ))
+                    .clicked()
+                {
+                    shown = Some(r.id);
+                }
                 if ui
                     .small_button("continue")
                     .on_hover_text(format!(
@@ -236,6 +256,11 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
                 {
                     continued = Some(r.id);
                 }
+                ui.label(&r.stop);
+                ui.label(&r.params);
+                ui.label(r.seed.to_string());
+                ui.label(r.iterations.to_string());
+                ui.label(format!("{:.2} s", r.seconds));
                 ui.end_row();
             }
         });
@@ -244,6 +269,9 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
     }
     if let Some(id) = continued {
         cmds.push(UiCommand::ContinueRun(id));
+    }
+    if let Some(id) = shown {
+        cmds.push(UiCommand::ShowRun(id));
     }
     ui.horizontal(|ui| {
         let l = ui.label("CSV path");
