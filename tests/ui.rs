@@ -504,3 +504,50 @@ fn the_paper_preset_sets_the_papers_values_and_defaults_undoes_it() {
     assert!(h.state().settings().params.is_empty());
     assert_eq!(slider_value(&h, "delta"), 1.0, "the table's default again");
 }
+
+/// At 1024×768 and 800×600 the scatter keeps a real share of the window after a run, no
+/// side panel covers it, and hiding a panel from the View menu gives its room to the plot.
+#[test]
+fn at_small_window_sizes_no_panel_covers_the_plot() {
+    for (w, hgt) in [(1024.0, 768.0), (800.0, 600.0)] {
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(w, hgt))
+            .with_max_steps(200)
+            .build_eframe(|cc| App::new(cc));
+        step_until(&mut h, "the sample to load", MAX_STEPS, |a| {
+            a.session().dataset.is_some()
+        });
+        h.get_by_label("Run").click();
+        step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
+            matches!(a.run().worker, WorkerState::Finished(_))
+        });
+        h.run_steps(3);
+        let plot = |h: &Harness<'static, App>| {
+            *h.state()
+                .view()
+                .plot_transform
+                .expect("scatter drawn")
+                .frame()
+        };
+        let frame = plot(&h);
+        assert!(
+            frame.width() > 0.25 * w && frame.height() > 100.0,
+            "{w}: {frame:?}"
+        );
+        let [left, right] = h.state().view().panel_rects;
+        for p in [left, right].into_iter().flatten() {
+            assert!(
+                !p.intersects(frame.shrink(1.0)),
+                "{w}: panel {p:?} over plot {frame:?}"
+            );
+        }
+        let wide = frame.width();
+        h.state_mut().settings_mut().show_model_panel = false;
+        h.run_steps(30);
+        assert!(h.state().view().panel_rects[1].is_none());
+        assert!(
+            plot(&h).width() > wide + 100.0,
+            "{w}: hiding the right panel"
+        );
+    }
+}

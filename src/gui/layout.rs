@@ -6,6 +6,19 @@ use eframe::egui;
 
 use super::{App, panels};
 
+/// The narrowest a side panel gets (its widgets wrap or scroll below that).
+const SIDE_MIN: f32 = 170.0;
+
+/// The widest the left and right panels may be in a window `width` points wide: together
+/// at most 60 % of it, so the scatter keeps the rest (at 1280 px: 300 + 330; at 800 px:
+/// 200 + 240).
+pub fn side_panel_widths(width: f32) -> (f32, f32) {
+    let total = 0.6 * width;
+    let left = (total * 0.45).clamp(SIDE_MIN, 300.0);
+    let right = (total * 0.55).clamp(SIDE_MIN, 340.0);
+    (left, right)
+}
+
 impl App {
     /// Draw every panel; the commands they push are applied afterwards by the caller.
     pub(super) fn draw_panels(&mut self, ui: &mut egui::Ui) {
@@ -18,10 +31,20 @@ impl App {
             &mut self.commands,
         );
         panels::status_line(ui, &self.session, &self.run, self.view.frame_ms);
-        egui::Panel::left("data_panel")
+        // Side panels shrink with the window so that the plots keep at least ~40 % of its
+        // width; each scrolls, and either can be hidden from the View menu.
+        let width = ctx.content_rect().width();
+        let (left_max, right_max) = side_panel_widths(width);
+        let (mut show_left, mut show_right) = (
+            self.settings.show_data_panel,
+            self.settings.show_model_panel,
+        );
+        let left = egui::Panel::left("data_panel")
             .resizable(true)
-            .default_size(280.0)
-            .show(ui, |ui| {
+            .default_size(280.0f32.min(left_max))
+            .min_size(SIDE_MIN.min(left_max))
+            .max_size(left_max)
+            .show_collapsible(ui, &mut show_left, |ui| {
                 egui::ScrollArea::vertical()
                     .id_salt("left_scroll")
                     .show(ui, |ui| {
@@ -41,10 +64,12 @@ impl App {
                         );
                     });
             });
-        egui::Panel::right("model_panel")
+        let right = egui::Panel::right("model_panel")
             .resizable(true)
-            .default_size(300.0)
-            .show(ui, |ui| {
+            .default_size(300.0f32.min(right_max))
+            .min_size(SIDE_MIN.min(right_max))
+            .max_size(right_max)
+            .show_collapsible(ui, &mut show_right, |ui| {
                 // Both axes: the history table is wider than the panel.
                 egui::ScrollArea::both()
                     .id_salt("right_scroll")
@@ -67,6 +92,12 @@ impl App {
                         );
                     });
             });
+        self.view.panel_rects = [
+            left.map(|r| r.response.rect),
+            right.map(|r| r.response.rect),
+        ];
+        self.settings.show_data_panel = show_left;
+        self.settings.show_model_panel = show_right;
         egui::CentralPanel::no_frame().show(ui, |ui| {
             egui::Panel::bottom("convergence_panel")
                 .resizable(true)

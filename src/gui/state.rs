@@ -41,6 +41,10 @@ pub struct Settings {
     pub dark: bool,
     /// k-means restarts of the evaluation after each run (docs/models.md §8.2 uses 50).
     pub kmeans_restarts: usize,
+    /// The data and constraints panel (left) is shown.
+    pub show_data_panel: bool,
+    /// The model and results panel (right) is shown.
+    pub show_model_panel: bool,
 }
 
 impl Default for Settings {
@@ -58,6 +62,8 @@ impl Default for Settings {
             seed: 0,
             max_iter: fit.max_iter,
             tol: fit.tol,
+            show_data_panel: true,
+            show_model_panel: true,
             params: BTreeMap::new(),
             log_y: true,
             dark: true,

@@ -7,6 +7,7 @@
 use crate::engine::constraints::ProtocolOptions;
 use crate::engine::data::Dataset;
 use crate::engine::worker::Snapshot;
+use eframe::egui;
 use egui_plot::{PlotPoint, PlotTransform};
 use std::path::Path;
 
@@ -42,6 +43,9 @@ pub struct ViewState {
     pub scatter: ScatterCache,
     /// The scatter's transform of the last frame (tests click at data coordinates with it).
     pub plot_transform: Option<PlotTransform>,
+    /// The left and right panels' rects of the last frame (None when hidden); tests check
+    /// that they never cover the plot.
+    pub panel_rects: [Option<egui::Rect>; 2],
     pub(crate) thumbnails: ThumbnailCache,
     // ----- results
     /// History ids selected in the table (at most two; two overlay their curves).
@@ -85,6 +89,7 @@ impl ViewState {
             highlight: None,
             scatter: ScatterCache::default(),
             plot_transform: None,
+            panel_rects: [None, None],
             thumbnails: ThumbnailCache::default(),
             selected_runs: Vec::new(),
             history_path_input: String::new(),

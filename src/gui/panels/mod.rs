@@ -49,6 +49,9 @@ pub fn top_bar(
                     cmds.push(UiCommand::SetDark(dark));
                 }
                 ui.checkbox(&mut settings.log_y, "Log-scale objective");
+                ui.separator();
+                ui.checkbox(&mut settings.show_data_panel, "Data and constraints panel");
+                ui.checkbox(&mut settings.show_model_panel, "Model and results panel");
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("About NMF Playground").clicked() {

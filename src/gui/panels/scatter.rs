@@ -96,7 +96,7 @@ fn toolbar(
     view: &mut ViewState,
     data: &Dataset,
 ) {
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         for tool in Tool::ALL {
             if ui
                 .selectable_label(view.tool == tool, tool.label())
