@@ -9,7 +9,7 @@ use crate::engine::models::{
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
 };
 use faer::linalg::solvers::DenseSolveCore;
-use ndarray::{Array2, ArrayView2, Zip};
+use ndarray::{Array2, ArrayView2, Axis, Zip};
 use std::sync::Arc;
 
 /// The model's own stop rule: both primal residuals, `‖X − W Gᵀ − E‖_F / ‖X‖_F` and
@@ -300,18 +300,26 @@ impl Model for Rmnmf {
         let mu = self.penalty.mu();
         let inv = 1.0 / mu;
         let lam_mu = self.params.lambda * inv;
-        // 1. (3.41) E ← Shrink_{1/μ}(R + Γ/μ), per sample (a row of Eᵀ).
-        Zip::from(&mut self.et)
-            .and(&self.rt)
-            .and(&self.gammat)
-            .for_each(|e, &r, &gm| *e = r + inv * gm);
-        shrink_columns(self.et.view_mut().reversed_axes(), inv);
-        // 2. (3.42) B = X − E + Γ/μ; W ← B G (GᵀG)⁻¹ (GᵀG = I after the first iteration).
-        Zip::from(&mut self.bt)
-            .and(&self.xt)
-            .and(&self.et)
-            .and(&self.gammat)
-            .for_each(|b, &x, &e, &gm| *b = x - e + inv * gm);
+        // 1. (3.41) E ← Shrink_{1/μ}(R + Γ/μ) and 2. B = X − E + Γ/μ, in one pass over the
+        //    samples (each row of Eᵀ shrunk and used while in cache).
+        Zip::from(self.et.rows_mut())
+            .and(self.bt.rows_mut())
+            .and(self.rt.rows())
+            .and(self.gammat.rows())
+            .and(self.xt.rows())
+            .for_each(|mut e, mut b, r, gm, x| {
+                Zip::from(&mut e)
+                    .and(&r)
+                    .and(&gm)
+                    .for_each(|e, &r, &gm| *e = r + inv * gm);
+                shrink_columns(e.view_mut().insert_axis(Axis(1)), inv);
+                Zip::from(&mut b)
+                    .and(&x)
+                    .and(&e)
+                    .and(&gm)
+                    .for_each(|b, &x, &e, &gm| *b = x - e + inv * gm);
+            });
+        // 2. (3.42) W ← B G (GᵀG)⁻¹ (GᵀG = I after the first iteration).
         gemm_into(
             &mut self.w.view_mut(),
             1.0,
@@ -356,21 +364,47 @@ impl Model for Rmnmf {
             what: e.to_string(),
         })?;
         self.orthonormal = true;
-        // 5. (3.45) R = X − W Gᵀ; Γ ← Γ + μ (R − E); Σ ← Σ + μ (G − Z); (3.46) μ ← ρμ.
-        self.refresh_residual();
-        self.res_e.norm = ascend(
-            self.gammat.view_mut(),
-            mu,
-            self.rt.view(),
-            self.et.view(),
+        // 5. (3.45) R = X − W Gᵀ, Γ ← Γ + μ (R − E) (the ascent of [`ascend`], fused with the
+        //    residual pass), ‖R − E‖_F and ‖X − W Gᵀ‖_{2,1}, one pass over the samples after
+        //    the product G Wᵀ; Σ ← Σ + μ (G − Z); (3.46) μ ← ρμ.
+        gemm_into(
+            &mut self.rt.view_mut(),
+            1.0,
+            self.g.view(),
+            Op::N,
+            self.w.view(),
+            Op::T,
+            false,
         );
+        let (mut sq, mut l21) = (0.0, 0.0);
+        Zip::from(self.rt.rows_mut())
+            .and(self.gammat.rows_mut())
+            .and(self.xt.rows())
+            .and(self.et.rows())
+            .for_each(|mut r, mut gm, x, e| {
+                let mut rr = 0.0;
+                Zip::from(&mut r)
+                    .and(&mut gm)
+                    .and(&x)
+                    .and(&e)
+                    .for_each(|r, gm, &x, &e| {
+                        let v = x - *r;
+                        *r = v;
+                        rr += v * v;
+                        let d = v - e;
+                        *gm += mu * d;
+                        sq += d * d;
+                    });
+                l21 += rr.sqrt();
+            });
+        self.res_e.norm = sq.sqrt();
+        self.l21 = l21;
         self.res_z.norm = ascend(self.sigma.view_mut(), mu, self.g.view(), self.z.view());
         self.penalty.grow();
         if self.capped_at.is_none() && self.penalty.at_cap() {
             self.capped_at = Some(t);
         }
-        // F (3.40) of the new (W, G), and L G for the next Z step.
-        self.l21 = row_norms(&self.rt).iter().sum();
+        // F (3.40) of the new (W, G): its graph term and L G for the next Z step.
         self.smoothness = laplacian_pass(&self.graph, &self.g, &mut self.lg);
         self.h.assign(&self.z.t());
         self.iteration = t;
