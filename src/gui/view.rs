@@ -35,6 +35,9 @@ pub struct ViewState {
     /// Do not draw the triplets' i–j / i–q lines (many generated triplets hide the points).
     pub hide_triplets: bool,
     pub color_by: ColorBy,
+    /// The scatter group (class or cluster, by name) picked in the legend: its points are
+    /// drawn on top at full strength and the others faded. `None`: all alike.
+    pub highlight: Option<String>,
     /// Per-label point groups of the latest snapshot, built once per snapshot.
     pub scatter: ScatterCache,
     /// The scatter's transform of the last frame (tests click at data coordinates with it).
@@ -79,6 +82,7 @@ impl ViewState {
             show_graph: false,
             hide_triplets: false,
             color_by: ColorBy::default(),
+            highlight: None,
             scatter: ScatterCache::default(),
             plot_transform: None,
             thumbnails: ThumbnailCache::default(),
