@@ -22,10 +22,12 @@
 //! 3. (3.43) `Z ← [G + Σ/μ − (λ/μ) L G]_+`, L G of the current G kept from the previous iteration;
 //! 4. (3.44) `G ← Proc(Bᵀ W + Z − Σ/μ − (λ/μ) L Z)` ([`procrustes`]); `+ (λ/μ) L Z` with
 //!    `legacy_sign`, as the authors' code;
-//! 5. (3.45) `R = X − W Gᵀ`; `Γ ← Γ + μ (R − E)`, `Σ ← Σ + μ (G − Z)` ([`alm::ascend`], which
-//!    returns the primal residuals ‖R − E‖_F and ‖G − Z‖_F); (3.46) `μ ← min(ρμ, μ_max)`;
-//!    then F of the new (W, G): the residual lengths ‖r_i‖ and, from one pass over the graph,
-//!    L G and `Tr(Gᵀ L G)`.
+//! 5. (3.45) `R = X − W Gᵀ`; `Γ ← Γ + μ (R − E)`, `Σ ← Σ + μ (G − Z)` (Σ by [`alm::ascend`],
+//!    which returns ‖G − Z‖_F; Γ's identical ascent is fused with the pass that forms R, the
+//!    residual ‖R − E‖_F and the residual lengths ‖r_i‖ of F); (3.46) `μ ← min(ρμ, μ_max)`;
+//!    then, from one pass over the graph, L G and `Tr(Gᵀ L G)` of the new G.
+//!
+//! Steps 1 and 2's B are one pass over the samples (each row of Eᵀ shrunk and used in cache).
 //!
 //! Cost per iteration: three m×n×k products (R, B G, Bᵀ W), O(mn) element-wise passes, two
 //! passes over the graph's nonzeros (L Z, L G: O(nnz·k)) and a thin n×k SVD (O(nk²)):
