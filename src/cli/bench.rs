@@ -20,7 +20,7 @@ use crate::engine::constraints::generate::{
     ProtocolOptions, generate_triplets, labels_from_truth, random_triplets,
 };
 use crate::engine::data::{Dataset, LoadOptions};
-use crate::engine::linalg::{Op, gemm_into, knn::knn};
+use crate::engine::linalg::{GraphWeight, Op, gemm_into, knn::knn};
 use crate::engine::models::nmf::Nmf;
 use crate::engine::models::rpnmf::Rpnmf;
 use crate::engine::models::{Model, ModelSpec};
@@ -469,6 +469,105 @@ fn bench_gnmf(
     Ok(())
 }
 
+/// RMNMF (docs/models.md §3.4) on `orl_32x32` (1024×400, k = 40, when present) and on a random
+/// 1024×1440 matrix (k = 20): its iteration timed in turn with the three m×n×k products it
+/// makes (X − G Wᵀ, Bᵀ G and B W) alone on arrays of the same shapes, so the report states the
+/// iteration against its O(mnk) part; the rest is O(mn) passes, O(nnz·k) graph passes and the
+/// O(nk²) thin SVD of the Procrustes step.
+fn bench_rmnmf(rep: &mut BenchReport, reps: usize, iters: usize) -> anyhow::Result<()> {
+    use crate::engine::models::rmnmf::{self, Rmnmf, RmnmfParams};
+    let mut problems = Vec::new();
+    let orl = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
+    if orl.is_dir() {
+        let data = crate::engine::data::load(&orl, &LoadOptions::default())?;
+        problems.push((data.x.clone(), 40, "orl_32x32 1024×400".to_owned()));
+    } else {
+        rep.notes
+            .push("rmnmf orl_32x32: skipped (../shared/data/orl_32x32 absent)".into());
+    }
+    problems.push((
+        random_matrix(1024, 1440, 15),
+        20,
+        "random 1024×1440".to_owned(),
+    ));
+    for (x, k, label) in problems {
+        let (m, n) = x.dim();
+        let data = Arc::new(Dataset::from_parts(x, None, vec![], &label));
+        let params = RmnmfParams::defaults().map_err(|e| anyhow!(e))?;
+        let graph = SideInfo::default().graph(&data, params.neighbors, GraphWeight::Binary);
+        let nnz = graph.nnz();
+        let spec = ModelSpec::new(rmnmf::KIND, k, 0);
+        let mut model = Rmnmf::start(Arc::clone(&data), &spec, params, graph)?;
+        let xt = data.x.t().as_standard_layout().into_owned();
+        let g = random_matrix(n, k, 16);
+        let w = random_matrix(m, k, 17);
+        let mut r = Array2::<f64>::zeros((n, m));
+        let mut wk = Array2::<f64>::zeros((m, k));
+        let mut nk = Array2::<f64>::zeros((n, k));
+        let times = time_interleaved(2, reps, iters, |case| {
+            for _ in 0..iters {
+                if case == 0 {
+                    let _ = model.step();
+                } else {
+                    r.assign(&xt);
+                    gemm_into(
+                        &mut r.view_mut(),
+                        -1.0,
+                        g.view(),
+                        Op::N,
+                        w.view(),
+                        Op::T,
+                        true,
+                    );
+                    gemm_into(
+                        &mut wk.view_mut(),
+                        1.0,
+                        xt.view(),
+                        Op::T,
+                        g.view(),
+                        Op::N,
+                        false,
+                    );
+                    gemm_into(
+                        &mut nk.view_mut(),
+                        1.0,
+                        xt.view(),
+                        Op::N,
+                        w.view(),
+                        Op::N,
+                        false,
+                    );
+                }
+            }
+        });
+        let flops = 6.0 * (m * n * k) as f64;
+        rep.ratios.push((
+            format!("rmnmf iteration / its three m×n×k products [{label}, k={k}]"),
+            paired_ratio(&times[0], &times[1]),
+        ));
+        rep.cases.push(case_of(
+            &format!("rmnmf_iteration lambda=1 mu0=1e-5 5-NN [{label}, k={k}]"),
+            "iteration",
+            &times[0],
+            Some(flops),
+        ));
+        rep.cases.push(case_of(
+            &format!("rmnmf three m×n×k products [{label}, k={k}]"),
+            "iteration",
+            &times[1],
+            Some(flops),
+        ));
+        rep.notes.push(format!(
+            "rmnmf [{label}]: 5-NN binary graph with {nnz} nonzeros; per iteration \
+             O(mnk) = 3 products of {:.0} MFLOP, O(nnz·k) = {}, O(nk²) = {}",
+            2.0 * (m * n * k) as f64 / 1e6,
+            nnz * k,
+            n * k * k
+        ));
+    }
+    Ok(())
+}
+
 /// RNMF against NMF on the same X, rank and seed, the two iterations taking turns rep by rep
 /// (docs/models.md §3.3; the target is at most 1.3× the NMF iteration).
 fn bench_rnmf(
@@ -643,6 +742,7 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
         bench_nmf(&mut rep, &big_label, big, 20, reps, it_big, export)?;
     }
     bench_nmfcc(&mut rep, args)?;
+    bench_rmnmf(&mut rep, reps, it_big.max(3))?;
     if args.models_only {
         return Ok(rep);
     }

@@ -28,6 +28,7 @@ models! {
     rnmf,
     nmfcc,
     tste,
+    rmnmf,
     rpnmf,
 }
 
