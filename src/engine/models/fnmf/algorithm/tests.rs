@@ -151,8 +151,8 @@ impl Plain {
         for i in 0..n {
             let inv: Vec<f64> = (0..r).map(|j| 1.0 / q[[i, j]].max(1e-12 * mean)).collect();
             let tot: f64 = inv.iter().sum();
-            for j in 0..r {
-                self.p[[i, j]] = inv[j] / tot;
+            for (j, v) in inv.iter().enumerate() {
+                self.p[[i, j]] = v / tot;
             }
         }
         let p2 = &self.p * &self.p;
