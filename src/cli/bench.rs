@@ -487,7 +487,11 @@ fn bench_fnmf(rep: &mut BenchReport, args: &BenchArgs) -> anyhow::Result<()> {
         }
     }
     if args.problem != "digits" {
-        problems.push((random_matrix(1024, 1440, 18), "random 1024×1440".to_owned(), 20));
+        problems.push((
+            random_matrix(1024, 1440, 18),
+            "random 1024×1440".to_owned(),
+            20,
+        ));
     }
     let params = FnmfParams::defaults().map_err(|e| anyhow!(e))?;
     for (x, label, k) in problems {

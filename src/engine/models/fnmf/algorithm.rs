@@ -4,7 +4,7 @@ use super::params::FnmfParams;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::{Csr, Op, adaptive_graph, gemm_into, gram_of_columns, weighted_simplex_qp};
 use crate::engine::models::gnmf::graph_pass;
-use crate::engine::models::mu::{gram_times, mu_update, normalize_w_columns, start_wh};
+use crate::engine::models::mu::{FLOOR, gram_times, mu_update, normalize_w_columns, start_wh};
 use crate::engine::models::{
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
 };
@@ -255,14 +255,16 @@ impl Fnmf {
         let p2: Vec<Vec<f64>> = (0..rr)
             .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
             .collect();
+        let (Some(xs), Some(rs)) = (x.as_slice(), self.r.as_slice()) else {
+            return Err(ModelError::BadData {
+                why: "X is not stored contiguously".into(),
+            });
+        };
+        let n = x.ncols();
         for &t in &self.kept {
-            let (xr, r_row) = (x.row(t), self.r.row(t));
+            let (xr, r_row) = (&xs[t * n..(t + 1) * n], &rs[t * n..(t + 1) * n]);
             for (j, pj) in p2.iter().enumerate() {
-                let (mut a, mut c) = (0.0, 0.0);
-                for ((&xv, &rv), &pv) in xr.iter().zip(r_row.iter()).zip(pj) {
-                    a += pv * xv * xv;
-                    c += pv * xv * rv;
-                }
+                let (a, c) = weighted_sums(xr, r_row, pj);
                 self.a[[j, t]] = a;
                 self.c[[j, t]] = c;
             }
@@ -290,6 +292,11 @@ impl Fnmf {
                 });
             }
             for (u, &t) in self.kept.iter().enumerate() {
+                // Weights below the MU floor are zero for every purpose: flushed, so that no
+                // product with them is subnormal (slow).
+                if th[u] < FLOOR {
+                    th[u] = 0.0;
+                }
                 sum[u] += th[u] - self.theta[[j, t]];
                 self.theta[[j, t]] = th[u];
             }
@@ -316,7 +323,9 @@ impl Fnmf {
                 total += inv;
             }
             for j in 0..rr {
-                self.p[[i, j]] /= total;
+                // Floored at the MU floor 2⁻³⁰⁰ (a shift of the sum by at most r·2⁻³⁰⁰) so that
+                // p² and its products stay normal: subnormal arithmetic is slow.
+                self.p[[i, j]] = (self.p[[i, j]] / total).max(FLOOR);
             }
         }
         Ok(())
@@ -333,6 +342,9 @@ impl Fnmf {
             .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
             .collect();
         let mut coef = vec![0.0; n];
+        let (Some(xs), Some(ys)) = (self.data.x.as_slice(), self.y.as_slice_mut()) else {
+            return;
+        };
         for t in 0..m {
             coef.fill(0.0);
             for (j, pj) in p2.iter().enumerate() {
@@ -343,8 +355,8 @@ impl Fnmf {
                     }
                 }
             }
-            let xr = self.data.x.row(t);
-            for ((yv, &xv), &cv) in self.y.row_mut(t).iter_mut().zip(xr.iter()).zip(&coef) {
+            let (xr, yr) = (&xs[t * n..(t + 1) * n], &mut ys[t * n..(t + 1) * n]);
+            for ((yv, &xv), &cv) in yr.iter_mut().zip(xr).zip(&coef) {
                 *yv = xv * cv;
             }
         }
@@ -450,6 +462,27 @@ impl Fnmf {
             ],
         }
     }
+}
+
+/// `(Σ_i p_i x_i², Σ_i p_i x_i r_i)` over one row of X and R with the weights `p` (p_ij²),
+/// in four partial sums each (one chain of additions would be latency-bound).
+fn weighted_sums(x: &[f64], r: &[f64], p: &[f64]) -> (f64, f64) {
+    let (mut a, mut c) = ([0.0f64; 4], [0.0f64; 4]);
+    let (xc, rc, pc) = (x.chunks_exact(4), r.chunks_exact(4), p.chunks_exact(4));
+    let (xt, rt, pt) = (xc.remainder(), rc.remainder(), pc.remainder());
+    for ((xv, rv), pv) in xc.zip(rc).zip(pc) {
+        for l in 0..4 {
+            let px = pv[l] * xv[l];
+            a[l] += px * xv[l];
+            c[l] += px * rv[l];
+        }
+    }
+    for (l, ((&xv, &rv), &pv)) in xt.iter().zip(rt).zip(pt).enumerate() {
+        let px = pv * xv;
+        a[l] += px * xv;
+        c[l] += px * rv;
+    }
+    ((a[0] + a[1]) + (a[2] + a[3]), (c[0] + c[1]) + (c[2] + c[3]))
 }
 
 /// θ_j (r×m) and the rows of P (n×r) drawn from Dirichlet(1) (normalised exponentials), from

@@ -143,7 +143,7 @@ impl Plain {
             }).collect();
             let th = qp_by_bisection(&a, &b);
             for (u, &t) in self.kept.iter().enumerate() {
-                self.theta[[j, t]] = th[u];
+                self.theta[[j, t]] = if th[u] < FLOOR { 0.0 } else { th[u] };
             }
         }
         let q = self.q();
@@ -152,7 +152,7 @@ impl Plain {
             let inv: Vec<f64> = (0..r).map(|j| 1.0 / q[[i, j]].max(1e-12 * mean)).collect();
             let tot: f64 = inv.iter().sum();
             for (j, v) in inv.iter().enumerate() {
-                self.p[[i, j]] = v / tot;
+                self.p[[i, j]] = (v / tot).max(FLOOR);
             }
         }
         let p2 = &self.p * &self.p;
