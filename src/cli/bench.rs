@@ -568,6 +568,62 @@ fn bench_rmnmf(rep: &mut BenchReport, reps: usize, iters: usize) -> anyhow::Resu
     Ok(())
 }
 
+/// FNMF against NMF on the same X, rank and seed, taking turns rep by rep (docs/models.md §5.5):
+/// the ORL faces (`orl_32x32`, unit-norm samples, k = 40, when `../shared/data` has them) and a
+/// random 1024×1440 X (k = 20), r = 3 and the other defaults. With --quick, 2 iterations a rep
+/// on both.
+fn bench_fnmf(rep: &mut BenchReport, args: &BenchArgs) -> anyhow::Result<()> {
+    use crate::engine::models::fnmf::{self, Fnmf, FnmfParams};
+    let (reps, iters) = if args.quick { (3, 2) } else { (7, 10) };
+    let mut problems = Vec::new();
+    if args.problem != "random" {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
+        match crate::engine::data::load(&dir, &crate::engine::data::LoadOptions::default()) {
+            Ok(d) => problems.push((d.x, "orl_32x32 1024×400".to_owned(), 40)),
+            Err(_) => rep
+                .notes
+                .push("fnmf [orl_32x32]: skipped (../shared/data/orl_32x32 absent)".into()),
+        }
+    }
+    if args.problem != "digits" {
+        problems.push((
+            random_matrix(1024, 1440, 18),
+            "random 1024×1440".to_owned(),
+            20,
+        ));
+    }
+    let params = FnmfParams::defaults().map_err(|e| anyhow!(e))?;
+    for (x, label, k) in problems {
+        let data = Arc::new(Dataset::from_parts(x, None, vec![], &label));
+        let start = Instant::now();
+        let spec = ModelSpec::new(fnmf::KIND, k, 0);
+        let mut f = Fnmf::start(Arc::clone(&data), &spec, params).map_err(|e| anyhow!(e))?;
+        let build_s = start.elapsed().as_secs_f64();
+        let spec = ModelSpec::new(crate::engine::models::nmf::KIND, k, 0);
+        let mut nmf = Nmf::new(data, &spec).map_err(|e| anyhow!(e))?;
+        let times = time_interleaved(2, reps, iters, |case| {
+            for _ in 0..iters {
+                let _ = if case == 0 { f.step() } else { nmf.step() };
+            }
+        });
+        rep.ratios.push((
+            format!("fnmf iteration / nmf iteration [{label}]"),
+            paired_ratio(&times[0], &times[1]),
+        ));
+        rep.cases.push(case_of(
+            &format!("fnmf_iteration r=3 beta=1 lambda=1 [{label}, k={k}]"),
+            "iteration",
+            &times[0],
+            None,
+        ));
+        rep.notes.push(format!(
+            "fnmf [{label}]: start with the adaptive 5-NN graph ({} nonzeros) in {build_s:.2} s",
+            f.graph().map_or(0, |g| g.nnz())
+        ));
+    }
+    Ok(())
+}
+
 /// RNMF against NMF on the same X, rank and seed, the two iterations taking turns rep by rep
 /// (docs/models.md §3.3; the target is at most 1.3× the NMF iteration).
 fn bench_rnmf(
@@ -743,6 +799,7 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
     }
     bench_nmfcc(&mut rep, args)?;
     bench_rmnmf(&mut rep, reps, it_big.max(3))?;
+    bench_fnmf(&mut rep, args)?;
     if args.models_only {
         return Ok(rep);
     }

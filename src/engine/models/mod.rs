@@ -29,6 +29,7 @@ models! {
     nmfcc,
     tste,
     rmnmf,
+    fnmf,
     rpnmf,
 }
 
@@ -175,6 +176,12 @@ pub trait Model: Send {
     /// Arrays beyond W and H for `run --out` ([`Export`]), after the fit; none by default.
     fn exports(&self) -> Vec<Export> {
         Vec::new()
+    }
+    /// Per-component weights of the features, r×m, for the app to draw as images or bars while
+    /// the model runs: `(name, array)`, row j the weights of component j (FNMF's Θ). `None` by
+    /// default (models without feature weights).
+    fn feature_weights(&self) -> Option<(&'static str, ndarray::Array2<f64>)> {
+        None
     }
 }
 

@@ -23,6 +23,7 @@ mod algorithm;
 pub mod params;
 
 pub use algorithm::Gnmf;
+pub(crate) use algorithm::graph_pass;
 pub use params::GnmfParams;
 
 use super::registry::{Descriptor, ModelKind, Output, SideNeed};
