@@ -28,6 +28,8 @@ models! {
     rnmf,
     nmfcc,
     tste,
+    can,
+    psmf,
     rpnmf,
 }
 
