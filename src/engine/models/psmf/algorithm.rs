@@ -189,6 +189,8 @@ pub struct Psmf {
     pub(crate) a: Array2<f64>,
     b_mean: Array1<f64>,
     pub(crate) q: Array2<f64>,
+    /// QᵀA (s×n) of the current Q (so AᵀQ is its transpose: no product).
+    qta: Array2<f64>,
     pub(crate) f: Array2<f64>,
     pub(crate) g: Array2<f64>,
     pub(crate) e: Array2<f64>,
@@ -309,6 +311,7 @@ impl Psmf {
             a: w.a,
             b_mean: w.b_mean,
             q,
+            qta,
             f,
             g,
             mu: mu0,
@@ -331,13 +334,14 @@ impl Psmf {
     /// Step 0 of §6.5: pseudo labels of G and the binary p-NN graph of QᵀA.
     pub(crate) fn rebuild_laplacians(&mut self) {
         self.pseudo = argmax_rows(self.g.view());
-        let qta = gemm(self.q.view(), Op::T, self.a.view(), Op::N);
-        let graph = knn(qta.view(), self.params.neighbors).binary_graph();
+        let graph = knn(self.qta.view(), self.params.neighbors).binary_graph();
         self.degree = graph.row_sums();
         self.graph = Arc::new(graph);
     }
 
-    /// `C Z = A (L_W (Aᵀ Z))` (m'×s), never forming C. O(m'ns).
+    /// `C Z = A (L_W (Aᵀ Z))` (m'×s), never forming C, O(m'ns): the products the step
+    /// forms inline (sharing AᵀQ = (QᵀA)ᵀ), for the tests.
+    #[cfg(test)]
     pub(crate) fn c_apply(&self, z: ArrayView2<'_, f64>) -> Array2<f64> {
         let atz = gemm(self.a.view(), Op::T, z, Op::N);
         let lw = lw_apply(&self.pseudo, self.k, self.params.lw, atz.view());
@@ -351,15 +355,16 @@ impl Psmf {
     /// The objective of the current Q, F, G under this iteration's Laplacians, with the primal
     /// residuals as extra terms (not part of the total).
     fn compute_objective(&self) -> Objective {
-        let qta = gemm(self.q.view(), Op::T, self.a.view(), Op::N);
-        let resid = &qta - &self.f.dot(&self.g.t());
+        let resid = &self.qta - &self.f.dot(&self.g.t());
         let l21: f64 = resid
             .columns()
             .into_iter()
             .map(|c| c.iter().map(|v| v * v).sum::<f64>().sqrt())
             .sum();
         let graph = (&self.g * &self.lm_apply(self.g.view())).sum();
-        let lda = (&self.q * &self.c_apply(self.q.view())).sum();
+        // Tr(Qᵀ A L_W Aᵀ Q) = ⟨AᵀQ, L_W AᵀQ⟩ with AᵀQ = (QᵀA)ᵀ: no product with A.
+        let atq = self.qta.t();
+        let lda = (&atq * &lw_apply(&self.pseudo, self.k, self.params.lw, atq)).sum();
         let (g1, g2) = (self.params.lambda1 * graph, self.params.lambda2 * lda);
         let term = |name: &str, value: f64| Term {
             name: name.into(),
@@ -380,7 +385,7 @@ impl Psmf {
 
     /// The learned embedding `Πᵀ X = Qᵀ A + (Qᵀ R^{-T} x̄) 1ᵀ` (s×n).
     pub fn embedding(&self) -> Array2<f64> {
-        let mut y = gemm(self.q.view(), Op::T, self.a.view(), Op::N);
+        let mut y = self.qta.clone();
         let shift = self.q.t().dot(&self.b_mean);
         for mut col in y.columns_mut() {
             col += &shift;
@@ -486,7 +491,7 @@ impl Model for Psmf {
         }
         self.fresh = false;
         let (mu, l1w, l2w) = (self.mu, self.params.lambda1, self.params.lambda2);
-        let qta = gemm(self.q.view(), Op::T, self.a.view(), Op::N);
+        let qta = self.qta.clone();
         // 1. E = Shrink_{1/μ}(QᵀA − FGᵀ + Λ1/μ).
         let mut e = &qta - &self.f.dot(&self.g.t()) + &(&self.l1 / mu);
         shrink_columns(e.view_mut(), 1.0 / mu);
@@ -495,7 +500,11 @@ impl Model for Psmf {
         let lmg = self.lm_apply(self.g.view());
         self.z1 = (&self.g + &(&self.l2 / mu) - &(lmg * (l1w / mu))).mapv(|v| v.max(0.0));
         // 3. Z2 = Proc(Q + Λ3/μ − (λ2/μ) C Q).
-        let cq = self.c_apply(self.q.view());
+        let cq = {
+            // C Q = A (L_W (AᵀQ)), AᵀQ = (QᵀA)ᵀ already at hand: one product with A.
+            let lw = lw_apply(&self.pseudo, self.k, self.params.lw, qta.t());
+            gemm(self.a.view(), Op::N, lw.view(), Op::N)
+        };
         let k3 = &self.q + &(&self.l3 / mu) - &(cq * (l2w / mu));
         self.z2 = proc_step(&k3, "Z2", t)?;
         // 4. G = Proc((QᵀA − E + Λ1/μ)ᵀ F + Z1 − Λ2/μ − (λ1/μ) L_m Z1).
@@ -504,21 +513,25 @@ impl Model for Psmf {
         let k4 = nmat.t().dot(&self.f) + &self.z1 - &(&self.l2 / mu) - &(lmz1 * (l1w / mu));
         self.g = proc_step(&k4, "G", t)?;
         // 5. Q = Proc(A (FGᵀ + E − Λ1/μ)ᵀ + Z2 − Λ3/μ − (λ2/μ) C Z2 [+ Q − A(AᵀQ)]).
+        // A Pᵀ − (λ2/μ) C Z2 [− A AᵀQ] as one product A·(Pᵀ − (λ2/μ) L_W(AᵀZ2) [− AᵀQ]).
         let p = self.f.dot(&self.g.t()) + &self.e - &(&self.l1 / mu);
-        let cz2 = self.c_apply(self.z2.view());
-        let mut k5 = gemm(self.a.view(), Op::N, p.view(), Op::T) + &self.z2
-            - &(&self.l3 / mu)
-            - &(cz2 * (l2w / mu));
+        let atz2 = gemm(self.a.view(), Op::T, self.z2.view(), Op::N);
+        let mut right = p.t().to_owned()
+            - &(lw_apply(&self.pseudo, self.k, self.params.lw, atz2.view()) * (l2w / mu));
         if self.params.mm {
-            let atq = gemm(self.a.view(), Op::T, self.q.view(), Op::N);
-            k5 = k5 + &self.q - &self.a.dot(&atq);
+            right = right - &qta.t();
+        }
+        let mut k5 = gemm(self.a.view(), Op::N, right.view(), Op::N) + &self.z2 - &(&self.l3 / mu);
+        if self.params.mm {
+            k5 = k5 + &self.q;
         }
         self.q = proc_step(&k5, "Q", t)?;
         // 6. F = (QᵀA − E + Λ1/μ) G.
-        let qta = gemm(self.q.view(), Op::T, self.a.view(), Op::N);
-        self.f = (&qta - &self.e + &(&self.l1 / mu)).dot(&self.g);
+        self.qta = gemm(self.q.view(), Op::T, self.a.view(), Op::N);
+        let qta = &self.qta;
+        self.f = (qta - &self.e + &(&self.l1 / mu)).dot(&self.g);
         // 7. Multipliers and penalty.
-        let r1 = &qta - &self.f.dot(&self.g.t()) - &self.e;
+        let r1 = qta - &self.f.dot(&self.g.t()) - &self.e;
         let r2 = &self.g - &self.z1;
         let r3 = &self.q - &self.z2;
         let norm = |m: &Array2<f64>| m.iter().map(|v| v * v).sum::<f64>().sqrt();

@@ -159,6 +159,7 @@ fn plain_step(m: &mut Psmf) {
     m.l3 = &m.l3 + &((&q - &z2) * mu);
     m.mu = (m.params.rho * mu).min(m.params.mu_max);
     (m.e, m.z1, m.z2, m.g, m.q, m.f) = (e, z1, z2, g, q, f);
+    m.qta = m.q.t().dot(&m.a);
     assert_eq!(m.g.nrows(), n);
 }
 
@@ -188,6 +189,10 @@ fn fast_iteration_follows_the_plain_dense_reference() {
         let s = spec(3, 1, &params);
         let mut fast = psmf(&x, &s);
         let mut plain = psmf(&x, &s);
+        // The implicit C Z against the dense C = A L_W Aᵀ.
+        let dense_c = fast.a.dot(&patch_alignment(&fast.pseudo, fast.params.lw)).dot(&fast.a.t());
+        let cz = fast.c_apply(fast.z2.view());
+        assert!((&cz - &dense_c.dot(&fast.z2)).iter().all(|d| d.abs() < 1e-10));
         for _ in 0..4 {
             fast.step().unwrap();
             plain_step(&mut plain);
