@@ -119,7 +119,7 @@ impl Can {
     }
 
     /// Run CAN to its stop (at most `rounds` rounds) and return the final labels: PSMF's
-    /// initialiser (docs/models.md §6.6).
+    /// initialiser (docs/models.md §6.3).
     pub fn cluster(
         x: ArrayView2<'_, f64>,
         c: usize,
@@ -291,11 +291,11 @@ impl Model for Can {
         let mut new_a = vec![0.0; n * k];
         for i in 0..n {
             let fi = self.f.row(i);
-            for h in 0..k {
+            for (h, vh) in v.iter_mut().enumerate() {
                 let j = self.idx[i * k + h];
                 let fj = self.f.row(j);
                 let df: f64 = (0..c).map(|a| (fi[a] - fj[a]) * (fi[a] - fj[a])).sum();
-                v[h] = -(self.d[i * k + h] + self.lambda * df) / (2.0 * self.r);
+                *vh = -(self.d[i * k + h] + self.lambda * df) / (2.0 * self.r);
             }
             project_to_simplex(&v, &mut theta, &mut order).ok_or_else(|| ModelError::Diverged {
                 iteration: t,

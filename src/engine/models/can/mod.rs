@@ -1,5 +1,5 @@
 //! CAN — clustering with adaptive neighbours (Nie, Wang, Huang, KDD 2014; docs/models.md §2.7),
-//! offered as a model of its own (`--model can`) and used as PSMF's initialiser (§6.6).
+//! offered as a model of its own (`--model can`) and used as PSMF's initialiser (§6.3).
 //!
 //! CAN learns a sparse affinity graph A whose Laplacian has exactly c zero eigenvalues, so that
 //! its c connected components are the clusters. With d_ij the squared Euclidean distances and
@@ -30,12 +30,6 @@ mod algorithm;
 pub mod params;
 
 pub use algorithm::{Can, EIGEN_ZERO, components};
-
-/// Test data shared with PSMF's tests.
-#[cfg(test)]
-pub(crate) mod tests_support {
-    pub(crate) use super::algorithm::tests::blobs;
-}
 pub use params::CanParams;
 
 use super::registry::{Descriptor, ModelKind, Output, SideNeed};
@@ -85,4 +79,10 @@ fn build(
     }
     let params = CanParams::from_checked(params)?;
     Ok(Box::new(Can::new(data.x.view(), spec.k, spec.seed, params)?))
+}
+
+/// Test data shared with PSMF's tests.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    pub(crate) use super::algorithm::tests::blobs;
 }

@@ -1,5 +1,5 @@
 //! The PSMF iteration of docs/models.md §6 (see the module above for the math): the whitening
-//! (with the PCA of §6.7 when m ≥ n), the two Laplacians, the initialisation and the ALM steps.
+//! (with the PCA of §6.3 when m ≥ n), the two Laplacians, the initialisation and the ALM steps.
 
 use super::params::{LwVariant, PsmfInit, PsmfParams};
 use crate::engine::eval::derive_seed;
@@ -16,12 +16,12 @@ use std::sync::Arc;
 
 /// The primal residuals below which the ALM has converged.
 pub const RESIDUAL_TOL: f64 = 1e-9;
-/// Cap of the PCA dimension of §6.7 (r = min(m, n/2, 100) when m ≥ n).
+/// Cap of the PCA dimension of §6.3 (r = min(m, n/2, 100) when m ≥ n).
 pub const PCA_CAP: usize = 100;
 /// k-means starts of the `init = kmeans` option.
 pub const KMEANS_STARTS: usize = 10;
 
-/// The whitened data of §6.2: `A = R^{-T} X J` (m'×n) and `R^{-T} x̄`, with what it took.
+/// The whitened data of §6.3: `A = R^{-T} X J` (m'×n) and `R^{-T} x̄`, with what it took.
 pub struct Whitened {
     /// A = R^{-T} X J, m'×n (m' = m, or r after the PCA).
     pub a: Array2<f64>,
@@ -37,7 +37,7 @@ pub struct Whitened {
     pub pca: Option<usize>,
 }
 
-/// §6.7's PCA (when m ≥ n) and §6.2's whitening of the columns of `x`.
+/// §6.3's PCA (when m ≥ n) and §6.3's whitening of the columns of `x`.
 ///
 /// S_t = X J Xᵀ (m'×m') is the one m'×m' dense matrix, formed once (the spec requires it for
 /// the Cholesky factor); `A` comes from one triangular solve, never an inverse. The PCA is a
@@ -56,10 +56,10 @@ pub fn whiten(x: ArrayView2<'_, f64>) -> Result<Whitened, ModelError> {
     let mut xbar = mean;
     let mut pca = None;
     if m >= n {
-        let r = m.min(n / 2).min(PCA_CAP).max(1);
+        let r = m.min(n / 2).clamp(1, PCA_CAP);
         let mat = faer::Mat::from_fn(m, n, |i, j| xc[[i, j]]);
         let svd = mat.thin_svd().map_err(|_| ModelError::BadData {
-            why: "the SVD of the centred data (PCA, docs/models.md §6.7) did not converge".into(),
+            why: "the SVD of the centred data (PCA, docs/models.md §6.3) did not converge".into(),
         })?;
         let u = svd.U();
         let ur = Array2::from_shape_fn((m, r), |(i, a)| u[(i, a)]);
@@ -143,7 +143,7 @@ pub fn scaled_indicator(labels: &[usize], k: usize) -> Array2<f64> {
     g
 }
 
-/// `L_W V` for V (n×s, a row per sample) without forming L_W (docs/models.md §6.3):
+/// `L_W V` for V (n×s, a row per sample) without forming L_W (docs/models.md §6.2):
 /// centroid `v_i − mean_{ℓ_j = ℓ_i} v_j` (L_W = I − ŜŜᵀ) or pairwise `2N_a(v_i − mean)`. O(ns).
 pub fn lw_apply(labels: &[usize], k: usize, variant: LwVariant, v: ArrayView2<'_, f64>) -> Array2<f64> {
     let s = v.ncols();
@@ -219,7 +219,7 @@ pub struct Psmf {
 
 impl Psmf {
     /// Whitening, initial labels (CAN, k-means or the warm start's H), G, Q, F and μ0
-    /// (docs/models.md §6.2, §6.6).
+    /// (docs/models.md §6.3).
     pub fn new(x: ArrayView2<'_, f64>, spec: &ModelSpec, params: PsmfParams) -> Result<Self, ModelError> {
         let (_, n) = x.dim();
         let k = spec.k;
@@ -232,7 +232,7 @@ impl Psmf {
                 name: "subspace".into(),
                 why: format!(
                     "= {s} must be between 1 and the {mp} dimensions of the whitened data{}",
-                    if w.pca.is_some() { " (after the PCA of docs/models.md §6.7)" } else { "" }
+                    if w.pca.is_some() { " (after the PCA of docs/models.md §6.3)" } else { "" }
                 ),
             });
         }
@@ -285,7 +285,7 @@ impl Psmf {
              {:.3e}; μ0 = {:.4e}{}",
             match w.pca {
                 Some(r) => format!(
-                    "m = {} ≥ n = {n}, so a PCA to r = {r} dimensions first (docs/models.md §6.7); ",
+                    "m = {} ≥ n = {n}, so a PCA to r = {r} dimensions first (docs/models.md §6.3); ",
                     x.nrows()
                 ),
                 None => String::new(),
@@ -331,7 +331,7 @@ impl Psmf {
         Ok(m)
     }
 
-    /// Step 0 of §6.5: pseudo labels of G and the binary p-NN graph of QᵀA.
+    /// Step 0 of §6.4: pseudo labels of G and the binary p-NN graph of QᵀA.
     pub(crate) fn rebuild_laplacians(&mut self) {
         self.pseudo = argmax_rows(self.g.view());
         let graph = knn(self.qta.view(), self.params.neighbors).binary_graph();
@@ -419,7 +419,7 @@ impl Psmf {
     }
 }
 
-/// Q's start (docs/models.md §6.6 step 3): the top left singular vectors of `A Ŝ` (the top
+/// Q's start (docs/models.md §6.3): the top left singular vectors of `A Ŝ` (the top
 /// eigenvectors of `A ŜŜᵀ Aᵀ` without forming that m'×m' matrix), completed to s orthonormal
 /// columns by a seeded Gaussian draw orthogonalised against them (A is centred, so A Ŝ has rank
 /// ≤ k − 1 and at least one column always comes from the draw when s = k).
@@ -435,7 +435,7 @@ fn lda_start(a: &Array2<f64>, labels: &[usize], k: usize, s: usize, seed: u64) -
     let top = (0..k.min(mp)).map(|a| sv[a]).fold(0.0f64, f64::max);
     let mut cols: Vec<Vec<f64>> = Vec::with_capacity(s);
     for c in 0..k.min(mp) {
-        if cols.len() == s || !(sv[c] > 1e-10 * top) {
+        if cols.len() == s || sv[c].is_nan() || sv[c] <= 1e-10 * top {
             break;
         }
         cols.push((0..mp).map(|i| u[(i, c)]).collect());
@@ -519,11 +519,11 @@ impl Model for Psmf {
         let mut right = p.t().to_owned()
             - &(lw_apply(&self.pseudo, self.k, self.params.lw, atz2.view()) * (l2w / mu));
         if self.params.mm {
-            right = right - &qta.t();
+            right -= &qta.t();
         }
         let mut k5 = gemm(self.a.view(), Op::N, right.view(), Op::N) + &self.z2 - &(&self.l3 / mu);
         if self.params.mm {
-            k5 = k5 + &self.q;
+            k5 += &self.q;
         }
         self.q = proc_step(&k5, "Q", t)?;
         // 6. F = (QᵀA − E + Λ1/μ) G.

@@ -2,21 +2,21 @@
 //! Zhang, Du, Tao, IJCAI 2019; docs/models.md §6).
 //!
 //! `min ‖Πᵀ X J − F Gᵀ‖_{2,1} + λ1 Tr(Gᵀ L_m G) + λ2 Tr(Πᵀ X L_W Xᵀ Π)` subject to
-//! `Πᵀ S_t Π = I_s`, `GᵀG = I_k`, `G ≥ 0` (§6.1). Our H is Gᵀ (k×n), the soft cluster
+//! `Πᵀ S_t Π = I_s`, `GᵀG = I_k`, `G ≥ 0` (§6.1, (6.1)). Our H is Gᵀ (k×n), the soft cluster
 //! indicator; the learned embedding Πᵀx (s×n) is exported. In the order the code follows:
 //!
-//! 1. PCA (§6.7) [C]: when m ≥ n, the centred X is replaced by its first
+//! 1. PCA (§6.3) [C]: when m ≥ n, the centred X is replaced by its first
 //!    r = min(m, n/2, 100) principal coordinates (a thin SVD), so that S_t is full rank and
 //!    AAᵀ ≈ I holds; stated in the run's notes.
-//! 2. Whitening (§6.2): `S_t = X J Xᵀ + εI`, ε = 1e-6·Tr(S_t)/m', ×10 per failed Cholesky;
+//! 2. Whitening (§6.3): `S_t = X J Xᵀ + εI`, ε = 1e-6·Tr(S_t)/m', ×10 per failed Cholesky;
 //!    `S_t = RᵀR` (R = Lᵀ, faer's LLᵀ); `A = R^{-T} X J` by one triangular solve. Q = RΠ, so
 //!    `Q^TQ = I`. S_t (m'×m') is the only m'×m' matrix, formed once, as the spec requires.
-//! 3. Start (§6.6): labels from CAN (`init = can`, the paper's choice, [`crate::engine::models::can`])
+//! 3. Start (§6.3): labels from CAN (`init = can`, the paper's choice, [`crate::engine::models::can`])
 //!    or k-means (10 starts), or G from a warm start's H (Proc(Hᵀ)); `G = Y(YᵀY)^{-1/2}`;
 //!    Q the top left singular vectors of AŜ (LDA in the whitened space) completed to s columns
 //!    by a seeded orthonormal draw; `F = QᵀAG`; E = 0, Z1 = G, Z2 = Q, Λ = 0;
 //!    `μ0 = 1/median_i ‖(QᵀA − FGᵀ)_{:,i}‖` unless given.
-//! 4. Each iteration (§6.5): the pseudo labels ℓ = argmax G, `L_W = I − ŜŜᵀ` applied implicitly
+//! 4. Each iteration (§6.4): the pseudo labels ℓ = argmax G, `L_W = I − ŜŜᵀ` applied implicitly
 //!    (`L_W v` subtracts the pseudo-class means, O(ns)) and the binary p-NN graph of QᵀA
 //!    (L_m, sparse, rebuilt, O(n²s)); then E (column shrinkage), Z1, Z2 (Procrustes), G
 //!    (Procrustes, n×k), Q (Procrustes, m'×s; with the MM term `Q − A(AᵀQ)` when `mm`), F, the
@@ -24,7 +24,7 @@
 //! 5. Monitoring: the objective (l2,1 + λ1·graph + λ2·lda, under this iteration's Laplacians)
 //!    plus the three primal residuals as extra terms (not in the total). PSMF stops as
 //!    converged after `iterations` (50, the paper) or when the residuals are all below 1e-9.
-//! 6. Output (§6.8): labels `argmax_a (Z1)_ia`, scored directly (no k-means).
+//! 6. Output (§6.5): labels `argmax_a (Z1)_ia`, scored directly (no k-means).
 
 mod algorithm;
 pub mod params;

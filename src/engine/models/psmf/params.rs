@@ -23,7 +23,7 @@ pub const TABLE: &[HyperParam] = &[
             grid: GRID,
         },
         help: "λ1, weight of the graph term Tr(Gᵀ L_m G), L_m the p-NN Laplacian of the \
-               projected samples Πᵀx, rebuilt every iteration (docs/models.md §6.1, §6.3). \
+               projected samples Πᵀx, rebuilt every iteration (docs/models.md §6.1, §6.2). \
                The paper searched 1e-5 … 1e5; default 1e-2 (our choice).",
     },
     HyperParam {
@@ -36,7 +36,7 @@ pub const TABLE: &[HyperParam] = &[
             grid: GRID,
         },
         help: "λ2, weight of the pseudo-supervised LDA term Tr(Πᵀ X L_W Xᵀ Π), L_W built from \
-               the current pseudo labels (docs/models.md §6.3). Grid 1e-5 … 1e5; default 1e-2.",
+               the current pseudo labels (docs/models.md §6.2). Grid 1e-5 … 1e5; default 1e-2.",
     },
     HyperParam {
         name: "mu0",
@@ -62,7 +62,7 @@ pub const TABLE: &[HyperParam] = &[
         },
         help: "s, dimension of the discriminative subspace Πᵀx (docs/models.md §6.6). 0 \
                (default) means s = k. A whole number, at most the number of features (after \
-               the PCA of §6.7 when m ≥ n).",
+               the PCA of §6.3 when m ≥ n).",
     },
     HyperParam {
         name: "rho",
@@ -74,7 +74,7 @@ pub const TABLE: &[HyperParam] = &[
             grid: &[1.01, 1.05, 1.1, 1.2, 1.5],
         },
         help: "ρ, growth of the ALM penalty per iteration, μ ← min(ρμ, μ_max) (docs/models.md \
-               §6.5 step 7). Default 1.1 (RMNMF's code uses 1.05).",
+               (6.13)). Default 1.1 (RMNMF's code uses 1.05).",
     },
     HyperParam {
         name: "mu_max",
@@ -97,7 +97,7 @@ pub const TABLE: &[HyperParam] = &[
             grid: &[3.0, 5.0, 10.0],
         },
         help: "p, neighbours per sample of the binary p-NN graph L_m in the projected space \
-               (docs/models.md §6.3, §2.1). A whole number; default 5.",
+               (docs/models.md §6.2, §2.1). A whole number; default 5.",
     },
     HyperParam {
         name: "init",
@@ -120,7 +120,7 @@ pub const TABLE: &[HyperParam] = &[
     HyperParam {
         name: "mm",
         kind: ParamKind::Flag { default: false },
-        help: "MM correction of the Q step (docs/models.md §6.5 step 5): adds (I − AAᵀ)Q_old \
+        help: "MM correction of the Q step (docs/models.md (6.11)): adds (I − AAᵀ)Q_old \
                inside the Procrustes step, exact even when AAᵀ ≠ I. Off by default (the \
                paper's step).",
     },
@@ -139,7 +139,7 @@ pub const TABLE: &[HyperParam] = &[
                 },
             ],
         },
-        help: "Which local alignment builds L_W (docs/models.md §6.3, §11 item 14): centroid \
+        help: "Which local alignment builds L_W (docs/models.md §6.2): centroid \
                (default) or pairwise.",
     },
     HyperParam {
@@ -157,7 +157,7 @@ pub const TABLE: &[HyperParam] = &[
     },
 ];
 
-/// Which L_W (docs/models.md §6.3).
+/// Which L_W (docs/models.md §6.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LwVariant {
     Centroid,

@@ -34,7 +34,7 @@ fn noisy(c: usize, per: usize, seed: u64) -> (Array2<f64>, Vec<usize>) {
     (x, y)
 }
 
-/// The patch-alignment loop of docs/models.md §6.3: for each i, the patch F_i = (i, the other
+/// The patch-alignment loop of docs/models.md §6.2: for each i, the patch F_i = (i, the other
 /// members of its class), `L_W[F_i, F_i] += L_i` with L_i = w wᵀ (centroid) or
 /// [[N−1, −1ᵀ], [−1, I]] (pairwise). Dense n×n, for the tests only.
 fn patch_alignment(labels: &[usize], variant: LwVariant) -> Array2<f64> {
@@ -123,7 +123,7 @@ fn whitening_gives_aat_near_identity_when_n_exceeds_m() {
     assert!(e.contains("constant"), "{e}");
 }
 
-/// One plain iteration of docs/models.md §6.5 with dense L_W (the patch loop), dense L_m and
+/// One plain iteration of docs/models.md §6.4 with dense L_W (the patch loop), dense L_m and
 /// dense C = A L_W Aᵀ, written from the spec.
 fn plain_step(m: &mut Psmf) {
     let n = m.a.ncols();
