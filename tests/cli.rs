@@ -545,3 +545,27 @@ fn tste_runs_on_generated_triplets_and_continues_from_its_out_folder() {
     assert_eq!(w["init"], out_s);
     assert_eq!(w["initial_objective"].as_f64(), Some(best));
 }
+
+/// `--preprocess minmax,l2` is accepted, reported as such in the JSON, and an unknown chain is
+/// refused with exit code 2 and the list of spellings.
+#[test]
+fn preprocess_chain_minmax_l2_is_accepted_and_a_wrong_one_refused() {
+    let v = json_of(&run(&[
+        "run",
+        "--data",
+        "sample:blobs",
+        "--preprocess",
+        "minmax,l2",
+        "--max-iter",
+        "5",
+        "--json",
+    ]));
+    assert_eq!(v["dataset"]["preprocess"], "minmax,l2");
+    let out = run(&["run", "--data", "sample:blobs", "--preprocess", "l2,minmax"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("l2,minmax") && err.contains("minmax,l2"),
+        "{err}"
+    );
+}

@@ -44,9 +44,31 @@ fn opens_on_a_bundled_sample_and_shows_its_size() {
     assert_eq!(h.state().run().worker, WorkerState::Idle);
     // A labelled dataset sets k to its number of classes (k = c, docs/models.md §1).
     assert_eq!(h.state().settings().k, data.n_classes());
-    // Before any run the scatter shows the hint, not an empty plot.
-    h.get_by_label("Press Run (Space) to factorize");
     h.check_accessibility();
+}
+
+/// Before any run the scatter shows the PCA-2D of X (computed on a background task) with the
+/// Inspect / Triplet / Label bar, so that triplets can be clicked at once; a run replaces it
+/// with H's projection.
+#[test]
+fn before_the_first_run_the_scatter_shows_the_data_and_the_mode_bar() {
+    let mut h = loaded();
+    step_until(&mut h, "the PCA of X", MAX_STEPS, |a| {
+        a.view().scatter.of_data
+    });
+    h.run_steps(2);
+    let n = h.state().session().dataset.as_ref().expect("dataset").n();
+    assert_eq!(h.state().view().scatter.by_sample.len(), n);
+    h.get_by_label("PCA-2D of X (the data; a run replaces it with its H)");
+    h.get_by_label("Triplet").click();
+    h.run_steps(2);
+    assert_eq!(h.state().view().tool, nmf_playground::gui::Tool::Triplet);
+    h.get_by_label("Run").click();
+    step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
+        matches!(a.run().worker, WorkerState::Finished(_))
+    });
+    h.run_steps(2);
+    assert!(!h.state().view().scatter.of_data);
 }
 
 #[test]

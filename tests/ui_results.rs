@@ -320,3 +320,40 @@ fn each_baseline_is_picked_from_the_menu_runs_and_lands_in_the_history() {
         assert!(!s.status.is_error, "{label}: {:?}", s.status);
     }
 }
+
+/// ORL's 40 people (`../shared/data/orl_32x32`; skipped when absent): after a run the scatter
+/// has a group per person, each with its own colour; the legend sits beside the plot and
+/// scrolls, and clicking a person highlights that group, a second click clears it.
+#[test]
+fn forty_classes_get_forty_colours_and_a_legend_that_highlights() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
+    if !path.exists() {
+        eprintln!(
+            "skipping: {} is absent (shared datasets not available)",
+            path.display()
+        );
+        return;
+    }
+    let mut h = loaded();
+    h.state_mut().push_command(UiCommand::LoadPath(path));
+    step_until(&mut h, "ORL to load", MAX_STEPS, |a| {
+        a.session().dataset.as_ref().is_some_and(|d| d.n() == 400)
+    });
+    h.state_mut().settings_mut().max_iter = 20;
+    run_and_evaluate(&mut h, 1);
+    assert_eq!(h.state().view().color_by, ColorBy::Truth);
+    h.run_steps(3);
+    let groups = &h.state().view().scatter.groups;
+    let named: Vec<_> = groups.iter().filter(|g| g.name.starts_with('s')).collect();
+    assert_eq!(named.len(), 40);
+    let mut colours: Vec<_> = named.iter().map(|g| g.color.to_array()).collect();
+    colours.sort_unstable();
+    colours.dedup();
+    assert_eq!(colours.len(), 40, "a colour repeats among the 40 classes");
+    h.get_by_label("s6 (10)").click();
+    h.run_steps(2);
+    assert_eq!(h.state().view().highlight.as_deref(), Some("s6"));
+    h.get_by_label("s6 (10)").click();
+    h.run_steps(2);
+    assert_eq!(h.state().view().highlight, None);
+}

@@ -24,7 +24,8 @@ pub struct DataArgs {
     /// (bundled: sample:glyphs, sample:blobs).
     #[arg(long)]
     pub data: String,
-    /// Preprocessing: none, l2 (unit-norm samples, the papers' default), max, shift.
+    /// Preprocessing: none, l2 (unit-norm samples, the papers' default), max, shift, minmax
+    /// (each feature to [0, 1]), or minmax,l2 (minmax, then unit-norm samples).
     #[arg(long, default_value = "l2", value_parser = parse_preprocess)]
     pub preprocess: Preprocess,
     /// Labels file for .npy data (one label per line, or a .npy vector).
@@ -181,15 +182,7 @@ pub struct RunArgs {
 }
 
 fn parse_preprocess(s: &str) -> Result<Preprocess, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "none" => Ok(Preprocess::None),
-        "l2" => Ok(Preprocess::L2),
-        "max" => Ok(Preprocess::Max),
-        "shift" => Ok(Preprocess::Shift),
-        _ => Err(format!(
-            "unknown preprocessing `{s}` (none, l2, max, shift)"
-        )),
-    }
+    Preprocess::parse(s)
 }
 
 fn parse_resize(s: &str) -> Result<(u32, u32), String> {
@@ -378,7 +371,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             "n": data.n(),
             "m": data.m(),
             "classes": data.n_classes(),
-            "preprocess": format!("{:?}", data.preprocess).to_lowercase(),
+            "preprocess": data.preprocess.name().to_owned(),
         },
         "k": spec.k,
         "max_iter": fit.max_iter,

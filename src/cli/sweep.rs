@@ -563,7 +563,7 @@ pub fn run_sweep(
     let manifest = Manifest {
         data: args.input.data.clone(),
         fingerprint: data.fingerprint,
-        preprocess: format!("{:?}", data.preprocess).to_lowercase(),
+        preprocess: data.preprocess.name().to_owned(),
         k,
         protocol: args.protocol,
         seed: args.seed,

@@ -106,6 +106,46 @@ impl App {
                 self.generated(fingerprint, source, seed, result);
             }
             TaskDone::Evaluated(ev) => self.evaluated(*ev),
+            TaskDone::DataProjected {
+                fingerprint,
+                result,
+            } => self.data_projected(fingerprint, result),
+        }
+    }
+
+    /// The PCA-2D of X arrived: keep it for the scatter before (and between) runs, unless
+    /// another dataset was loaded meanwhile.
+    fn data_projected(
+        &mut self,
+        fingerprint: crate::engine::data::Fingerprint,
+        result: Result<ndarray::Array2<f64>, String>,
+    ) {
+        let Some(data) = self.session.dataset.clone() else {
+            return;
+        };
+        if data.fingerprint != fingerprint {
+            return;
+        }
+        match result {
+            Ok(projection) => {
+                self.session.x_view = Some(std::sync::Arc::new(crate::engine::worker::Snapshot {
+                    iteration: 0,
+                    h: ndarray::Array2::zeros((2, 0)),
+                    projection,
+                    values: None,
+                    assignments: None,
+                    graph: None,
+                }));
+                if self.run.snapshot.is_none() {
+                    self.view.rebuild_scatter(
+                        Some(&data),
+                        None,
+                        self.session.x_view.as_deref(),
+                        None,
+                    );
+                }
+            }
+            Err(e) => self.session.set_status(format!("PCA of X: {e}")),
         }
     }
 
@@ -164,6 +204,13 @@ impl App {
         self.view.clear_run();
         self.session.evaluating = None;
         self.session.evaluation = None;
+        // Back to the data's own picture until the next run's first snapshot.
+        self.view.rebuild_scatter(
+            self.session.dataset.as_deref(),
+            None,
+            self.session.x_view.as_deref(),
+            None,
+        );
     }
 
     /// Show `status` on the status line, when there is one.

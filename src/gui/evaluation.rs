@@ -153,6 +153,7 @@ impl App {
         self.view.rebuild_scatter(
             s.dataset.as_deref(),
             self.run.snapshot.as_deref(),
+            s.x_view.as_deref(),
             s.evaluation.as_deref(),
         );
     }

@@ -112,8 +112,24 @@ impl App {
         self.view.clear_picks();
         self.session.kept = None;
         self.session.source = source;
-        self.session.dataset = Some(Arc::new(data));
+        let data = Arc::new(data);
+        self.session.dataset = Some(Arc::clone(&data));
+        self.session.x_view = None;
         self.session.set_status(msg);
+        self.start_data_projection(data);
+    }
+
+    /// Compute the PCA-2D of X on a background task ([`TaskDone::DataProjected`]).
+    fn start_data_projection(&mut self, data: Arc<Dataset>) {
+        let fingerprint = data.fingerprint;
+        let spawned = self.tasks.spawn("pca-x", move || TaskDone::DataProjected {
+            fingerprint,
+            result: crate::engine::projection::pca2_of_samples(data.x.view())
+                .map_err(|e| e.to_string()),
+        });
+        if let Err(e) = spawned {
+            self.session.set_status(format!("PCA of X: {e}"));
+        }
     }
 
     /// Load a typed path (an empty one is refused with a hint).

@@ -117,6 +117,11 @@ enum TaskDone {
     },
     /// The evaluation of a finished run (tagged inside with the run's history id).
     Evaluated(Box<Evaluation>),
+    /// The PCA-2D of the dataset `fingerprint`'s X (n×2), for the scatter before any run.
+    DataProjected {
+        fingerprint: Fingerprint,
+        result: Result<ndarray::Array2<f64>, String>,
+    },
 }
 
 /// The desktop app.
@@ -242,6 +247,7 @@ impl App {
             self.view.rebuild_scatter(
                 self.session.dataset.as_deref(),
                 self.run.snapshot.as_deref(),
+                self.session.x_view.as_deref(),
                 self.session.evaluation.as_deref(),
             );
         }

@@ -8,13 +8,16 @@ use super::state::Evaluation;
 use crate::engine::data::Dataset;
 use crate::engine::worker::Snapshot;
 use egui::Color32;
-use egui_plot::{PlotPoint, PlotTransform};
+use egui_plot::{MarkerShape, PlotPoint, PlotTransform};
 
 /// One colour group of the scatter (a class, or all samples when unlabelled).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScatterGroup {
     pub name: String,
     pub color: Color32,
+    /// Marker of the group's points: circles for the first [`CLASS_COLOURS`]`.len()` classes,
+    /// then other shapes (so that colours may repeat without two classes looking alike).
+    pub marker: MarkerShape,
     pub points: Vec<PlotPoint>,
     /// Global sample index of each point.
     pub indices: Vec<usize>,
@@ -26,6 +29,8 @@ pub struct ScatterGroup {
 pub struct ScatterCache {
     /// Iteration of the snapshot the groups were built from.
     pub iteration: usize,
+    /// The points are the PCA-2D of X (no run yet), not of a run's H.
+    pub of_data: bool,
     pub groups: Vec<ScatterGroup>,
     /// k = 1: the axes are (sample index, h) rather than PCA components.
     pub index_axes: bool,
@@ -36,7 +41,8 @@ pub struct ScatterCache {
     pub misassigned: Vec<PlotPoint>,
 }
 
-/// Tab10-like palette, readable on dark and light backgrounds.
+/// Tab10-like palette, readable on dark and light backgrounds (the first ten of
+/// [`CLASS_COLOURS`]; also used for highlights).
 pub const PALETTE: [Color32; 10] = [
     Color32::from_rgb(31, 119, 180),
     Color32::from_rgb(255, 127, 14),
@@ -49,6 +55,75 @@ pub const PALETTE: [Color32; 10] = [
     Color32::from_rgb(188, 189, 34),
     Color32::from_rgb(23, 190, 207),
 ];
+
+/// Forty class colours: Tab10, its light companions (Tab20's second half), then Tab20b's
+/// twenty. Enough for ORL's 40 people without a repeat; beyond 40 the colours repeat with
+/// another marker ([`class_marker`]).
+pub const CLASS_COLOURS: [Color32; 40] = [
+    PALETTE[0],
+    PALETTE[1],
+    PALETTE[2],
+    PALETTE[3],
+    PALETTE[4],
+    PALETTE[5],
+    PALETTE[6],
+    PALETTE[7],
+    PALETTE[8],
+    PALETTE[9],
+    Color32::from_rgb(174, 199, 232),
+    Color32::from_rgb(255, 187, 120),
+    Color32::from_rgb(152, 223, 138),
+    Color32::from_rgb(255, 152, 150),
+    Color32::from_rgb(197, 176, 213),
+    Color32::from_rgb(196, 156, 148),
+    Color32::from_rgb(247, 182, 210),
+    Color32::from_rgb(199, 199, 199),
+    Color32::from_rgb(219, 219, 141),
+    Color32::from_rgb(158, 218, 229),
+    Color32::from_rgb(57, 59, 121),
+    Color32::from_rgb(82, 84, 163),
+    Color32::from_rgb(107, 110, 207),
+    Color32::from_rgb(156, 158, 222),
+    Color32::from_rgb(99, 121, 57),
+    Color32::from_rgb(140, 162, 82),
+    Color32::from_rgb(181, 207, 107),
+    Color32::from_rgb(206, 219, 156),
+    Color32::from_rgb(140, 109, 49),
+    Color32::from_rgb(189, 158, 57),
+    Color32::from_rgb(231, 186, 82),
+    Color32::from_rgb(231, 203, 148),
+    Color32::from_rgb(132, 60, 57),
+    Color32::from_rgb(173, 73, 74),
+    Color32::from_rgb(214, 97, 107),
+    Color32::from_rgb(231, 150, 156),
+    Color32::from_rgb(123, 65, 115),
+    Color32::from_rgb(165, 81, 148),
+    Color32::from_rgb(206, 109, 189),
+    Color32::from_rgb(222, 158, 214),
+];
+
+/// Markers after the circles of the first 40 classes, one per further block of 40.
+const MORE_MARKERS: [MarkerShape; 6] = [
+    MarkerShape::Square,
+    MarkerShape::Diamond,
+    MarkerShape::Up,
+    MarkerShape::Down,
+    MarkerShape::Plus,
+    MarkerShape::Asterisk,
+];
+
+/// Colour of class (or cluster) `c`.
+pub fn class_colour_of(c: usize) -> Color32 {
+    CLASS_COLOURS[c % CLASS_COLOURS.len()]
+}
+
+/// Marker of class (or cluster) `c`: a circle for the first 40, then a shape per block of 40.
+pub fn class_marker(c: usize) -> MarkerShape {
+    match c / CLASS_COLOURS.len() {
+        0 => MarkerShape::Circle,
+        b => MORE_MARKERS[(b - 1) % MORE_MARKERS.len()],
+    }
+}
 
 /// Sequential ramp (viridis at five stops, dark to light) for colouring by a model's value.
 pub const VALUE_RAMP: [Color32; 5] = [
@@ -85,7 +160,8 @@ impl ScatterCache {
             let mut groups: Vec<ScatterGroup> = (0..c)
                 .map(|g| ScatterGroup {
                     name: format!("cluster {}", g + 1),
-                    color: PALETTE[g % PALETTE.len()],
+                    color: class_colour_of(g),
+                    marker: class_marker(g),
                     points: Vec::new(),
                     indices: Vec::new(),
                 })
@@ -99,6 +175,7 @@ impl ScatterCache {
             groups.retain(|g| !g.points.is_empty());
             return Self {
                 iteration: snapshot.iteration,
+                of_data: false,
                 groups,
                 index_axes: snapshot.h.nrows() == 1,
                 by_sample: (0..n).map(point).collect(),
@@ -139,6 +216,7 @@ impl ScatterCache {
         };
         let mut groups: Vec<ScatterGroup> = (0..bins)
             .map(|b| ScatterGroup {
+                marker: MarkerShape::Circle,
                 name: format!(
                     "{} {}–{}",
                     values.name,
@@ -159,6 +237,7 @@ impl ScatterCache {
         groups.retain(|g| !g.points.is_empty());
         Self {
             iteration: snapshot.iteration,
+            of_data: false,
             groups,
             index_axes: snapshot.h.nrows() == 1,
             by_sample: (0..n).map(point).collect(),
@@ -173,9 +252,10 @@ impl ScatterCache {
         }
         let n = proj.nrows().min(data.n());
         let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
-        let group = |name: &str, color: Color32| ScatterGroup {
+        let group = |name: &str, color: Color32, marker: MarkerShape| ScatterGroup {
             name: name.to_owned(),
             color,
+            marker,
             points: Vec::new(),
             indices: Vec::new(),
         };
@@ -184,10 +264,14 @@ impl ScatterCache {
                 .class_names
                 .iter()
                 .enumerate()
-                .map(|(c, name)| group(name, PALETTE[c % PALETTE.len()]))
-                .chain(std::iter::once(group("(no label)", Color32::GRAY)))
+                .map(|(c, name)| group(name, class_colour_of(c), class_marker(c)))
+                .chain(std::iter::once(group(
+                    "(no label)",
+                    Color32::GRAY,
+                    MarkerShape::Circle,
+                )))
                 .collect(),
-            None => vec![group("samples", PALETTE[0])],
+            None => vec![group("samples", PALETTE[0], MarkerShape::Circle)],
         };
         let last = groups.len() - 1;
         for i in 0..n {
@@ -201,6 +285,7 @@ impl ScatterCache {
         groups.retain(|g| !g.points.is_empty());
         Self {
             iteration: snapshot.iteration,
+            of_data: false,
             groups,
             index_axes: snapshot.h.nrows() == 1,
             by_sample: (0..n).map(point).collect(),

@@ -315,6 +315,9 @@ pub struct HistoryRow {
 pub struct Session {
     /// The loaded dataset, shared with running jobs.
     pub dataset: Option<Arc<Dataset>>,
+    /// PCA-2D of the dataset's X (computed on a background task when it loads), what the
+    /// scatter shows before the first run so that triplets and labels can be clicked at once.
+    pub x_view: Option<Arc<crate::engine::worker::Snapshot>>,
     /// The last load error (shown in red in the data panel).
     pub load_error: Option<String>,
     /// What is being loaded right now (shown with a spinner).

@@ -35,6 +35,9 @@ pub struct ViewState {
     /// Do not draw the triplets' i–j / i–q lines (many generated triplets hide the points).
     pub hide_triplets: bool,
     pub color_by: ColorBy,
+    /// The scatter group (class or cluster, by name) picked in the legend: its points are
+    /// drawn on top at full strength and the others faded. `None`: all alike.
+    pub highlight: Option<String>,
     /// Per-label point groups of the latest snapshot, built once per snapshot.
     pub scatter: ScatterCache,
     /// The scatter's transform of the last frame (tests click at data coordinates with it).
@@ -79,6 +82,7 @@ impl ViewState {
             show_graph: false,
             hide_triplets: false,
             color_by: ColorBy::default(),
+            highlight: None,
             scatter: ScatterCache::default(),
             plot_transform: None,
             thumbnails: ThumbnailCache::default(),
@@ -114,20 +118,29 @@ impl ViewState {
 
     /// Rebuild the scatter groups from `snapshot`, coloured as [`Self::color_by`] asks
     /// (clusters need the run's `evaluation`).
+    ///
+    /// Without a run's snapshot, the PCA-2D of X (`x_view`) is shown, coloured by the truth.
     pub fn rebuild_scatter(
         &mut self,
         data: Option<&Dataset>,
         snapshot: Option<&Snapshot>,
+        x_view: Option<&Snapshot>,
         evaluation: Option<&Evaluation>,
     ) {
-        let (Some(data), Some(snap)) = (data, snapshot) else {
+        let Some(data) = data else {
             return;
         };
-        self.scatter = match self.color_by {
-            ColorBy::Cluster => ScatterCache::build_coloured(data, snap, evaluation),
-            ColorBy::Truth => ScatterCache::build_coloured(data, snap, None),
-            ColorBy::ModelValue => ScatterCache::build_by_value(data, snap),
+        let (snap, of_data) = match (snapshot, x_view) {
+            (Some(s), _) => (s, false),
+            (None, Some(x)) if x.projection.nrows() == data.n() => (x, true),
+            _ => return,
         };
+        self.scatter = match self.color_by {
+            ColorBy::Cluster if !of_data => ScatterCache::build_coloured(data, snap, evaluation),
+            ColorBy::ModelValue if !of_data => ScatterCache::build_by_value(data, snap),
+            _ => ScatterCache::build_coloured(data, snap, None),
+        };
+        self.scatter.of_data = of_data;
     }
 
     /// Select or unselect a history row; selecting a third drops the oldest selection.

@@ -47,6 +47,73 @@ pub enum Preprocess {
     Max,
     /// Shift every feature (row) by its minimum so that it is nonnegative.
     Shift,
+    /// Scale every feature (row) to [0, 1]: `(v − min) / (max − min)`; a constant feature
+    /// becomes 0. Puts features measured on different scales on one (docs/models.md §10.2).
+    MinMax,
+    /// `MinMax`, then `L2`: features on one scale, then unit samples (`--preprocess
+    /// minmax,l2`; the PSMF paper's Dermatology setting, docs/models.md §6).
+    MinMaxL2,
+}
+
+impl Preprocess {
+    /// The steps in the order they are applied (a single step for all but the chains).
+    pub fn steps(self) -> &'static [Preprocess] {
+        match self {
+            Preprocess::None => &[],
+            Preprocess::L2 => &[Preprocess::L2],
+            Preprocess::Max => &[Preprocess::Max],
+            Preprocess::Shift => &[Preprocess::Shift],
+            Preprocess::MinMax => &[Preprocess::MinMax],
+            Preprocess::MinMaxL2 => &[Preprocess::MinMax, Preprocess::L2],
+        }
+    }
+
+    /// The command-line spelling (`none`, `l2`, `max`, `shift`, `minmax`, `minmax,l2`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Preprocess::None => "none",
+            Preprocess::L2 => "l2",
+            Preprocess::Max => "max",
+            Preprocess::Shift => "shift",
+            Preprocess::MinMax => "minmax",
+            Preprocess::MinMaxL2 => "minmax,l2",
+        }
+    }
+
+    /// Every preprocessing, in the order the app lists them.
+    pub const ALL: [Preprocess; 6] = [
+        Preprocess::None,
+        Preprocess::L2,
+        Preprocess::Max,
+        Preprocess::Shift,
+        Preprocess::MinMax,
+        Preprocess::MinMaxL2,
+    ];
+
+    /// Parse a command-line spelling: one step, or steps joined by `,` (`minmax,l2`). Only the
+    /// combinations that are variants are accepted; the error lists them.
+    pub fn parse(s: &str) -> Result<Self, String> {
+        let want: String = s
+            .split(',')
+            .map(|p| p.trim().to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join(",");
+        Self::ALL
+            .into_iter()
+            .find(|p| p.name() == want)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Self::ALL.iter().map(|p| p.name()).collect();
+                format!("unknown preprocessing `{s}` (one of: {})", names.join(", "))
+            })
+    }
+
+    /// Whether negative values are allowed in the raw data (a step shifts them away).
+    pub fn accepts_negatives(self) -> bool {
+        matches!(
+            self.steps().first(),
+            Some(Preprocess::Shift | Preprocess::MinMax)
+        )
+    }
 }
 
 /// Grayscale thumbnail of an image sample, row-major, `width × height` bytes, upright.
@@ -265,7 +332,7 @@ pub(crate) fn check_value(
 /// (which clones the path) only for the value they report.
 #[inline]
 pub(crate) fn value_ok(v: f64, preprocess: Preprocess) -> bool {
-    v.is_finite() && !(v < 0.0 && preprocess != Preprocess::Shift)
+    v.is_finite() && (v >= 0.0 || preprocess.accepts_negatives())
 }
 
 /// FNV-1a 64 over the bit patterns of `x`, column by column (sample by sample), with the

@@ -23,10 +23,43 @@ fn list_some(names: impl Iterator<Item = String>, total: usize) -> String {
 /// * `L2`: every column scaled to unit Euclidean norm; an all-zero column stays zero.
 /// * `Max`: divided by the global maximum (nothing to do when it is 0).
 /// * `Shift`: every row with a negative minimum has that minimum subtracted, so X ≥ 0.
+/// * `MinMax`: every row scaled to [0, 1] by its minimum and range (a constant row becomes 0).
+/// * `MinMaxL2`: `MinMax`, then `L2`.
 pub fn apply(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
     let mut notes = Vec::new();
+    for &step in p.steps() {
+        notes.extend(apply_step(x, step));
+    }
+    notes
+}
+
+/// One step of [`apply`] (a chain's steps are applied one after the other).
+fn apply_step(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
+    let mut notes = Vec::new();
     match p {
-        Preprocess::None => {}
+        Preprocess::None | Preprocess::MinMaxL2 => {}
+        Preprocess::MinMax => {
+            let mut constant = 0usize;
+            for mut row in x.rows_mut() {
+                let (lo, hi) = row
+                    .iter()
+                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                        (a.min(v), b.max(v))
+                    });
+                let range = hi - lo;
+                if range > 0.0 && range.is_finite() {
+                    row.mapv_inplace(|v| (v - lo) / range);
+                } else {
+                    row.fill(0.0);
+                    constant += 1;
+                }
+            }
+            if constant > 0 {
+                notes.push(format!(
+                    "min-max scaling: {constant} constant feature(s) set to 0 (they have no range)"
+                ));
+            }
+        }
         Preprocess::L2 => {
             let zero = l2_normalize_columns(x);
             if zero > 0 {
@@ -146,6 +179,42 @@ mod tests {
     /// 2×3 example, columns are samples: (3,4), (0,0), (1,2).
     fn x() -> Array2<f64> {
         array![[3.0, 0.0, 1.0], [4.0, 0.0, 2.0]]
+    }
+
+    /// Rows (features) scaled to [0, 1] by hand; a constant row becomes 0 with a note; the
+    /// chain minmax,l2 then makes each sample unit length; negatives are accepted by both.
+    #[test]
+    fn minmax_and_the_minmax_l2_chain_by_hand() {
+        let raw = array![[-1.0, 1.0, 3.0], [5.0, 5.0, 5.0], [0.0, 10.0, 5.0]];
+        let mut a = raw.clone();
+        let notes = apply(&mut a, Preprocess::MinMax);
+        assert_eq!(a, array![[0.0, 0.5, 1.0], [0.0, 0.0, 0.0], [0.0, 1.0, 0.5]]);
+        assert!(
+            notes.iter().any(|n| n.contains("1 constant feature")),
+            "{notes:?}"
+        );
+        let mut b = raw;
+        apply(&mut b, Preprocess::MinMaxL2);
+        let want = array![
+            [0.0, 0.5 / 0.5f64.hypot(1.0), 1.0 / 1.0f64.hypot(0.5)],
+            [0.0, 0.0, 0.0],
+            [0.0, 1.0 / 0.5f64.hypot(1.0), 0.5 / 1.0f64.hypot(0.5)]
+        ];
+        assert!((&b - &want).iter().all(|d| d.abs() < 1e-15), "{b}");
+        assert!(Preprocess::MinMax.accepts_negatives() && Preprocess::MinMaxL2.accepts_negatives());
+        assert!(!Preprocess::L2.accepts_negatives());
+    }
+
+    #[test]
+    fn parse_accepts_single_steps_and_the_chain() {
+        assert_eq!(Preprocess::parse("minmax,l2"), Ok(Preprocess::MinMaxL2));
+        assert_eq!(Preprocess::parse("MinMax, L2"), Ok(Preprocess::MinMaxL2));
+        assert_eq!(Preprocess::parse("shift"), Ok(Preprocess::Shift));
+        for p in Preprocess::ALL {
+            assert_eq!(Preprocess::parse(p.name()), Ok(p));
+        }
+        let e = Preprocess::parse("l2,minmax").unwrap_err();
+        assert!(e.contains("`l2,minmax`") && e.contains("minmax,l2"), "{e}");
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
 use std::path::PathBuf;
 
-const PREPROCESS: [(Preprocess, &str, &str); 4] = [
+const PREPROCESS: [(Preprocess, &str, &str); 6] = [
     (Preprocess::None, "none", "Use X as loaded"),
     (
         Preprocess::L2,
@@ -27,6 +27,16 @@ const PREPROCESS: [(Preprocess, &str, &str); 4] = [
         Preprocess::Shift,
         "shift rows ≥ 0",
         "Shift every feature by its minimum so it is nonnegative",
+    ),
+    (
+        Preprocess::MinMax,
+        "min-max features",
+        "Scale every feature to [0, 1] by its minimum and range",
+    ),
+    (
+        Preprocess::MinMaxL2,
+        "min-max, then L2",
+        "Features to [0, 1], then every sample to unit L2 norm (features on different scales)",
     ),
 ];
 

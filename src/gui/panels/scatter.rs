@@ -9,7 +9,8 @@ use crate::engine::linalg::Csr;
 use crate::gui::UiCommand;
 use crate::gui::command::Commands;
 use crate::gui::run_controller::RunController;
-use crate::gui::state::{ColorBy, PALETTE, ScatterCache, Session, Tool};
+use crate::gui::scatter_cache::class_colour_of;
+use crate::gui::state::{ColorBy, ScatterCache, Session, Tool};
 use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
 use egui_plot::{
@@ -35,9 +36,56 @@ const HIGHLIGHT: Color32 = Color32::from_rgb(255, 215, 0);
 /// same name, else a palette colour after the ground-truth ones.
 pub fn class_colour(data: &Dataset, name: &str, c: usize) -> Color32 {
     match data.class_names.iter().position(|n| n == name) {
-        Some(k) => PALETTE[k % PALETTE.len()],
-        None => PALETTE[(data.class_names.len() + c) % PALETTE.len()],
+        Some(k) => class_colour_of(k),
+        None => class_colour_of(data.class_names.len() + c),
     }
+}
+
+/// Above this many groups the plot's own legend (which cannot scroll and covers the points)
+/// gives way to a scrolling legend beside the plot.
+pub const SIDE_LEGEND_FROM: usize = 12;
+
+/// Width of the legend beside the plot.
+const SIDE_LEGEND_WIDTH: f32 = 120.0;
+
+/// The scrolling legend beside the plot: a swatch and the name of each group; a click
+/// highlights the group (a second click, or "all", clears it).
+fn side_legend(
+    ui: &mut egui::Ui,
+    groups: &[crate::gui::state::ScatterGroup],
+    view: &mut ViewState,
+) {
+    ui.vertical(|ui| {
+        ui.set_width(SIDE_LEGEND_WIDTH);
+        if ui
+            .selectable_label(view.highlight.is_none(), "all")
+            .on_hover_text("Draw every group alike")
+            .clicked()
+        {
+            view.highlight = None;
+        }
+        egui::ScrollArea::vertical()
+            .id_salt("side_legend")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                for g in groups {
+                    let on = view.highlight.as_deref() == Some(g.name.as_str());
+                    ui.horizontal(|ui| {
+                        let (rect, _) =
+                            ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+                        ui.painter().circle_filled(rect.center(), 4.5, g.color);
+                        let text = format!("{} ({})", g.name, g.points.len());
+                        if ui
+                            .selectable_label(on, text)
+                            .on_hover_text("Highlight this group; click again for all")
+                            .clicked()
+                        {
+                            view.highlight = if on { None } else { Some(g.name.clone()) };
+                        }
+                    });
+                }
+            });
+    });
 }
 
 /// Mode buttons, class picker, "show violations", and the line saying what a click does.
@@ -132,6 +180,7 @@ fn toolbar(
             view.rebuild_scatter(
                 session.dataset.as_deref(),
                 run.snapshot.as_deref(),
+                session.x_view.as_deref(),
                 session.evaluation.as_deref(),
             );
             if view.color_by == ColorBy::Cluster && session.evaluation.is_none() {
@@ -226,7 +275,9 @@ pub fn show(
     toolbar(ui, session, run, view, &data);
     let cache = &view.scatter;
     ui.label(
-        RichText::new(if cache.index_axes {
+        RichText::new(if cache.of_data {
+            "PCA-2D of X (the data; a run replaces it with its H)".to_owned()
+        } else if cache.index_axes {
             format!("H (k = 1) by sample · iteration {}", cache.iteration)
         } else {
             format!("PCA-2D of H · iteration {}", cache.iteration)
@@ -241,11 +292,21 @@ pub fn show(
     } else {
         3.5
     };
+    let side = cache.groups.len() > SIDE_LEGEND_FROM;
+    if view
+        .highlight
+        .as_ref()
+        .is_some_and(|h| !cache.groups.iter().any(|g| &g.name == h))
+    {
+        view.highlight = None;
+    }
     let mut plot = Plot::new("scatter")
-        .legend(Legend::default().follow_insertion_order(true))
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None);
+    if !side {
+        plot = plot.legend(Legend::default().follow_insertion_order(true));
+    }
     if view.tool != Tool::Inspect {
         plot = plot
             .allow_drag(false)
@@ -289,14 +350,54 @@ pub fn show(
     let lasso = view.lasso.clone();
     let show_violations = view.show_violations;
     let show_triplets = !view.hide_triplets;
+    let highlight = view.highlight.clone();
+    let mut plot_ui_rect = ui.available_rect_before_wrap();
+    if side {
+        plot_ui_rect.max.x -= SIDE_LEGEND_WIDTH + ui.spacing().item_spacing.x;
+    }
+    let legend_rect = egui::Rect::from_min_max(
+        egui::pos2(
+            plot_ui_rect.max.x + ui.spacing().item_spacing.x,
+            plot_ui_rect.min.y,
+        ),
+        ui.available_rect_before_wrap().max,
+    );
+    if side {
+        let groups = cache.groups.clone();
+        let mut legend_ui = ui.new_child(egui::UiBuilder::new().max_rect(legend_rect));
+        side_legend(&mut legend_ui, &groups, view);
+    }
+    ui.advance_cursor_after_rect(ui.available_rect_before_wrap());
+    let cache = &view.scatter;
+    let mut plot_area = ui.new_child(egui::UiBuilder::new().max_rect(plot_ui_rect));
+    let ui = &mut plot_area;
     let at = |i: usize| cache.by_sample.get(i).copied();
     let response = plot.show(ui, |plot_ui| {
-        for (g, group) in cache.groups.iter().enumerate() {
+        // The highlighted group last (on top), the others faded.
+        let order = cache
+            .groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| highlight.as_deref() != Some(g.name.as_str()))
+            .chain(
+                cache
+                    .groups
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| highlight.as_deref() == Some(g.name.as_str())),
+            );
+        for (g, group) in order {
+            let faded = highlight.is_some() && highlight.as_deref() != Some(group.name.as_str());
+            let colour = if faded {
+                group.color.gamma_multiply(0.15)
+            } else {
+                group.color
+            };
             plot_ui.points(
                 Points::new(group.name.as_str(), PlotPoints::Borrowed(&group.points))
-                    .color(group.color)
-                    .radius(radius)
-                    .shape(MarkerShape::Circle)
+                    .color(colour)
+                    .radius(if faded { radius * 0.8 } else { radius })
+                    .shape(group.marker)
                     .filled(true)
                     .id(("cls", g)),
             );
