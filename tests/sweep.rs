@@ -216,7 +216,7 @@ fn a_grid_parameter_no_model_has_is_an_error() {
         nmf_playground::engine::models::ModelKind::names()
     );
     assert!(err.contains(&available), "{err}");
-    assert!(available.contains("nmf, gnmf, rnmf, nmfcc, tste, rpnmf"));
+    assert!(available.contains("nmf, gnmf, rnmf, nmfcc, tste, can, psmf, rpnmf"));
 }
 
 #[test]
