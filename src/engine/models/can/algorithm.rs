@@ -171,7 +171,8 @@ impl Can {
             .zip(&self.d)
             .map(|(&a, &d)| d * a + self.r * a * a)
             .sum();
-        let trace: f64 = self.eigenvalues.iter().take(self.c).sum();
+        // L_A is positive semidefinite: a rounding-negative eigenvalue (−1e-16) counts as 0.
+        let trace: f64 = self.eigenvalues.iter().take(self.c).map(|s| s.max(0.0)).sum();
         let rank = 2.0 * self.lambda * trace;
         Objective {
             total: fit + rank,
