@@ -217,7 +217,7 @@ fn a_grid_parameter_no_model_has_is_an_error() {
     );
     assert!(err.contains(&available), "{err}");
     for name in [
-        "nmf", "gnmf", "rnmf", "nmfcc", "tste", "rmnmf", "fnmf", "rpnmf",
+        "nmf", "gnmf", "rnmf", "nmfcc", "tste", "rmnmf", "fnmf", "psmf", "can", "rpnmf",
     ] {
         assert!(available.contains(name), "{name}: {available}");
     }

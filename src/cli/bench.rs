@@ -291,6 +291,71 @@ fn bench_tste(
     Ok(())
 }
 
+/// A clustered problem of COIL20's shape (m×n, c classes): unit-L2 columns around c random
+/// centres in [0, 1]^m, noise 0.35, seeded.
+fn clustered_matrix(m: usize, n: usize, c: usize, seed: u64) -> Array2<f64> {
+    let centres = random_matrix(m, c, seed);
+    let noise = random_matrix(m, n, seed + 1);
+    let mut x = Array2::from_shape_fn((m, n), |(i, j)| {
+        (centres[[i, j % c]] + 0.35 * noise[[i, j]]).max(0.0)
+    });
+    crate::engine::data::preprocess::apply(&mut x, crate::engine::data::Preprocess::L2);
+    x
+}
+
+/// CAN (docs/models.md §2.7) to its stop, and PSMF (§6): the start (whitening, CAN, Q) and
+/// its 50 paper iterations, on a clustered 1024×1440 problem with k = 20 (COIL20's shape).
+fn bench_can_psmf(rep: &mut BenchReport, reps: usize) -> anyhow::Result<()> {
+    use crate::engine::models::can::{self, Can, CanParams};
+    use crate::engine::models::psmf::{self, Psmf, PsmfParams};
+    let (m, n, k) = (1024, 1440, 20);
+    let x = clustered_matrix(m, n, k, 21);
+    let label = format!("clustered {m}×{n}, k={k}");
+    let cp = CanParams::defaults().map_err(|e| anyhow!(e))?;
+    let mut rounds = 0;
+    rep.cases.push(time_case(
+        &format!("can_fit [{label}]"),
+        "fit",
+        reps.min(3),
+        1,
+        None,
+        || {
+            let spec = ModelSpec::new(can::KIND, k, 0);
+            if let Ok(mut c) = Can::new(x.view(), spec.k, spec.seed, cp) {
+                rounds = 0;
+                while !c.has_converged() {
+                    let _ = c.step();
+                    rounds += 1;
+                }
+                c.finish();
+            }
+        },
+    ));
+    rep.notes
+        .push(format!("can [{label}]: {rounds} round(s) per fit"));
+    let spec = ModelSpec::new(psmf::KIND, k, 0);
+    let pp = PsmfParams::from_checked(&spec.checked()?, k)?;
+    let start = Instant::now();
+    let mut model = Psmf::new(x.view(), &spec, pp).map_err(|e| anyhow!(e))?;
+    let start_s = start.elapsed().as_secs_f64();
+    rep.cases.push(time_case(
+        &format!("psmf_fit 50 iterations from the CAN start [{label}]"),
+        "fit",
+        reps.min(3),
+        1,
+        None,
+        || {
+            for _ in 0..50 {
+                let _ = model.step();
+            }
+        },
+    ));
+    rep.notes.push(format!(
+        "psmf [{label}]: start (whitening, CAN, Q) {start_s:.2} s"
+    ));
+    Ok(())
+}
+
 fn bench_nmf(
     rep: &mut BenchReport,
     label: &str,
@@ -800,6 +865,7 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
     bench_nmfcc(&mut rep, args)?;
     bench_rmnmf(&mut rep, reps, it_big.max(3))?;
     bench_fnmf(&mut rep, args)?;
+    bench_can_psmf(&mut rep, reps)?;
     if args.models_only {
         return Ok(rep);
     }

@@ -30,6 +30,8 @@ models! {
     tste,
     rmnmf,
     fnmf,
+    psmf,
+    can,
     rpnmf,
 }
 

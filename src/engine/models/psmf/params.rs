@@ -1,0 +1,249 @@
+//! PSMF's hyperparameter table (docs/models.md §6.6) and its typed parameters, built once from
+//! the checked table and the rank.
+//!
+//! Two defaults depend on the run: `mu0 = 0` means "from the residual at the start" (§6.6) and
+//! `subspace = 0` means s = k. Neither 0 is a valid setting (μ0 > 0, s ≥ 1), so the sentinels
+//! cannot be mistaken for one.
+
+use crate::engine::models::{Checked, ChoiceOption, HyperParam, ModelError, ParamKind};
+
+const GRID: &[f64] = &[
+    1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4, 1e5,
+];
+
+/// PSMF's hyperparameters, in the order the GUI shows them.
+pub const TABLE: &[HyperParam] = &[
+    HyperParam {
+        name: "lambda1",
+        kind: ParamKind::Number {
+            default: 1e-2,
+            min: 0.0,
+            max: 1e6,
+            log_scale: true,
+            grid: GRID,
+        },
+        help: "λ1, weight of the graph term Tr(Gᵀ L_m G), L_m the p-NN Laplacian of the \
+               projected samples Πᵀx, rebuilt every iteration (docs/models.md §6.1, §6.2). \
+               The paper searched 1e-5 … 1e5; default 1e-2 (our choice).",
+    },
+    HyperParam {
+        name: "lambda2",
+        kind: ParamKind::Number {
+            default: 1e-2,
+            min: 0.0,
+            max: 1e6,
+            log_scale: true,
+            grid: GRID,
+        },
+        help: "λ2, weight of the pseudo-supervised LDA term Tr(Πᵀ X L_W Xᵀ Π), L_W built from \
+               the current pseudo labels (docs/models.md §6.2). Grid 1e-5 … 1e5; default 1e-2.",
+    },
+    HyperParam {
+        name: "mu0",
+        kind: ParamKind::Number {
+            default: 0.0,
+            min: 0.0,
+            max: 1e6,
+            log_scale: true,
+            grid: &[0.0, 0.1, 1.0, 10.0, 100.0],
+        },
+        help: "μ0, the first ALM penalty (docs/models.md §6.6). 0 (default) means 1 / the \
+               median residual column norm at the start. It matters a great deal: a large μ0 \
+               freezes the pseudo labels, a small one lets them move.",
+    },
+    HyperParam {
+        name: "subspace",
+        kind: ParamKind::Number {
+            default: 0.0,
+            min: 0.0,
+            max: 1000.0,
+            log_scale: false,
+            grid: &[0.0],
+        },
+        help: "s, dimension of the discriminative subspace Πᵀx (docs/models.md §6.6). 0 \
+               (default) means s = k. A whole number, at most the number of features (after \
+               the PCA of §6.3 when m ≥ n).",
+    },
+    HyperParam {
+        name: "rho",
+        kind: ParamKind::Number {
+            default: 1.1,
+            min: 1.0,
+            max: 10.0,
+            log_scale: false,
+            grid: &[1.01, 1.05, 1.1, 1.2, 1.5],
+        },
+        help: "ρ, growth of the ALM penalty per iteration, μ ← min(ρμ, μ_max) (docs/models.md \
+               (6.13)). Default 1.1 (RMNMF's code uses 1.05).",
+    },
+    HyperParam {
+        name: "mu_max",
+        kind: ParamKind::Number {
+            default: 1e10,
+            min: 1e-6,
+            max: 1e20,
+            log_scale: true,
+            grid: &[1e6, 1e10],
+        },
+        help: "μ_max, cap on the ALM penalty (docs/models.md §6.6, §10.4). Default 1e10.",
+    },
+    HyperParam {
+        name: "neighbors",
+        kind: ParamKind::Number {
+            default: 5.0,
+            min: 1.0,
+            max: 100.0,
+            log_scale: false,
+            grid: &[3.0, 5.0, 10.0],
+        },
+        help: "p, neighbours per sample of the binary p-NN graph L_m in the projected space \
+               (docs/models.md §6.2, §2.1). A whole number; default 5.",
+    },
+    HyperParam {
+        name: "init",
+        kind: ParamKind::Choice {
+            default: "can",
+            options: &[
+                ChoiceOption {
+                    name: "can",
+                    help: "CAN's labels (docs/models.md §2.7), the paper's initialiser.",
+                },
+                ChoiceOption {
+                    name: "kmeans",
+                    help: "k-means on X, 10 seeded starts, the lowest inertia.",
+                },
+            ],
+        },
+        help: "Where the pseudo labels start (docs/models.md §6.6). PSMF keeps most of the \
+               labelling it starts from, so this choice matters: CAN (default) or k-means.",
+    },
+    HyperParam {
+        name: "mm",
+        kind: ParamKind::Flag { default: false },
+        help: "MM correction of the Q step (docs/models.md (6.11)): adds (I − AAᵀ)Q_old \
+               inside the Procrustes step, exact even when AAᵀ ≠ I. Off by default (the \
+               paper's step).",
+    },
+    HyperParam {
+        name: "lw",
+        kind: ParamKind::Choice {
+            default: "centroid",
+            options: &[
+                ChoiceOption {
+                    name: "centroid",
+                    help: "L_W = I − ŜŜᵀ, distances to the pseudo-class centroid (eq. (9)).",
+                },
+                ChoiceOption {
+                    name: "pairwise",
+                    help: "L_W = 2·blockdiag(N_a I − 11ᵀ), all pairwise distances in a class.",
+                },
+            ],
+        },
+        help: "Which local alignment builds L_W (docs/models.md §6.2): centroid \
+               (default) or pairwise.",
+    },
+    HyperParam {
+        name: "iterations",
+        kind: ParamKind::Number {
+            default: 50.0,
+            min: 1.0,
+            max: 1e5,
+            log_scale: true,
+            grid: &[50.0],
+        },
+        help: "ALM iterations before PSMF stops as converged (the paper: 50; docs/models.md \
+               §6.6). The run's own iteration cap still applies. It also stops once the three \
+               primal residuals are below 1e-9.",
+    },
+];
+
+/// Which L_W (docs/models.md §6.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LwVariant {
+    Centroid,
+    Pairwise,
+}
+
+/// Where the pseudo labels start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PsmfInit {
+    Can,
+    KMeans,
+}
+
+/// Typed PSMF parameters ([`PsmfParams::from_checked`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PsmfParams {
+    pub lambda1: f64,
+    pub lambda2: f64,
+    /// μ0 > 0, or `None` for the residual rule.
+    pub mu0: Option<f64>,
+    /// s ≥ 1, resolved (0 in the table means k).
+    pub subspace: usize,
+    pub rho: f64,
+    pub mu_max: f64,
+    pub neighbors: usize,
+    pub init: PsmfInit,
+    pub mm: bool,
+    pub lw: LwVariant,
+    pub iterations: usize,
+}
+
+impl PsmfParams {
+    /// The typed parameters for rank k.
+    pub fn from_checked(p: &Checked, k: usize) -> Result<Self, ModelError> {
+        let whole = |name: &str| -> Result<usize, ModelError> {
+            let v = p.number(name)?;
+            if v.fract() != 0.0 {
+                return Err(ModelError::InvalidParam {
+                    model: "PSMF",
+                    name: name.into(),
+                    why: format!("= {v} is not a whole number"),
+                });
+            }
+            Ok(v as usize)
+        };
+        let s = whole("subspace")?;
+        let mu0 = p.number("mu0")?;
+        Ok(Self {
+            lambda1: p.number("lambda1")?,
+            lambda2: p.number("lambda2")?,
+            mu0: (mu0 > 0.0).then_some(mu0),
+            subspace: if s == 0 { k } else { s },
+            rho: p.number("rho")?,
+            mu_max: p.number("mu_max")?,
+            neighbors: whole("neighbors")?,
+            init: p.choice("init", &[("can", PsmfInit::Can), ("kmeans", PsmfInit::KMeans)])?,
+            mm: p.flag("mm")?,
+            lw: p.choice("lw", &[
+                ("centroid", LwVariant::Centroid),
+                ("pairwise", LwVariant::Pairwise),
+            ])?,
+            iterations: whole("iterations")?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::models::psmf::KIND;
+    use crate::engine::models::{ModelSpec, ParamValue};
+
+    #[test]
+    fn sentinels_resolve_and_given_values_are_kept() {
+        let spec = ModelSpec::new(KIND, 4, 0);
+        let p = PsmfParams::from_checked(&spec.checked().unwrap(), 4).unwrap();
+        assert_eq!((p.subspace, p.mu0, p.init, p.lw), (4, None, PsmfInit::Can, LwVariant::Centroid));
+        assert_eq!((p.rho, p.iterations, p.neighbors, p.mm), (1.1, 50, 5, false));
+        let spec = spec
+            .with("subspace", ParamValue::Number(6.0))
+            .with("mu0", ParamValue::Number(0.5))
+            .with("init", ParamValue::Choice("kmeans"));
+        let p = PsmfParams::from_checked(&spec.checked().unwrap(), 4).unwrap();
+        assert_eq!((p.subspace, p.mu0, p.init), (6, Some(0.5), PsmfInit::KMeans));
+        let spec = ModelSpec::new(KIND, 4, 0).with("subspace", ParamValue::Number(2.5));
+        let e = PsmfParams::from_checked(&spec.checked().unwrap(), 4).unwrap_err().to_string();
+        assert!(e.contains("`subspace`") && e.contains("whole"), "{e}");
+    }
+}
