@@ -89,6 +89,8 @@ pub struct Snapshot {
     pub assignments: Option<Vec<usize>>,
     /// The model's sample graph ([`Model::graph`]; the same `Arc` in every snapshot).
     pub graph: Option<Arc<Csr>>,
+    /// The model's per-component feature weights ([`Model::feature_weights`]; r×m).
+    pub feature_weights: Option<(&'static str, Array2<f64>)>,
 }
 
 impl Snapshot {
@@ -101,6 +103,7 @@ impl Snapshot {
             values: model.sample_values(),
             assignments: model.assignments(),
             graph: model.graph(),
+            feature_weights: model.feature_weights(),
         }
     }
 }
@@ -128,6 +131,8 @@ pub struct RunResult {
     pub graph: Option<Arc<Csr>>,
     /// The model's arrays beyond W and H ([`Model::exports`]), for `run --out`.
     pub exports: Vec<Export>,
+    /// The model's feature weights after the fit ([`Model::feature_weights`]).
+    pub feature_weights: Option<(&'static str, Array2<f64>)>,
 }
 
 impl RunResult {
@@ -144,6 +149,7 @@ impl RunResult {
             values: self.values.clone(),
             assignments: self.assignments.clone(),
             graph: self.graph.clone(),
+            feature_weights: self.feature_weights.clone(),
         })
     }
 }
@@ -380,6 +386,7 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
                 values: model.sample_values(),
                 graph: model.graph(),
                 exports: model.exports(),
+                feature_weights: model.feature_weights(),
             });
             send(if stop == StopReason::Cancelled {
                 Event::Cancelled {

@@ -136,6 +136,7 @@ impl App {
                     values: None,
                     assignments: None,
                     graph: None,
+                    feature_weights: None,
                 }));
                 if self.run.snapshot.is_none() {
                     self.view.rebuild_scatter(

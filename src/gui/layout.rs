@@ -82,6 +82,12 @@ impl App {
                             &mut self.view,
                             &mut self.commands,
                         );
+                        if let (Some(data), Some(snap)) = (
+                            self.session.dataset.as_deref(),
+                            self.run.snapshot.as_deref(),
+                        ) {
+                            panels::features::show(ui, data, snap, &mut self.view);
+                        }
                         ui.separator();
                         panels::results::show(
                             ui,

@@ -191,6 +191,43 @@ impl ScatterCache {
         Self::build_by_label(data, snapshot)
     }
 
+    /// Group the snapshot's projection by the model's own labels at that snapshot (CAN, PSMF,
+    /// RMNMF), else by ground-truth label.
+    pub fn build_by_labels(data: &Dataset, snapshot: &Snapshot) -> Self {
+        let proj = &snapshot.projection;
+        let n = proj.nrows().min(data.n());
+        let Some(labels) = snapshot.assignments.as_ref().filter(|a| a.len() == n) else {
+            return Self::build_by_label(data, snapshot);
+        };
+        if proj.ncols() < 2 || n == 0 {
+            return Self::default();
+        }
+        let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
+        let c = labels.iter().copied().max().map_or(0, |m| m + 1);
+        let mut groups: Vec<ScatterGroup> = (0..c)
+            .map(|g| ScatterGroup {
+                name: format!("label {}", g + 1),
+                color: class_colour_of(g),
+                marker: class_marker(g),
+                points: Vec::new(),
+                indices: Vec::new(),
+            })
+            .collect();
+        for (i, &g) in labels.iter().enumerate() {
+            groups[g].points.push(point(i));
+            groups[g].indices.push(i);
+        }
+        groups.retain(|g| !g.points.is_empty());
+        Self {
+            iteration: snapshot.iteration,
+            of_data: false,
+            groups,
+            index_axes: snapshot.h.nrows() == 1,
+            by_sample: (0..n).map(point).collect(),
+            misassigned: Vec::new(),
+        }
+    }
+
     /// Group the snapshot's projection into [`VALUE_RAMP`]'s bins of the model's value per
     /// sample (equal-width bins between its minimum and maximum), else by label.
     pub fn build_by_value(data: &Dataset, snapshot: &Snapshot) -> Self {
@@ -346,7 +383,23 @@ mod tests {
             }),
             assignments: None,
             graph: None,
+            feature_weights: None,
         };
+        // The model's own labels group the points by label, live.
+        let labelled = Snapshot {
+            assignments: Some(vec![1, 0, 1, 1]),
+            ..snapshot.clone()
+        };
+        let by_labels = ScatterCache::build_by_labels(&data, &labelled);
+        let names: Vec<(&str, &[usize])> = by_labels
+            .groups
+            .iter()
+            .map(|g| (g.name.as_str(), g.indices.as_slice()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![("label 1", &[1][..]), ("label 2", &[0, 2, 3][..])]
+        );
         let cache = ScatterCache::build_by_value(&data, &snapshot);
         let groups: Vec<(&str, &[usize])> = cache
             .groups

@@ -259,16 +259,25 @@ pub enum ColorBy {
     /// The model's value per sample (e.g. RNMF's residual weight), binned into a colour ramp;
     /// offered when the run's model exposes one.
     ModelValue,
+    /// The model's own labels at the latest snapshot (CAN, PSMF, RMNMF: they cluster as they
+    /// go), live; offered when the run's model has them.
+    ModelLabels,
 }
 
 impl ColorBy {
-    pub const ALL: [ColorBy; 3] = [ColorBy::Truth, ColorBy::Cluster, ColorBy::ModelValue];
+    pub const ALL: [ColorBy; 4] = [
+        ColorBy::Truth,
+        ColorBy::Cluster,
+        ColorBy::ModelValue,
+        ColorBy::ModelLabels,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
             ColorBy::Truth => "truth",
             ColorBy::Cluster => "k-means cluster",
             ColorBy::ModelValue => "model's value",
+            ColorBy::ModelLabels => "model's labels (live)",
         }
     }
 }

@@ -46,6 +46,8 @@ pub struct ViewState {
     /// The left and right panels' rects of the last frame (None when hidden); tests check
     /// that they never cover the plot.
     pub panel_rects: [Option<egui::Rect>; 2],
+    /// Textures of a model's feature weights and the snapshot iteration they show.
+    pub feature_textures: (Option<usize>, Vec<egui::TextureHandle>),
     pub(crate) thumbnails: ThumbnailCache,
     // ----- results
     /// History ids selected in the table (at most two; two overlay their curves).
@@ -90,6 +92,7 @@ impl ViewState {
             scatter: ScatterCache::default(),
             plot_transform: None,
             panel_rects: [None, None],
+            feature_textures: (None, Vec::new()),
             thumbnails: ThumbnailCache::default(),
             selected_runs: Vec::new(),
             history_path_input: String::new(),
@@ -143,6 +146,7 @@ impl ViewState {
         self.scatter = match self.color_by {
             ColorBy::Cluster if !of_data => ScatterCache::build_coloured(data, snap, evaluation),
             ColorBy::ModelValue if !of_data => ScatterCache::build_by_value(data, snap),
+            ColorBy::ModelLabels if !of_data => ScatterCache::build_by_labels(data, snap),
             _ => ScatterCache::build_coloured(data, snap, None),
         };
         self.scatter.of_data = of_data;

@@ -5,6 +5,7 @@ use eframe::egui;
 pub mod constraints;
 pub mod convergence;
 pub mod data;
+pub mod features;
 pub mod model;
 pub mod results;
 pub mod scatter;

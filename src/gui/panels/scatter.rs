@@ -154,6 +154,10 @@ fn toolbar(
             .as_ref()
             .and_then(|s| s.values.as_ref())
             .map(|v| v.name);
+        let has_labels = run
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.assignments.is_some());
         let label = |c: ColorBy| match (c, value_name) {
             (ColorBy::ModelValue, Some(name)) => name,
             _ => c.label(),
@@ -163,6 +167,9 @@ fn toolbar(
             .show_ui(ui, |ui| {
                 for c in ColorBy::ALL {
                     if c == ColorBy::ModelValue && value_name.is_none() {
+                        continue;
+                    }
+                    if c == ColorBy::ModelLabels && !has_labels {
                         continue;
                     }
                     ui.selectable_value(&mut view.color_by, c, label(c));
