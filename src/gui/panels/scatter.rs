@@ -41,6 +41,46 @@ pub fn class_colour(data: &Dataset, name: &str, c: usize) -> Color32 {
     }
 }
 
+/// Grid marks at a 1-2-5 step giving about four labelled marks over the visible range (and
+/// unlabelled minor marks at a fifth of it): egui_plot's own spacer, on a narrow plot with
+/// equal axes, sometimes kept a single labelled mark ("0") on the PC 1 axis.
+pub fn nice_marks(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
+    let (lo, hi) = (
+        input.bounds.0.min(input.bounds.1),
+        input.bounds.0.max(input.bounds.1),
+    );
+    let range = hi - lo;
+    if !(range > 0.0 && range.is_finite()) {
+        return Vec::new();
+    }
+    let raw = range / 4.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    // The 1-2-5 value nearest to a quarter of the range (in ratio).
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|f| f * mag)
+        .min_by(|a, b| (a / raw).ln().abs().total_cmp(&(b / raw).ln().abs()))
+        .unwrap_or(mag);
+    let mut marks = Vec::new();
+    for (size, minor) in [(step, false), (step / 5.0, true)] {
+        let first = (lo / size).ceil() as i64;
+        let last = (hi / size).floor() as i64;
+        if last - first > 200 {
+            continue;
+        }
+        for i in first..=last {
+            if minor && i % 5 == 0 {
+                continue;
+            }
+            marks.push(egui_plot::GridMark {
+                value: i as f64 * size,
+                step_size: size,
+            });
+        }
+    }
+    marks
+}
+
 /// Above this many groups the plot's own legend (which cannot scroll and covers the points)
 /// gives way to a scrolling legend beside the plot.
 pub const SIDE_LEGEND_FROM: usize = 12;
@@ -308,6 +348,8 @@ pub fn show(
         view.highlight = None;
     }
     let mut plot = Plot::new("scatter")
+        .x_grid_spacer(nice_marks)
+        .y_grid_spacer(nice_marks)
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None);
@@ -662,6 +704,38 @@ fn interact(
                         cmds.push(UiCommand::PaintLabels(inside_ids));
                     }
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// About four labelled marks at a 1-2-5 step whatever the range, zero among them when
+    /// the range contains it.
+    #[test]
+    fn nice_marks_label_several_round_values() {
+        for (lo, hi) in [
+            (-0.31, 0.29),
+            (-0.0003, 0.00035),
+            (3.0, 1234.0),
+            (-7.0, -6.2),
+        ] {
+            let marks = nice_marks(egui_plot::GridInput {
+                bounds: (lo, hi),
+                base_step_size: 1e-9,
+            });
+            let step = marks.iter().map(|m| m.step_size).fold(0.0, f64::max);
+            let major: Vec<f64> = marks
+                .iter()
+                .filter(|m| m.step_size == step)
+                .map(|m| m.value)
+                .collect();
+            assert!((3..=6).contains(&major.len()), "({lo}, {hi}): {major:?}");
+            if lo < 0.0 && hi > 0.0 {
+                assert!(major.contains(&0.0), "{major:?}");
             }
         }
     }
