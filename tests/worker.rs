@@ -293,3 +293,47 @@ fn a_headless_job_throttles_progress_and_keeps_the_whole_record() {
     assert_eq!(threaded.h, result.h);
     assert_eq!(threaded.record.objective, result.record.objective);
 }
+
+/// A model with a learned subspace (PSMF) streams it, projected to n×2 like H, in its
+/// snapshots and its result, for the app's "Learned subspace" view; NMF streams none.
+#[test]
+fn snapshots_carry_the_learned_subspace_of_models_that_have_one() {
+    use nmf_playground::engine::models::ModelKind;
+    let psmf = ModelKind::from_name("psmf").expect("psmf registered");
+    let n = 60;
+    // Three separated groups, so that CAN (PSMF's start) finds them.
+    let x = Array2::from_shape_fn((5, n), |(f, i)| {
+        let g = i % 3;
+        1.0 + if f == g { 10.0 } else { 0.0 } + 0.01 * ((i * 7 + f) % 5) as f64
+    });
+    let data = Arc::new(Dataset::from_parts(
+        x,
+        Some((0..n).map(|i| i % 3).collect()),
+        vec!["a".into(), "b".into(), "c".into()],
+        "groups",
+    ));
+    for (kind, expect) in [(psmf, true), (nmf::KIND, false)] {
+        let (tx, rx) = mpsc::channel();
+        let job = Job::new(
+            JobId(1),
+            Arc::clone(&data),
+            ModelSpec::new(kind, 3, 0),
+            FitOptions {
+                max_iter: 30,
+                tol: 0.0,
+            },
+        );
+        let _h = JobHandle::spawn(job, tx, no_waker()).expect("spawn");
+        let end =
+            wait_for(&rx, Duration::from_secs(20), |e| e.is_terminal()).expect("the job ends");
+        let Event::Finished { result, .. } = end else {
+            panic!("{end:?}");
+        };
+        let snap = result.snapshot().expect("projected");
+        assert_eq!(snap.subspace.is_some(), expect, "{}", kind.name());
+        if let Some((name, p)) = &snap.subspace {
+            assert_eq!(p.dim(), (n, 2));
+            assert!(name.contains("subspace"));
+        }
+    }
+}

@@ -91,6 +91,9 @@ pub struct Snapshot {
     pub graph: Option<Arc<Csr>>,
     /// The model's per-component feature weights ([`Model::feature_weights`]; r×m).
     pub feature_weights: Option<(&'static str, Array2<f64>)>,
+    /// The model's learned subspace ([`Model::subspace`]) projected to 2-D like H (n×2,
+    /// aligned frame to frame), with its name.
+    pub subspace: Option<(&'static str, Array2<f64>)>,
 }
 
 impl Snapshot {
@@ -104,6 +107,7 @@ impl Snapshot {
             assignments: model.assignments(),
             graph: model.graph(),
             feature_weights: model.feature_weights(),
+            subspace: None,
         }
     }
 }
@@ -133,6 +137,8 @@ pub struct RunResult {
     pub exports: Vec<Export>,
     /// The model's feature weights after the fit ([`Model::feature_weights`]).
     pub feature_weights: Option<(&'static str, Array2<f64>)>,
+    /// The model's learned subspace after the fit, projected to 2-D ([`Snapshot::subspace`]).
+    pub subspace: Option<(&'static str, Array2<f64>)>,
 }
 
 impl RunResult {
@@ -150,6 +156,7 @@ impl RunResult {
             assignments: self.assignments.clone(),
             graph: self.graph.clone(),
             feature_weights: self.feature_weights.clone(),
+            subspace: self.subspace.clone(),
         })
     }
 }
@@ -300,6 +307,7 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
         }
     };
     let mut projector = Projector::new();
+    let mut sub_projector = Projector::new();
     let mut last_snapshot: Option<Instant> = None;
     let mut last_progress: Option<Instant> = None;
     let mut paused_for = Duration::ZERO;
@@ -350,7 +358,10 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
             last_snapshot = Some(Instant::now());
             let h = m.h().to_owned();
             if let Ok(projection) = projector.project(h.view()) {
-                let snap = Snapshot::of(m, t, h, projection);
+                let mut snap = Snapshot::of(m, t, h, projection);
+                snap.subspace = m
+                    .subspace()
+                    .and_then(|(name, y)| sub_projector.project(y.view()).ok().map(|p| (name, p)));
                 if !send(Event::Snapshot {
                     job: id,
                     snapshot: Arc::new(snap),
@@ -387,6 +398,11 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
                 graph: model.graph(),
                 exports: model.exports(),
                 feature_weights: model.feature_weights(),
+                subspace: job.snapshot_interval.and_then(|_| {
+                    model.subspace().and_then(|(name, y)| {
+                        sub_projector.project(y.view()).ok().map(|p| (name, p))
+                    })
+                }),
             });
             send(if stop == StopReason::Cancelled {
                 Event::Cancelled {

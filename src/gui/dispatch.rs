@@ -137,6 +137,7 @@ impl App {
                     assignments: None,
                     graph: None,
                     feature_weights: None,
+                    subspace: None,
                 }));
                 if self.run.snapshot.is_none() {
                     self.view.rebuild_scatter(

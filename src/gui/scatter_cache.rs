@@ -31,6 +31,8 @@ pub struct ScatterCache {
     pub iteration: usize,
     /// The points are the PCA-2D of X (no run yet), not of a run's H.
     pub of_data: bool,
+    /// The points are the model's learned subspace (its name), not H.
+    pub subspace: Option<&'static str>,
     pub groups: Vec<ScatterGroup>,
     /// k = 1: the axes are (sample index, h) rather than PCA components.
     pub index_axes: bool,
@@ -176,6 +178,7 @@ impl ScatterCache {
             return Self {
                 iteration: snapshot.iteration,
                 of_data: false,
+                subspace: None,
                 groups,
                 index_axes: snapshot.h.nrows() == 1,
                 by_sample: (0..n).map(point).collect(),
@@ -221,6 +224,7 @@ impl ScatterCache {
         Self {
             iteration: snapshot.iteration,
             of_data: false,
+            subspace: None,
             groups,
             index_axes: snapshot.h.nrows() == 1,
             by_sample: (0..n).map(point).collect(),
@@ -275,6 +279,7 @@ impl ScatterCache {
         Self {
             iteration: snapshot.iteration,
             of_data: false,
+            subspace: None,
             groups,
             index_axes: snapshot.h.nrows() == 1,
             by_sample: (0..n).map(point).collect(),
@@ -323,6 +328,7 @@ impl ScatterCache {
         Self {
             iteration: snapshot.iteration,
             of_data: false,
+            subspace: None,
             groups,
             index_axes: snapshot.h.nrows() == 1,
             by_sample: (0..n).map(point).collect(),
@@ -384,6 +390,7 @@ mod tests {
             assignments: None,
             graph: None,
             feature_weights: None,
+            subspace: None,
         };
         // The model's own labels group the points by label, live.
         let labelled = Snapshot {

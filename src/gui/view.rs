@@ -39,6 +39,8 @@ pub struct ViewState {
     /// The scatter group (class or cluster, by name) picked in the legend: its points are
     /// drawn on top at full strength and the others faded. `None`: all alike.
     pub highlight: Option<String>,
+    /// Show the model's learned subspace (PSMF's Πᵀx) instead of H, when it has one.
+    pub show_subspace: bool,
     /// Per-label point groups of the latest snapshot, built once per snapshot.
     pub scatter: ScatterCache,
     /// The scatter's transform of the last frame (tests click at data coordinates with it).
@@ -89,6 +91,7 @@ impl ViewState {
             hide_triplets: false,
             color_by: ColorBy::default(),
             highlight: None,
+            show_subspace: false,
             scatter: ScatterCache::default(),
             plot_transform: None,
             panel_rects: [None, None],
@@ -143,6 +146,20 @@ impl ViewState {
             (None, Some(x)) if x.projection.nrows() == data.n() => (x, true),
             _ => return,
         };
+        // The model's subspace in place of H's projection, when asked for and there.
+        let swapped;
+        let mut subspace = None;
+        let snap = match (&snap.subspace, self.show_subspace) {
+            (Some((name, p)), true) if p.nrows() == data.n() => {
+                subspace = Some(*name);
+                swapped = Snapshot {
+                    projection: p.clone(),
+                    ..snap.clone()
+                };
+                &swapped
+            }
+            _ => snap,
+        };
         self.scatter = match self.color_by {
             ColorBy::Cluster if !of_data => ScatterCache::build_coloured(data, snap, evaluation),
             ColorBy::ModelValue if !of_data => ScatterCache::build_by_value(data, snap),
@@ -150,6 +167,7 @@ impl ViewState {
             _ => ScatterCache::build_coloured(data, snap, None),
         };
         self.scatter.of_data = of_data;
+        self.scatter.subspace = subspace;
     }
 
     /// Select or unselect a history row; selecting a third drops the oldest selection.

@@ -185,6 +185,11 @@ pub trait Model: Send {
     fn feature_weights(&self) -> Option<(&'static str, ndarray::Array2<f64>)> {
         None
     }
+    /// A learned embedding of the samples other than H (s×n; PSMF's subspace Πᵀx), which the
+    /// app can show on the scatter instead of H: `(name, array)`. `None` by default.
+    fn subspace(&self) -> Option<(&'static str, ndarray::Array2<f64>)> {
+        None
+    }
 }
 
 /// What to fit: the model, its rank, seed and hyperparameters (by name).
@@ -284,5 +289,16 @@ pub fn build(
 ) -> Result<Box<dyn Model>, ModelError> {
     let params = spec.validate(data.m(), data.n())?;
     spec.kind.check_side(side)?;
+    // The loaders refuse non-finite values; data built in code may not have been through
+    // them, and a NaN would reach the graph builders (kNN) before any model looks at X.
+    if let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        return Err(ModelError::BadData {
+            why: format!(
+                "X has a non-finite value {v} at feature {}, sample {}: nothing can be fitted",
+                r + 1,
+                c + 1
+            ),
+        });
+    }
     (spec.kind.descriptor().build)(spec, &params, data, side)
 }

@@ -223,6 +223,23 @@ fn toolbar(
                  A model that rates each sample (RNMF's residual weight: low = an outlier it \
                  discounts) adds its value, in five bins from dark (low) to light (high)",
             );
+        let has_subspace = run.snapshot.as_ref().is_some_and(|s| s.subspace.is_some());
+        if has_subspace
+            && ui
+                .checkbox(&mut view.show_subspace, "Learned subspace")
+                .on_hover_text(
+                    "Show the model's learned subspace (PSMF's Πᵀx, docs/models.md §6) instead \
+                     of the PCA of H",
+                )
+                .changed()
+        {
+            view.rebuild_scatter(
+                session.dataset.as_deref(),
+                run.snapshot.as_deref(),
+                session.x_view.as_deref(),
+                session.evaluation.as_deref(),
+            );
+        }
         if view.color_by != before {
             view.rebuild_scatter(
                 session.dataset.as_deref(),
@@ -324,6 +341,11 @@ pub fn show(
     ui.label(
         RichText::new(if cache.of_data {
             "PCA-2D of X (the data; a run replaces it with its H)".to_owned()
+        } else if let Some(name) = cache.subspace {
+            format!(
+                "PCA-2D of the model's {name} · iteration {}",
+                cache.iteration
+            )
         } else if cache.index_axes {
             format!("H (k = 1) by sample · iteration {}", cache.iteration)
         } else {

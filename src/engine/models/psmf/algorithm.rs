@@ -618,6 +618,11 @@ impl Model for Psmf {
         Some(Arc::clone(&self.graph))
     }
 
+    /// The learned subspace Πᵀx (s×n), for the app's scatter.
+    fn subspace(&self) -> Option<(&'static str, Array2<f64>)> {
+        Some(("learned subspace Πᵀx", self.embedding()))
+    }
+
     fn exports(&self) -> Vec<Export> {
         let labels = self.labels();
         vec![
