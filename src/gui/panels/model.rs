@@ -415,7 +415,8 @@ fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_m
         && let Some(result) = &run.result
     {
         for note in &result.notes {
-            ui.label(RichText::new(format!("note: {note}")).color(NOTE_COLOUR));
+            let text = super::displayable(ui.ctx(), &format!("note: {note}"));
+            ui.label(RichText::new(text).color(NOTE_COLOUR));
         }
     }
 }

@@ -94,7 +94,7 @@ fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
         ui.label(line);
     }
     for note in &ev.notes {
-        ui.label(RichText::new(note).color(super::ERROR_RED));
+        ui.label(RichText::new(super::displayable(ui.ctx(), note)).color(super::ERROR_RED));
     }
     if let Some(r) = &ev.classification {
         ui.label(RichText::new("Confusion matrix (rows: true, columns: predicted)").weak());

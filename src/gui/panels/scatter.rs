@@ -338,21 +338,19 @@ pub fn show(
     }
     toolbar(ui, session, run, view, &data);
     let cache = &view.scatter;
-    ui.label(
-        RichText::new(if cache.of_data {
-            "PCA-2D of X (the data; a run replaces it with its H)".to_owned()
-        } else if let Some(name) = cache.subspace {
-            format!(
-                "PCA-2D of the model's {name} · iteration {}",
-                cache.iteration
-            )
-        } else if cache.index_axes {
-            format!("H (k = 1) by sample · iteration {}", cache.iteration)
-        } else {
-            format!("PCA-2D of H · iteration {}", cache.iteration)
-        })
-        .weak(),
-    );
+    let caption = if cache.of_data {
+        "PCA-2D of X (the data; a run replaces it with its H)".to_owned()
+    } else if let Some(name) = cache.subspace {
+        format!(
+            "PCA-2D of the model's {name} · iteration {}",
+            cache.iteration
+        )
+    } else if cache.index_axes {
+        format!("H (k = 1) by sample · iteration {}", cache.iteration)
+    } else {
+        format!("PCA-2D of H · iteration {}", cache.iteration)
+    };
+    ui.label(RichText::new(super::displayable(ui.ctx(), &caption)).weak());
     let n = data.n().max(1);
     let radius = if n > 2000 {
         1.5
