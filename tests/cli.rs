@@ -569,3 +569,32 @@ fn preprocess_chain_minmax_l2_is_accepted_and_a_wrong_one_refused() {
         "{err}"
     );
 }
+
+/// An all-zero CSV loads (zero rows are kept and reported) but no model can fit it: exit 2,
+/// and the message names the file as well as what is wrong.
+#[test]
+fn an_all_zero_csv_is_refused_naming_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("zeros.csv");
+    std::fs::write(&path, "a,b,c\n0,0,0\n0,0,0\n0,0,0\n0,0,0\n").expect("write");
+    let p = path.to_str().expect("utf-8");
+    for model in ["nmf", "gnmf", "rnmf"] {
+        let out = run(&[
+            "run",
+            "--data",
+            p,
+            "--model",
+            model,
+            "--k",
+            "2",
+            "--label-col",
+            "none",
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{model}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("zeros.csv") && err.contains("all zeros"),
+            "{model}: {err}"
+        );
+    }
+}

@@ -294,11 +294,20 @@ pub fn build(
     if let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| !v.is_finite()) {
         return Err(ModelError::BadData {
             why: format!(
-                "X has a non-finite value {v} at feature {}, sample {}: nothing can be fitted",
+                "{}: X has a non-finite value {v} at feature {}, sample {}: nothing can be \
+                 fitted",
+                data.source,
                 r + 1,
                 c + 1
             ),
         });
     }
-    (spec.kind.descriptor().build)(spec, &params, data, side)
+    // Problems with the data name the dataset they are about (its file or sample).
+    let source = data.source.clone();
+    (spec.kind.descriptor().build)(spec, &params, data, side).map_err(|e| match e {
+        ModelError::BadData { why } if !why.starts_with(&source) => ModelError::BadData {
+            why: format!("{source}: {why}"),
+        },
+        e => e,
+    })
 }
