@@ -239,3 +239,38 @@ fn classification_protocol_scores_a_held_out_split() {
     }
     assert!(s.markdown.contains("test acc"));
 }
+
+/// `--reveal P` hands a stratified share of the true labels to the models that use labels
+/// (NMFCC's links), drawn per repeat; a model that uses none gets none; runs.csv says how many.
+#[test]
+fn reveal_gives_labels_to_the_models_that_use_them() {
+    let d = tempfile::tempdir().expect("tmp");
+    let a = args(
+        d.path(),
+        &[
+            "--models",
+            "nmf,nmfcc",
+            "--grid",
+            "alpha=1",
+            "--reveal",
+            "0.2",
+        ],
+    );
+    let (res, _) = sweep(&a);
+    res.expect("sweep");
+    let text = std::fs::read_to_string(d.path().join("runs.csv")).expect("runs.csv");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let (model, known, error) = (col("model"), col("known_labels"), col("error"));
+    let mut seen = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[error], "", "{line}");
+        let want_some = f[model] == "nmfcc";
+        let k: usize = f[known].parse().expect("count");
+        assert_eq!(k > 0, want_some, "{line}");
+        seen += 1;
+    }
+    assert_eq!(seen, 4);
+}

@@ -57,6 +57,7 @@ pub const COLUMNS: &[&str] = &[
     "nmi_arith",
     "nmi_arith_std",
     "triplets",
+    "known_labels",
     "triplets_kept_h",
     "accuracy",
     "macro_f1",
@@ -129,6 +130,12 @@ pub struct SweepArgs {
     pub stop: StopArgs,
     #[command(flatten)]
     pub triplet_opts: TripletArgs,
+    /// Known labels as side information (models that use links or partial labels): `--reveal
+    /// P` reveals a stratified share of the true labels, drawn anew for each repeat from its
+    /// seed; `--known-labels FILE` gives the same labels to every run. Scores still use every
+    /// sample's true label.
+    #[command(flatten)]
+    pub labels: super::run::KnownLabelArgs,
     /// Parallel runs (default: the number of CPU cores).
     #[arg(long)]
     pub jobs: Option<usize>,
@@ -198,6 +205,12 @@ struct Manifest {
     kmeans_repeats: u64,
     anchors: f64,
     per_anchor: usize,
+    /// `--reveal P` (absent from manifests written before it existed).
+    #[serde(default)]
+    reveal: Option<f64>,
+    /// `--known-labels FILE`.
+    #[serde(default)]
+    known_labels: Option<PathBuf>,
 }
 
 impl Manifest {
@@ -395,11 +408,26 @@ fn fit_and_score(
         init: None,
     };
     let uses_triplets = matches!(job.kind.needs(), SideNeed::Triplets | SideNeed::Links);
-    let side = SideInfo::with_triplets(if uses_triplets {
-        triplets.to_vec()
+    let uses_labels = matches!(job.kind.needs(), SideNeed::Links | SideNeed::PartialLabels);
+    let known = if uses_labels {
+        args.labels
+            .labels_for(data, job.seed)
+            .map_err(|e| anyhow!("{e}"))?
     } else {
         Vec::new()
-    });
+    };
+    row.insert(
+        "known_labels".into(),
+        known.iter().flatten().count().to_string(),
+    );
+    let side = SideInfo::new(
+        if uses_triplets {
+            triplets.to_vec()
+        } else {
+            Vec::new()
+        },
+        known,
+    );
     // Checked once in `run_sweep`.
     let opts = args.stop.fit_options().map_err(|e| anyhow!("{e}"))?;
     let work = WorkerJob::new(JobId(job.repeat), Arc::clone(data), spec, opts)
@@ -547,6 +575,8 @@ pub fn run_sweep(
     for w in &data.warnings {
         eprintln!("warning: {w}");
     }
+    // A bad --reveal or --known-labels is one error up front, not one per run.
+    args.labels.labels_for(&data, args.seed)?;
     let truth: Vec<usize> = data.labels.clone().ok_or_else(|| {
         bad(anyhow!(
             "{}: sweep needs labelled data (the metrics compare with the ground truth)",
@@ -572,6 +602,8 @@ pub fn run_sweep(
         kmeans_repeats: args.kmeans_repeats,
         anchors: args.triplet_opts.anchors,
         per_anchor: args.triplet_opts.per_anchor,
+        reveal: args.labels.reveal,
+        known_labels: args.labels.known_labels.clone(),
     };
     let out = &args.out;
     let csv_path = out.join("runs.csv");
