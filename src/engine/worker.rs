@@ -424,3 +424,38 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
         }
     }
 }
+
+/// Test helpers shared by the models' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Command, Event, Job, JobHandle};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    /// Spawn `job` (which would run for a long time), wait for its fifth iteration, cancel it,
+    /// and assert that the worker ends with `Cancelled` within `limit` of the request (the
+    /// cancel path every model's tests check, docs/models.md §10.4).
+    pub(crate) fn assert_cancels_within(job: Job, limit: Duration) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let h = JobHandle::spawn(job, tx, Arc::new(|| {})).expect("spawn the job");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !matches!(
+            rx.recv_timeout(Duration::from_secs(20)),
+            Ok(Event::Progress { iteration: 5.., .. })
+        ) {
+            assert!(Instant::now() < deadline, "no progress");
+        }
+        h.send(Command::Cancel);
+        let t0 = Instant::now();
+        loop {
+            let ev = rx
+                .recv_timeout(Duration::from_secs(5))
+                .expect("terminal event");
+            if ev.is_terminal() {
+                assert!(matches!(ev, Event::Cancelled { .. }), "{ev:?}");
+                break;
+            }
+        }
+        assert!(t0.elapsed() < limit, "cancel took {:?}", t0.elapsed());
+    }
+}

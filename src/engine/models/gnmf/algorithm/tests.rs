@@ -355,8 +355,8 @@ fn cancelling_stops_the_fit_after_the_current_iteration() {
 /// ends a long run within a fraction of a second.
 #[test]
 fn a_worker_job_can_be_cancelled() {
-    use crate::engine::worker::{Command, Event, Job, JobHandle, JobId};
-    use std::time::{Duration, Instant};
+    use crate::engine::worker::{Job, JobId};
+    use std::time::Duration;
     let data = dataset(random(100, 300, 13));
     let job = Job::new(
         JobId(1),
@@ -367,25 +367,7 @@ fn a_worker_job_can_be_cancelled() {
             tol: 0.0,
         },
     );
-    let (tx, rx) = std::sync::mpsc::channel();
-    let h = JobHandle::spawn(job, tx, Arc::new(|| {})).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !matches!(
-        rx.recv_timeout(Duration::from_secs(20)),
-        Ok(Event::Progress { iteration: 5.., .. })
-    ) {
-        assert!(Instant::now() < deadline, "no progress");
-    }
-    h.send(Command::Cancel);
-    let t0 = Instant::now();
-    loop {
-        let ev = rx.recv_timeout(Duration::from_secs(5)).expect("terminal event");
-        if ev.is_terminal() {
-            assert!(matches!(ev, Event::Cancelled { .. }), "{ev:?}");
-            break;
-        }
-    }
-    assert!(t0.elapsed() < Duration::from_millis(500), "{:?}", t0.elapsed());
+    crate::engine::worker::testing::assert_cancels_within(job, Duration::from_millis(500));
 }
 
 #[test]
