@@ -158,38 +158,15 @@ impl ScatterCache {
             && n > 0
         {
             let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
-            let c = ev.clusters.iter().copied().max().map_or(0, |m| m + 1);
-            let mut groups: Vec<ScatterGroup> = (0..c)
-                .map(|g| ScatterGroup {
-                    name: format!("cluster {}", g + 1),
-                    color: class_colour_of(g),
-                    marker: class_marker(g),
-                    points: Vec::new(),
-                    indices: Vec::new(),
-                })
+            let mut cache = Self::by_index(snapshot, &ev.clusters, "cluster");
+            cache.misassigned = ev
+                .misassigned
+                .iter()
+                .enumerate()
+                .filter(|(i, wrong)| **wrong && *i < n)
+                .map(|(i, _)| point(i))
                 .collect();
-            for (i, &g) in ev.clusters.iter().enumerate() {
-                if let Some(group) = groups.get_mut(g) {
-                    group.points.push(point(i));
-                    group.indices.push(i);
-                }
-            }
-            groups.retain(|g| !g.points.is_empty());
-            return Self {
-                iteration: snapshot.iteration,
-                of_data: false,
-                subspace: None,
-                groups,
-                index_axes: snapshot.h.nrows() == 1,
-                by_sample: (0..n).map(point).collect(),
-                misassigned: ev
-                    .misassigned
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, wrong)| **wrong && *i < n)
-                    .map(|(i, _)| point(i))
-                    .collect(),
-            };
+            return cache;
         }
         Self::build_by_label(data, snapshot)
     }
@@ -197,26 +174,32 @@ impl ScatterCache {
     /// Group the snapshot's projection by the model's own labels at that snapshot (CAN, PSMF,
     /// RMNMF), else by ground-truth label.
     pub fn build_by_labels(data: &Dataset, snapshot: &Snapshot) -> Self {
-        let proj = &snapshot.projection;
-        let n = proj.nrows().min(data.n());
-        let Some(labels) = snapshot.assignments.as_ref().filter(|a| a.len() == n) else {
-            return Self::build_by_label(data, snapshot);
-        };
-        if proj.ncols() < 2 || n == 0 {
-            return Self::default();
+        let n = snapshot.projection.nrows().min(data.n());
+        match snapshot.assignments.as_ref().filter(|a| a.len() == n) {
+            Some(labels) if snapshot.projection.ncols() >= 2 && n > 0 => {
+                Self::by_index(snapshot, labels, "label")
+            }
+            _ => Self::build_by_label(data, snapshot),
         }
+    }
+
+    /// One group per index in `groups` (sample i in group `groups[i]`, named `"{what} g+1"`,
+    /// coloured [`class_colour_of`]`(g)`), empty groups dropped: k-means clusters and a model's
+    /// own labels. The projection must have two columns and a row per entry of `groups`.
+    fn by_index(snapshot: &Snapshot, groups_of: &[usize], what: &str) -> Self {
+        let proj = &snapshot.projection;
         let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
-        let c = labels.iter().copied().max().map_or(0, |m| m + 1);
+        let c = groups_of.iter().copied().max().map_or(0, |m| m + 1);
         let mut groups: Vec<ScatterGroup> = (0..c)
             .map(|g| ScatterGroup {
-                name: format!("label {}", g + 1),
+                name: format!("{what} {}", g + 1),
                 color: class_colour_of(g),
                 marker: class_marker(g),
                 points: Vec::new(),
                 indices: Vec::new(),
             })
             .collect();
-        for (i, &g) in labels.iter().enumerate() {
+        for (i, &g) in groups_of.iter().enumerate() {
             groups[g].points.push(point(i));
             groups[g].indices.push(i);
         }
@@ -227,7 +210,7 @@ impl ScatterCache {
             subspace: None,
             groups,
             index_axes: snapshot.h.nrows() == 1,
-            by_sample: (0..n).map(point).collect(),
+            by_sample: (0..groups_of.len()).map(point).collect(),
             misassigned: Vec::new(),
         }
     }

@@ -6,6 +6,7 @@
 //! time by [`crate::engine::experiment`] (the loop with max iterations, tolerance, NaN checks and
 //! cancellation) and by [`crate::engine::worker`] (the same loop on a thread).
 
+pub mod alm;
 pub mod mu;
 pub mod params;
 pub mod registry;

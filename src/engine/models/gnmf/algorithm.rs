@@ -3,8 +3,8 @@
 use super::params::GnmfParams;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::thin::XhtAccumulator;
-use crate::engine::linalg::{Csr, Op, gemm_into, gram_of_columns, gram_of_rows};
-use crate::engine::models::mu::{
+use crate::engine::linalg::{Csr, gram_of_columns, gram_of_rows};
+use crate::engine::models::mu::{w_step, 
     EXACT_EVERY, ExactResidual, FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x, gram_times,
     mu_rule, mu_update, normalize_w_columns, start_wh, trace_reconstruction, wt_x_whole,
     x_block_columns, xh_t_whole,
@@ -352,16 +352,7 @@ impl Model for Gnmf {
         // 2. H·S and Tr(H L Hᵀ) of the new H.
         self.refresh_graph_products();
         // 3. W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε).
-        gemm_into(
-            &mut self.whht.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::N,
-            self.hht.view(),
-            Op::N,
-            false,
-        );
-        mu_update(&mut self.w, &self.xht, &self.whht);
+        w_step(&mut self.w, &self.xht, &self.hht, &mut self.whht);
         // New WᵀW: the objective's Gram term now, the next H update's denominator later.
         gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
         self.iteration += 1;

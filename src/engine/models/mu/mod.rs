@@ -28,4 +28,4 @@ pub use init::{random_wh, start_wh};
 pub use objective::{EXACT_EVERY, ExactResidual, trace_reconstruction};
 pub(crate) use products::blocked_pass_over_x;
 pub use products::{FUSED_MIN_BYTES, gram_times, wt_x_whole, x_block_columns, xh_t_whole};
-pub use rule::{FLOOR, mu_rule, mu_update, normalize_w_columns};
+pub use rule::{FLOOR, mu_rule, mu_update, normalize_w_columns, w_step};

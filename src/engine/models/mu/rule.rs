@@ -39,6 +39,23 @@ pub fn mu_update(z: &mut Array2<f64>, num: &Array2<f64>, den: &Array2<f64>) {
         .for_each(|z, &a, &b| *z = mu_rule(*z, a, b));
 }
 
+/// NMF's W step (docs/models.md (3.4)), shared by every model whose objective leaves W's
+/// rule alone (NMF, GNMF, NMFCC, RPNMF): `W·HHᵀ` into `whht` (faer), then
+/// `W ← max(W ⊙ XHᵀ ⊘ max(W·HHᵀ, ε), φ)` in place.
+pub fn w_step(w: &mut Array2<f64>, xht: &Array2<f64>, hht: &Array2<f64>, whht: &mut Array2<f64>) {
+    use crate::engine::linalg::{Op, gemm_into};
+    gemm_into(
+        &mut whht.view_mut(),
+        1.0,
+        w.view(),
+        Op::N,
+        hht.view(),
+        Op::N,
+        false,
+    );
+    mu_update(w, xht, whht);
+}
+
 /// `w_:a ← w_:a/ν_a`, `h_a: ← ν_a h_a:` with `ν_a = max(‖w_:a‖, 1e-15)` (docs/models.md §10.3).
 pub fn normalize_w_columns(w: &mut Array2<f64>, h: &mut Array2<f64>) {
     for a in 0..w.ncols() {

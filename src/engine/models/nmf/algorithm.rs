@@ -2,8 +2,8 @@
 
 use crate::engine::data::Dataset;
 use crate::engine::linalg::thin::XhtAccumulator;
-use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
-use crate::engine::models::mu::{
+use crate::engine::linalg::{gram_of_columns, gram_of_rows};
+use crate::engine::models::mu::{w_step, 
     EXACT_EVERY, ExactResidual, FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x, gram_times, mu_update,
     normalize_w_columns, start_wh, trace_reconstruction, update_h_columns, wt_x_whole,
     x_block_columns, xh_t_whole,
@@ -235,16 +235,7 @@ impl Model for Nmf {
             self.reference_h_step();
         }
         // W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε).
-        gemm_into(
-            &mut self.whht.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::N,
-            self.hht.view(),
-            Op::N,
-            false,
-        );
-        mu_update(&mut self.w, &self.xht, &self.whht);
+        w_step(&mut self.w, &self.xht, &self.hht, &mut self.whht);
         // New WᵀW: the objective's Gram term now, the next H update's denominator later.
         gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
         self.iteration += 1;

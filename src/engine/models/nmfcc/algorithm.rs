@@ -8,10 +8,10 @@ use super::params::NmfccParams;
 use crate::engine::constraints::{Links, SideInfo};
 use crate::engine::data::Dataset;
 use crate::engine::linalg::thin::XhtAccumulator;
-use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
-use crate::engine::models::mu::{
+use crate::engine::linalg::{gram_of_columns, gram_of_rows};
+use crate::engine::models::mu::{w_step, 
     Addends, EXACT_EVERY, ExactResidual, FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x,
-    gram_times, mu_rule, mu_update, start_wh, trace_reconstruction, update_h_columns_plus,
+    gram_times, mu_rule, start_wh, trace_reconstruction, update_h_columns_plus,
     wt_x_whole, x_block_columns, xh_t_whole,
 };
 use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective, Term};
@@ -237,16 +237,7 @@ impl Model for Nmfcc {
             self.reference_h_step();
         }
         // W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε): the links do not involve W.
-        gemm_into(
-            &mut self.whht.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::N,
-            self.hht.view(),
-            Op::N,
-            false,
-        );
-        mu_update(&mut self.w, &self.xht, &self.whht);
+        w_step(&mut self.w, &self.xht, &self.hht, &mut self.whht);
         gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
         self.iteration += 1;
         self.recon = if self.iteration.is_multiple_of(EXACT_EVERY) {

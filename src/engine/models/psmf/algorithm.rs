@@ -5,6 +5,7 @@ use super::params::{LwVariant, PsmfInit, PsmfParams};
 use crate::engine::eval::derive_seed;
 use crate::engine::eval::kmeans::{KMeansParams, repeated_kmeans};
 use crate::engine::linalg::{Csr, Op, gemm, knn, procrustes, shrink_columns};
+use crate::engine::models::alm::ascend;
 use crate::engine::models::can::{Can, CanParams};
 use crate::engine::models::{
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
@@ -531,14 +532,14 @@ impl Model for Psmf {
         let qta = &self.qta;
         self.f = (qta - &self.e + &(&self.l1 / mu)).dot(&self.g);
         // 7. Multipliers and penalty.
-        let r1 = qta - &self.f.dot(&self.g.t()) - &self.e;
-        let r2 = &self.g - &self.z1;
-        let r3 = &self.q - &self.z2;
-        let norm = |m: &Array2<f64>| m.iter().map(|v| v * v).sum::<f64>().sqrt();
-        self.residuals = [norm(&r1), norm(&r2), norm(&r3)];
-        self.l1 = &self.l1 + &(r1 * mu);
-        self.l2 = &self.l2 + &(r2 * mu);
-        self.l3 = &self.l3 + &(r3 * mu);
+        // Λ ← Λ + μ (A − B) in place for QᵀA = FGᵀ + E, G = Z1 and Q = Z2, with their
+        // residual norms (the shared ALM step).
+        let fit = self.f.dot(&self.g.t()) + &self.e;
+        self.residuals = [
+            ascend(self.l1.view_mut(), mu, qta.view(), fit.view()),
+            ascend(self.l2.view_mut(), mu, self.g.view(), self.z1.view()),
+            ascend(self.l3.view_mut(), mu, self.q.view(), self.z2.view()),
+        ];
         self.mu = (self.params.rho * mu).min(self.params.mu_max);
         self.ht = self.g.t().to_owned();
         self.iteration = t;

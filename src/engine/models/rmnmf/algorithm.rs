@@ -1,6 +1,6 @@
 //! The RMNMF iteration of docs/models.md §3.4 (see the module above for the math).
 
-use super::alm::{MU_MAX, Penalty, Residual, ascend, residuals_below};
+use crate::engine::models::alm::{MU_MAX, Penalty, Residual, ascend, residuals_below};
 use super::params::RmnmfParams;
 use crate::engine::data::Dataset;
 use crate::engine::eval::kmeans;

@@ -7,7 +7,7 @@
 //! weigh by their length; GᵀG = I with G ≥ 0 makes G close to a scaled cluster indicator.
 //!
 //! ALM splitting: `E = X − W Gᵀ` (m×n) and `Z = G` (n×k), Z ≥ 0 carrying the sign and G the
-//! orthonormality; multipliers Γ (m×n) and Σ (n×k), penalty μ ([`alm::Penalty`]). E and Γ are
+//! orthonormality; multipliers Γ (m×n) and Σ (n×k), penalty μ ([`crate::engine::models::alm::Penalty`]). E and Γ are
 //! m×n by the method's nature: E is the part of X the model sets aside as outlying.
 //!
 //! Start: k-means on the samples (seeded by the spec's seed), `G = onehot(labels) + 0.2`, then
@@ -22,7 +22,7 @@
 //! 3. (3.43) `Z ← [G + Σ/μ − (λ/μ) L G]_+`, L G of the current G kept from the previous iteration;
 //! 4. (3.44) `G ← Proc(Bᵀ W + Z − Σ/μ − (λ/μ) L Z)` ([`procrustes`]); `+ (λ/μ) L Z` with
 //!    `legacy_sign`, as the authors' code;
-//! 5. (3.45) `R = X − W Gᵀ`; `Γ ← Γ + μ (R − E)`, `Σ ← Σ + μ (G − Z)` (Σ by [`alm::ascend`],
+//! 5. (3.45) `R = X − W Gᵀ`; `Γ ← Γ + μ (R − E)`, `Σ ← Σ + μ (G − Z)` (Σ by [`crate::engine::models::alm::ascend`],
 //!    which returns ‖G − Z‖_F; Γ's identical ascent is fused with the pass that forms R, the
 //!    residual ‖R − E‖_F and the residual lengths ‖r_i‖ of F); (3.46) `μ ← min(ρμ, μ_max)`;
 //!    then, from one pass over the graph, L G and `Tr(Gᵀ L G)` of the new G.
@@ -42,7 +42,6 @@
 //! [`shrink_columns`]: crate::engine::linalg::shrink_columns
 //! [`procrustes`]: crate::engine::linalg::procrustes
 
-pub mod alm;
 mod algorithm;
 pub mod params;
 

@@ -29,14 +29,15 @@ pub mod params;
 pub use params::{RpnmfParams, paper_spec};
 
 use super::mu::{
-    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, mu_update, start_wh, wt_x_whole,
+    w_step,
+    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, start_wh, wt_x_whole,
     x_block_columns, xh_t_whole,
 };
 use super::registry::{Descriptor, Output, SideNeed};
 use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::Dataset;
 use crate::engine::linalg::thin::{XhtAccumulator, fixed};
-use crate::engine::linalg::{Op, gemm_into, gram_of_columns, gram_of_rows};
+use crate::engine::linalg::{gram_of_columns, gram_of_rows};
 use crate::engine::models::{
     Checked, EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, Term,
 };
@@ -603,17 +604,8 @@ impl Rpnmf {
             xh_t_whole(&mut self.xht, &self.data.x, &self.cur.h);
             self.xht_of_cur = true;
         }
-        gemm_into(
-            &mut self.whht.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::N,
-            self.cur.hht.view(),
-            Op::N,
-            false,
-        );
         // The NMF rule, floored at the smallest normal f64 (subnormals slow every product).
-        mu_update(&mut self.w, &self.xht, &self.whht);
+        w_step(&mut self.w, &self.xht, &self.cur.hht, &mut self.whht);
     }
 
     /// The products the H step needs besides WᵀX (docs/models.md §4.4): `H·Mneg` and `H·Mpos`
@@ -907,9 +899,9 @@ impl Model for Rpnmf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::models::mu::{fd, random_wh};
+    use crate::engine::models::mu::{fd, mu_update, random_wh};
     use crate::engine::constraints::generate::random_triplets;
-    use crate::engine::linalg::Csr;
+    use crate::engine::linalg::{Csr, Op, gemm_into};
     use crate::engine::models::{ParamValue, build};
     use algorithm::{margins, ranking_loss};
     use ndarray::Zip;

@@ -1,5 +1,5 @@
-//! The bookkeeping of an augmented Lagrangian (ALM) with an increasing penalty, as RMNMF uses
-//! it (docs/models.md §3.4, (3.45)–(3.46)) and as PSMF and CAN can reuse it: the penalty μ and
+//! The bookkeeping of an augmented Lagrangian (ALM) with an increasing penalty, shared by RMNMF
+//! (docs/models.md §3.4, (3.45)–(3.46)) and PSMF (§6.4): the penalty μ and
 //! its schedule `μ ← min(ρμ, μ_max)`, the dual ascent `Λ ← Λ + μ·(A − B)` of a multiplier for
 //! a constraint `A = B`, and the primal residuals ‖A − B‖_F it measures on the way, with the
 //! relative stopping test on them.
@@ -76,11 +76,14 @@ pub fn ascend(
     b: ArrayView2<'_, f64>,
 ) -> f64 {
     let mut sq = 0.0;
-    Zip::from(&mut lambda).and(&a).and(&b).for_each(|l, &a, &b| {
-        let d = a - b;
-        *l += mu * d;
-        sq += d * d;
-    });
+    Zip::from(&mut lambda)
+        .and(&a)
+        .and(&b)
+        .for_each(|l, &a, &b| {
+            let d = a - b;
+            *l += mu * d;
+            sq += d * d;
+        });
     sq.sqrt()
 }
 
