@@ -3,7 +3,7 @@
 //! The loop owns everything models must not know about: the iteration cap, the relative
 //! tolerance, the NaN/Inf check (docs/models.md §10.4) and cancellation (through the observer).
 
-use crate::engine::models::{Model, ModelError, Objective};
+use crate::engine::models::{Model, ModelError, Objective, Phase};
 use ndarray::ArrayView2;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -49,6 +49,9 @@ pub struct FitRecord {
     pub initial_objective: f64,
     pub objective: Vec<f64>,
     pub terms: BTreeMap<String, Vec<f64>>,
+    /// The model's [`Phase`] per iteration, for multi-stage models (empty for the others).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub phases: Vec<Phase>,
     /// Fit time alone, in seconds (no loading, no evaluation).
     pub seconds: f64,
 }
@@ -166,8 +169,12 @@ pub fn fit(
             });
         }
         record.push(&obj);
-        let done =
-            model.has_converged() || converged(record.initial_objective, prev, obj.total, opts.tol);
+        if let Some(phase) = model.phase() {
+            record.phases.push(phase);
+        }
+        let done = model.has_converged()
+            || (!model.stops_itself()
+                && converged(record.initial_objective, prev, obj.total, opts.tol));
         prev = obj.total;
         if observe(t, &obj, &*model).is_break() {
             stop = StopReason::Cancelled;

@@ -10,7 +10,9 @@ use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use crate::engine::experiment::{self, FitOptions, FitRecord, StopReason};
 use crate::engine::linalg::Csr;
-use crate::engine::models::{self, Export, Model, ModelSpec, Objective, SampleValues};
+use crate::engine::models::{
+    self, Export, Model, ModelSpec, Objective, Phase, Predictions, SampleValues,
+};
 use crate::engine::projection::Projector;
 use ndarray::Array2;
 use std::ops::ControlFlow;
@@ -94,6 +96,8 @@ pub struct Snapshot {
     /// The model's learned subspace ([`Model::subspace`]) projected to 2-D like H (n×2,
     /// aligned frame to frame), with its name.
     pub subspace: Option<(&'static str, Array2<f64>)>,
+    /// A classifier's predictions at this iteration ([`Model::predictions`]).
+    pub predictions: Option<Arc<Predictions>>,
 }
 
 impl Snapshot {
@@ -108,6 +112,7 @@ impl Snapshot {
             graph: model.graph(),
             feature_weights: model.feature_weights(),
             subspace: None,
+            predictions: model.predictions().map(Arc::new),
         }
     }
 }
@@ -139,6 +144,8 @@ pub struct RunResult {
     pub feature_weights: Option<(&'static str, Array2<f64>)>,
     /// The model's learned subspace after the fit, projected to 2-D ([`Snapshot::subspace`]).
     pub subspace: Option<(&'static str, Array2<f64>)>,
+    /// A classifier's final predictions ([`Model::predictions`]).
+    pub predictions: Option<Arc<Predictions>>,
 }
 
 impl RunResult {
@@ -157,6 +164,7 @@ impl RunResult {
             graph: self.graph.clone(),
             feature_weights: self.feature_weights.clone(),
             subspace: self.subspace.clone(),
+            predictions: self.predictions.clone(),
         })
     }
 }
@@ -174,6 +182,8 @@ pub enum Event {
         objective: Objective,
         /// Seconds since the fit started (pauses excluded).
         elapsed: f64,
+        /// The model's stage at this iteration ([`Model::phase`]; multi-stage models only).
+        phase: Option<Phase>,
     },
     Snapshot {
         job: JobId,
@@ -346,6 +356,7 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
                 iteration: t,
                 objective: obj.clone(),
                 elapsed,
+                phase: m.phase(),
             }) {
                 receiver_gone = true;
                 return ControlFlow::Break(());
@@ -397,6 +408,7 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
                 values: model.sample_values(),
                 graph: model.graph(),
                 exports: model.exports(),
+                predictions: model.predictions().map(Arc::new),
                 feature_weights: model.feature_weights(),
                 subspace: job.snapshot_interval.and_then(|_| {
                     model.subspace().and_then(|(name, y)| {

@@ -138,6 +138,7 @@ impl App {
                     graph: None,
                     feature_weights: None,
                     subspace: None,
+                    predictions: None,
                 }));
                 if self.run.snapshot.is_none() {
                     self.view.rebuild_scatter(

@@ -374,6 +374,7 @@ mod tests {
             graph: None,
             feature_weights: None,
             subspace: None,
+            predictions: None,
         };
         // The model's own labels group the points by label, live.
         let labelled = Snapshot {

@@ -136,6 +136,41 @@ pub struct Export {
     pub array: ndarray::Array2<f64>,
 }
 
+/// Where a classifier's label for a sample came from ([`Predictions::origin`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelOrigin {
+    /// Given by the user (painted, revealed, or read from `--known-labels`): side information.
+    Given,
+    /// Moved into the training set by self-training in this round (1-based).
+    SelfTrained { round: usize },
+    /// Predicted for a sample that was never in the training set.
+    Predicted,
+}
+
+/// A classifier's output per sample (models whose descriptor's output is
+/// [`Output::ClassPredictions`], e.g. 2-STGINMF): what the app colours by while it runs and
+/// what the evaluation scores on the samples that were not given.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Predictions {
+    /// Predicted class per sample (the given class for [`LabelOrigin::Given`]); length n.
+    pub labels: Vec<usize>,
+    /// Confidence of that class in [0, 1] (1 for given labels); length n.
+    pub confidence: Vec<f64>,
+    /// Where each label came from; length n.
+    pub origin: Vec<LabelOrigin>,
+}
+
+/// Where a multi-stage model is (2-STGINMF: self-training round and stage), so the convergence
+/// plot can mark the boundaries and `convergence.csv` can say which iteration belongs where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Phase {
+    /// Self-training round, 0 for the first pass.
+    pub round: usize,
+    /// Stage within the round, 1-based.
+    pub stage: usize,
+}
+
 /// A factorization driven step by step. `Send` so the worker can own it on its thread.
 pub trait Model: Send {
     /// Which model this is.
@@ -190,6 +225,23 @@ pub trait Model: Send {
     /// app can show on the scatter instead of H: `(name, array)`. `None` by default.
     fn subspace(&self) -> Option<(&'static str, ndarray::Array2<f64>)> {
         None
+    }
+    /// A classifier's labels, confidences and their origin per sample ([`Predictions`]);
+    /// `None` by default (models that do not classify).
+    fn predictions(&self) -> Option<Predictions> {
+        None
+    }
+    /// The stage the **last** iteration belonged to ([`Phase`]), for multi-stage models;
+    /// `None` by default.
+    fn phase(&self) -> Option<Phase> {
+        None
+    }
+    /// Whether the model's own stopping rules alone decide when it is done (2-STGINMF's stages
+    /// each stop on their own rule, and the objective jumps between them), so the fit loop
+    /// ignores its relative-change tolerance and stops on [`Model::has_converged`] or the
+    /// iteration cap. `false` by default.
+    fn stops_itself(&self) -> bool {
+        false
     }
 }
 
