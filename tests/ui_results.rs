@@ -246,6 +246,9 @@ fn evaluate_scores_two_separated_groups_perfectly() {
         triplets: Vec::new(),
         seed: 0,
         restarts: 4,
+        predictions: None,
+        known: Vec::new(),
+        data: None,
     });
     assert_eq!(ev.run, 3);
     let c = ev.clustering.as_ref().expect("clustering");

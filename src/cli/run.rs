@@ -5,10 +5,13 @@ use super::drive::fit_job;
 use super::output::{matrix_csv, matrix_npy, write_atomic};
 use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::{self, Dataset, LabelColumn, LoadOptions, Preprocess};
-use crate::engine::eval::{Protocol, RunInput, evaluate_run};
+use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, evaluate_run};
 use crate::engine::experiment::{self, FitOptions, StopReason};
+use crate::engine::fsutil::csv_field;
 use crate::engine::linalg;
-use crate::engine::models::{ModelKind, ModelSpec, ParamValue, WarmStart};
+use crate::engine::models::{
+    LabelOrigin, ModelKind, ModelSpec, ParamValue, Predictions, WarmStart,
+};
 use crate::engine::worker::{Job, JobId};
 use anyhow::{Context, anyhow};
 use serde_json::{Value, json};
@@ -340,8 +343,25 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
 
     let restarts = usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX);
+    // A classifier is read next to a linear SVM on NMF's H, trained on the same given labels.
+    let predictions = result.predictions.as_deref();
+    let baseline_h = match (predictions, &data.labels) {
+        (Some(_), Some(_)) => match experiment::nmf_baseline(&data, spec.k, spec.seed) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                eprintln!("note: evaluation: no NMF baseline for the SVM on H: {e}");
+                None
+            }
+        },
+        _ => None,
+    };
     let ev = evaluate_run(
         &RunInput {
+            classifier: predictions.map(|p| ClassifierOutput {
+                predicted: &p.labels,
+                known: &side.labels,
+            }),
+            baseline_h: baseline_h.as_ref().map(|h| h.view()),
             h: result.h.view(),
             x: Some(data.x.view()),
             assignments: result.assignments.as_deref(),
@@ -359,7 +379,17 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         eprintln!("note: evaluation: {note}");
     }
     let clusters = ev.clusters.clone();
-    let metrics = ev.metrics_json();
+    let mut metrics = ev.metrics_json();
+    if let Some(p) = predictions {
+        let rounds = rec.phases.iter().map(|ph| ph.round).max().unwrap_or(0);
+        let moved = p
+            .origin
+            .iter()
+            .filter(|o| matches!(o, LabelOrigin::SelfTrained { .. }))
+            .count();
+        metrics.insert("self_training_rounds".into(), json!(rounds));
+        metrics.insert("self_trained".into(), json!(moved));
+    }
     let (h, w) = (&result.h, result.w.as_ref());
     let report = json!({
         "model": spec.kind.name(),
@@ -392,6 +422,13 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     if let Some(dir) = &args.out {
         write_outputs(dir, &report, h, w, &result.exports, &clusters, rec)
             .map_err(CliError::Failed)?;
+        if let Some(p) = predictions {
+            write_atomic(
+                &dir.join("predictions.csv"),
+                predictions_csv(&data, &side.labels, p).as_bytes(),
+            )
+            .map_err(CliError::Failed)?;
+        }
         eprintln!("wrote results to {}", dir.display());
     }
     if args.json {
@@ -399,6 +436,28 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         println!("{text}");
     }
     Ok(())
+}
+
+/// `predictions.csv`: one row per sample, `index,truth,known,predicted,confidence` (0-based
+/// index; classes by name when the dataset names them; `known` 1 for a given label, 0
+/// otherwise; truth empty for unlabelled data).
+pub fn predictions_csv(data: &Dataset, known: &[Option<usize>], p: &Predictions) -> String {
+    let name = |c: usize| {
+        data.class_names
+            .get(c)
+            .map_or_else(|| c.to_string(), |s| csv_field(s))
+    };
+    let mut out = String::from("index,truth,known,predicted,confidence\n");
+    for (i, (&label, &conf)) in p.labels.iter().zip(&p.confidence).enumerate() {
+        let truth = data
+            .labels
+            .as_ref()
+            .and_then(|t| t.get(i))
+            .map_or_else(String::new, |&c| name(c));
+        let given = u8::from(known.get(i).is_some_and(Option::is_some));
+        out.push_str(&format!("{i},{truth},{given},{},{conf:?}\n", name(label)));
+    }
+    out
 }
 
 fn write_outputs(
@@ -426,7 +485,12 @@ fn write_outputs(
         write_atomic(&dir.join(format!("{}.npy", e.name)), &matrix_npy(&e.array)?)?;
     }
     let names: Vec<&String> = rec.terms.keys().collect();
+    // Multi-stage models say which round and stage each iteration belongs to.
+    let phased = rec.phases.len() == rec.objective.len() && !rec.phases.is_empty();
     let mut conv = String::from("iteration,objective");
+    if phased {
+        conv.push_str(",round,stage");
+    }
     for n in &names {
         conv.push(',');
         conv.push_str(n);
@@ -434,6 +498,9 @@ fn write_outputs(
     conv.push('\n');
     for (t, obj) in rec.objective.iter().enumerate() {
         conv.push_str(&format!("{},{obj:?}", t + 1));
+        if phased {
+            conv.push_str(&format!(",{},{}", rec.phases[t].round, rec.phases[t].stage));
+        }
         for n in &names {
             let v = rec
                 .terms

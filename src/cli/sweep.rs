@@ -451,6 +451,8 @@ fn fit_and_score(
     );
     let ev = evaluate_run(
         &RunInput {
+            classifier: None,
+            baseline_h: None,
             h: result.h.view(),
             x: None,
             assignments: result.assignments.as_deref(),

@@ -3,8 +3,10 @@
 //! The loop owns everything models must not know about: the iteration cap, the relative
 //! tolerance, the NaN/Inf check (docs/models.md §10.4) and cancellation (through the observer).
 
-use crate::engine::models::{Model, ModelError, Objective, Phase};
-use ndarray::ArrayView2;
+use crate::engine::constraints::SideInfo;
+use crate::engine::data::Dataset;
+use crate::engine::models::{self, Model, ModelError, ModelSpec, Objective, Phase};
+use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -148,6 +150,11 @@ pub fn fit(
     for t in 1..=opts.max_iter.max(1) {
         let obj = match model.step() {
             Ok(o) => o,
+            // Stopped within the iteration: the iterate is the previous one's.
+            Err(ModelError::Interrupted) => {
+                stop = StopReason::Cancelled;
+                break;
+            }
             Err(error) => {
                 record.seconds = start.elapsed().as_secs_f64();
                 return Err(FitError {
@@ -192,6 +199,32 @@ pub fn fit(
         stop,
         notes: model.notes(),
     })
+}
+
+/// Iterations of the NMF fit behind a classifier's SVM-on-H baseline ([`nmf_baseline`]).
+pub const BASELINE_NMF_ITER: usize = 200;
+
+/// H (k×n) of a plain NMF fit on `data` with rank `k` and `seed` (default parameters,
+/// [`BASELINE_NMF_ITER`] iterations, tolerance 1e-5): the representation a classifier's
+/// linear-SVM baseline is trained on (docs/models.md §7.8), so "SVM on NMF's H" beside
+/// 2-STGINMF is the same everywhere it is shown.
+pub fn nmf_baseline(
+    data: &std::sync::Arc<Dataset>,
+    k: usize,
+    seed: u64,
+) -> Result<Array2<f64>, FitError> {
+    let spec = ModelSpec::new(models::nmf::KIND, k, seed);
+    let mut model = models::build(&spec, std::sync::Arc::clone(data), &SideInfo::default())
+        .map_err(|error| FitError {
+            error,
+            record: Box::default(),
+        })?;
+    let opts = FitOptions {
+        max_iter: BASELINE_NMF_ITER,
+        tol: 1e-5,
+    };
+    fit(model.as_mut(), &opts, |_, _, _| ControlFlow::Continue(()))?;
+    Ok(model.h().to_owned())
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ use crate::engine::data::Dataset;
 use crate::engine::experiment::{self, FitOptions, FitRecord, StopReason};
 use crate::engine::linalg::Csr;
 use crate::engine::models::{
-    self, Export, Model, ModelSpec, Objective, Phase, Predictions, SampleValues,
+    self, Export, Interrupt, Model, ModelSpec, Objective, Phase, Predictions, SampleValues,
 };
 use crate::engine::projection::Projector;
 use ndarray::Array2;
@@ -48,6 +48,9 @@ pub struct Job {
     /// convergence plot wants). A front end that only shows a progress bar sets more, so that
     /// a fast fit is not slowed by waking its reader every iteration.
     pub progress_interval: Duration,
+    /// Raised with every Cancel sent through the job's handle, so a model can stop within a
+    /// long iteration ([`Interrupt`]).
+    pub interrupt: Interrupt,
 }
 
 impl Job {
@@ -60,6 +63,7 @@ impl Job {
             fit,
             snapshot_interval: Some(Duration::from_millis(50)),
             progress_interval: Duration::ZERO,
+            interrupt: Interrupt::new(),
         }
     }
 
@@ -240,6 +244,7 @@ pub type Waker = Arc<dyn Fn() + Send + Sync>;
 pub struct JobHandle {
     id: JobId,
     commands: Sender<Command>,
+    interrupt: Interrupt,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -248,6 +253,7 @@ impl JobHandle {
     pub fn spawn(job: Job, events: Sender<Event>, waker: Waker) -> std::io::Result<Self> {
         let (tx, rx) = mpsc::channel();
         let id = job.id;
+        let interrupt = job.interrupt.clone();
         let thread = std::thread::Builder::new()
             .name(format!("nmf-job-{}", id.0))
             .spawn(move || {
@@ -260,6 +266,7 @@ impl JobHandle {
         Ok(Self {
             id,
             commands: tx,
+            interrupt,
             thread: Some(thread),
         })
     }
@@ -268,8 +275,12 @@ impl JobHandle {
         self.id
     }
 
-    /// Send a command; ignored if the job already ended.
+    /// Send a command; ignored if the job already ended. A Cancel also raises the job's
+    /// [`Interrupt`], so a model in a long iteration stops within it.
     pub fn send(&self, cmd: Command) {
+        if cmd == Command::Cancel {
+            self.interrupt.raise();
+        }
         let _ = self.commands.send(cmd);
     }
 
@@ -281,7 +292,7 @@ impl JobHandle {
 
 impl Drop for JobHandle {
     fn drop(&mut self) {
-        let _ = self.commands.send(Command::Cancel);
+        self.send(Command::Cancel);
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
@@ -295,8 +306,55 @@ pub fn run_blocking(job: Job, mut on_event: impl FnMut(Event) -> bool) {
     run_job(job, None, &mut on_event);
 }
 
-/// The job body: build, iterate with pause/cancel, stream progress and snapshots.
+/// The job body, with a panic inside a model (a bug) turned into [`Event::Failed`] with its
+/// message instead of a silently dead thread: the front end keeps running and says what
+/// happened, and nothing of the user's (constraints, other runs) is touched.
 fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(Event) -> bool) {
+    let id = job.id;
+    let label = job.spec.kind.label();
+    let iterations = std::cell::Cell::new(0usize);
+    // Whether the job already sent its final event (a panic after it changes nothing).
+    let ended = std::cell::Cell::new(false);
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut tracked = |e: Event| {
+            match &e {
+                Event::Progress { iteration, .. } => iterations.set(*iteration),
+                e if e.is_terminal() => ended.set(true),
+                _ => {}
+            }
+            send(e)
+        };
+        run_job_inner(job, commands, &mut tracked, &iterations);
+    }));
+    if let Err(payload) = outcome
+        && !ended.get()
+    {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".to_owned());
+        send(Event::Failed {
+            job: id,
+            error: format!(
+                "{label} stopped with an internal error after {} iterations: {what} (a bug: \
+                 please report it with the data and parameters)",
+                iterations.get()
+            ),
+            iterations: iterations.get(),
+            at_build: false,
+        });
+    }
+}
+
+/// Build, iterate with pause/cancel, stream progress and snapshots. `iterations` follows the
+/// fit even when progress events are throttled (for the panic message of [`run_job`]).
+fn run_job_inner(
+    job: Job,
+    commands: Option<&Receiver<Command>>,
+    send: &mut dyn FnMut(Event) -> bool,
+    iterations: &std::cell::Cell<usize>,
+) {
     let id = job.id;
     if !send(Event::Started {
         job: id,
@@ -316,6 +374,7 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
             return;
         }
     };
+    model.set_interrupt(job.interrupt.clone());
     let mut projector = Projector::new();
     let mut sub_projector = Projector::new();
     let mut last_snapshot: Option<Instant> = None;
@@ -325,6 +384,7 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
     let mut receiver_gone = false;
 
     let outcome = experiment::fit(model.as_mut(), &job.fit, |t, obj, m| {
+        iterations.set(t);
         // Commands: Pause blocks (no busy wait) until Resume or Cancel.
         while let Some(commands) = commands {
             match commands.try_recv() {

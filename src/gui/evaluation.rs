@@ -7,10 +7,11 @@
 
 use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
-use crate::engine::eval::{Protocol, RunInput, evaluate_run};
-use crate::engine::experiment::StopReason;
+use crate::engine::data::Dataset;
+use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, evaluate_run};
+use crate::engine::experiment::{StopReason, nmf_baseline};
 use crate::engine::fsutil::{csv_field, write_atomic};
-use crate::engine::models::{WarmStart, params_string};
+use crate::engine::models::{Predictions, WarmStart, params_string};
 use crate::gui::state::{Evaluation, HistoryRow, Series};
 use ndarray::Array2;
 use std::fmt::Write as _;
@@ -29,14 +30,42 @@ pub struct EvalInput {
     pub triplets: Vec<Triplet>,
     pub seed: u64,
     pub restarts: usize,
+    /// A classifier's predictions (2-STGINMF), scored on the samples not given.
+    pub predictions: Option<Arc<Predictions>>,
+    /// The labels the run was given (its training set), per sample.
+    pub known: Vec<Option<usize>>,
+    /// The data, for a classifier's SVM baselines (on X, and on an NMF's H fitted here).
+    pub data: Option<Arc<Dataset>>,
 }
 
 /// The engine's evaluation of a finished run ([`evaluate_run`]), tagged with the run's id.
 pub fn evaluate(input: &EvalInput) -> Evaluation {
-    let scores = evaluate_run(
+    // A classifier is read next to a linear SVM on X and on NMF's H, trained on the same
+    // given labels; the NMF is fitted here, on the evaluation's thread.
+    let classifier_data = input
+        .predictions
+        .as_ref()
+        .and(input.data.as_ref())
+        .filter(|d| d.labels.is_some());
+    let baseline = classifier_data.map(|d| nmf_baseline(d, input.h.nrows(), input.seed));
+    let mut baseline_note = None;
+    let baseline_h = match &baseline {
+        Some(Ok(h)) => Some(h.view()),
+        Some(Err(e)) => {
+            baseline_note = Some(format!("no NMF baseline for the SVM on H: {e}"));
+            None
+        }
+        None => None,
+    };
+    let mut scores = evaluate_run(
         &RunInput {
+            classifier: input.predictions.as_deref().map(|p| ClassifierOutput {
+                predicted: &p.labels,
+                known: &input.known,
+            }),
+            baseline_h,
             h: input.h.view(),
-            x: None,
+            x: classifier_data.map(|d| d.x.view()),
             assignments: input.assignments.as_deref(),
             truth: input.labels.as_deref(),
             n_classes: input.n_classes,
@@ -48,6 +77,7 @@ pub fn evaluate(input: &EvalInput) -> Evaluation {
             classify: true,
         },
     );
+    scores.notes.extend(baseline_note);
     Evaluation {
         run: input.run,
         scores,
@@ -69,7 +99,13 @@ pub fn history_csv(rows: &[HistoryRow]) -> String {
                 c.map(f)
                     .map_or_else(|| ",".to_owned(), |m| format!("{},{}", m.mean, m.std))
             };
-        let cls = ev.and_then(|e| e.classification.as_ref());
+        // A classifier's own scores on the samples not given, else the SVM on H's.
+        let cls = ev.and_then(|e| {
+            e.semi
+                .as_ref()
+                .map(|s| &s.model)
+                .or(e.classification.as_ref())
+        });
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -165,6 +201,14 @@ impl App {
                 .unwrap_or_default(),
             seed: result.spec.seed,
             restarts: self.settings.kmeans_restarts.max(1),
+            predictions: result.predictions.clone(),
+            known: self
+                .run
+                .side
+                .as_ref()
+                .map(|side| side.labels.clone())
+                .unwrap_or_default(),
+            data: s.dataset.clone(),
         };
         let spawned = self.tasks.spawn("evaluate", move || {
             TaskDone::Evaluated(Box::new(evaluate(&input)))

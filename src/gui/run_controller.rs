@@ -232,8 +232,12 @@ impl RunController {
                 iteration,
                 objective,
                 elapsed,
+                phase,
                 ..
             } => {
+                if let Some(phase) = phase {
+                    self.convergence.mark_phase(iteration, phase);
+                }
                 self.progress.iteration = iteration;
                 self.progress.objective = objective.total;
                 self.progress.elapsed = elapsed;
@@ -256,6 +260,9 @@ impl RunController {
             }
             Event::Finished { result, .. } => {
                 let iterations = result.record.iterations();
+                if !result.record.phases.is_empty() {
+                    self.convergence.set_phases(&result.record.phases);
+                }
                 self.progress.iteration = iterations;
                 self.progress.elapsed = result.record.seconds;
                 if let Some(snapshot) = result.snapshot()

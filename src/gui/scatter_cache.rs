@@ -6,6 +6,7 @@ use eframe::egui;
 
 use super::state::Evaluation;
 use crate::engine::data::Dataset;
+use crate::engine::models::LabelOrigin;
 use crate::engine::worker::Snapshot;
 use egui::Color32;
 use egui_plot::{MarkerShape, PlotPoint, PlotTransform};
@@ -127,6 +128,10 @@ pub fn class_marker(c: usize) -> MarkerShape {
     }
 }
 
+/// Confidence bins of predicted samples when colouring by a classifier's predictions: (lower
+/// bound, opacity), highest first; a prediction below every bound falls in the last.
+pub const CONFIDENCE_BINS: [(f64, u8); 3] = [(0.9, 230), (0.6, 140), (0.0, 60)];
+
 /// Sequential ramp (viridis at five stops, dark to light) for colouring by a model's value.
 pub const VALUE_RAMP: [Color32; 5] = [
     Color32::from_rgb(68, 1, 84),
@@ -180,6 +185,95 @@ impl ScatterCache {
                 Self::by_index(snapshot, labels, "label")
             }
             _ => Self::build_by_label(data, snapshot),
+        }
+    }
+
+    /// Group the snapshot's projection by a classifier's predictions (2-STGINMF), live: per
+    /// class, the given samples (squares), those self-training moved into the training set
+    /// (diamonds) and the predicted ones in [`CONFIDENCE_BINS`] of falling opacity; the
+    /// predicted samples whose class differs from the truth are listed as misassigned
+    /// (crosses). Falls back to the labels when the snapshot has no predictions.
+    pub fn build_by_predictions(data: &Dataset, snapshot: &Snapshot) -> Self {
+        let proj = &snapshot.projection;
+        let n = proj.nrows().min(data.n());
+        let Some(pred) = snapshot
+            .predictions
+            .as_deref()
+            .filter(|p| p.labels.len() == n && p.confidence.len() == n && p.origin.len() == n)
+        else {
+            return Self::build_by_labels(data, snapshot);
+        };
+        if proj.ncols() < 2 || n == 0 {
+            return Self::default();
+        }
+        let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
+        let class_name = |c: usize| {
+            data.class_names
+                .get(c)
+                .cloned()
+                .unwrap_or_else(|| format!("class {}", c + 1))
+        };
+        // Group key: (class, kind) with kind 0 given, 1 self-trained, 2.. confidence bins.
+        let kinds = 2 + CONFIDENCE_BINS.len();
+        let kind_of = |i: usize| match pred.origin[i] {
+            LabelOrigin::Given => 0,
+            LabelOrigin::SelfTrained { .. } => 1,
+            LabelOrigin::Predicted => {
+                2 + CONFIDENCE_BINS
+                    .iter()
+                    .position(|&(lo, _)| pred.confidence[i] >= lo)
+                    .unwrap_or(CONFIDENCE_BINS.len() - 1)
+            }
+        };
+        let c = pred.labels.iter().copied().max().map_or(0, |m| m + 1);
+        let mut groups: Vec<ScatterGroup> = (0..c * kinds)
+            .map(|g| {
+                let (class, kind) = (g / kinds, g % kinds);
+                let base = class_colour_of(class);
+                let (what, alpha, marker) = match kind {
+                    0 => ("given".to_owned(), 255, MarkerShape::Square),
+                    1 => ("self-trained".to_owned(), 255, MarkerShape::Diamond),
+                    b => {
+                        let (lo, alpha) = CONFIDENCE_BINS[b - 2];
+                        (
+                            format!("predicted, confidence ≥ {lo}"),
+                            alpha,
+                            class_marker(class),
+                        )
+                    }
+                };
+                ScatterGroup {
+                    name: format!("{} · {what}", class_name(class)),
+                    color: Color32::from_rgba_unmultiplied(base.r(), base.g(), base.b(), alpha),
+                    marker,
+                    points: Vec::new(),
+                    indices: Vec::new(),
+                }
+            })
+            .collect();
+        for i in 0..n {
+            let g = &mut groups[pred.labels[i] * kinds + kind_of(i)];
+            g.points.push(point(i));
+            g.indices.push(i);
+        }
+        groups.retain(|g| !g.points.is_empty());
+        let misassigned = match &data.labels {
+            Some(truth) => (0..n)
+                .filter(|&i| {
+                    pred.origin[i] != LabelOrigin::Given && truth.get(i) != Some(&pred.labels[i])
+                })
+                .map(point)
+                .collect(),
+            None => Vec::new(),
+        };
+        Self {
+            iteration: snapshot.iteration,
+            of_data: false,
+            subspace: None,
+            groups,
+            index_axes: false,
+            by_sample: (0..n).map(point).collect(),
+            misassigned,
         }
     }
 

@@ -6,7 +6,7 @@ use crate::engine::constraints::Store;
 use crate::engine::data::{Dataset, Fingerprint, LoadOptions, Preprocess};
 use crate::engine::eval::RunEvaluation;
 use crate::engine::experiment::{FitOptions, StopReason};
-use crate::engine::models::{ModelKind, ModelSpec, ParamValue, WarmStart};
+use crate::engine::models::{ModelKind, ModelSpec, ParamValue, Phase, WarmStart};
 use egui_plot::PlotPoint;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -246,6 +246,27 @@ impl Series {
 pub struct Convergence {
     pub total: Series,
     pub terms: BTreeMap<String, Series>,
+    /// Where a multi-stage model (2-STGINMF) entered each stage: `(first iteration, phase)`,
+    /// in order; drawn as vertical lines.
+    pub phases: Vec<(usize, Phase)>,
+}
+
+impl Convergence {
+    /// Note that `iteration` belongs to `phase`; a boundary is kept when the phase changes.
+    pub fn mark_phase(&mut self, iteration: usize, phase: Phase) {
+        if self.phases.last().is_none_or(|&(_, p)| p != phase) {
+            self.phases.push((iteration, phase));
+        }
+    }
+
+    /// The exact boundaries from a finished fit's per-iteration phases (the live ones come
+    /// from throttled progress events and may sit a few iterations late).
+    pub fn set_phases(&mut self, per_iteration: &[Phase]) {
+        self.phases.clear();
+        for (t, &p) in per_iteration.iter().enumerate() {
+            self.mark_phase(t + 1, p);
+        }
+    }
 }
 
 /// What the scatter's colours show.
@@ -262,14 +283,18 @@ pub enum ColorBy {
     /// The model's own labels at the latest snapshot (CAN, PSMF, RMNMF: they cluster as they
     /// go), live; offered when the run's model has them.
     ModelLabels,
+    /// A classifier's predicted class per sample, its confidence as opacity, given and
+    /// self-trained samples marked (2-STGINMF), live; offered when the run has predictions.
+    Predicted,
 }
 
 impl ColorBy {
-    pub const ALL: [ColorBy; 4] = [
+    pub const ALL: [ColorBy; 5] = [
         ColorBy::Truth,
         ColorBy::Cluster,
         ColorBy::ModelValue,
         ColorBy::ModelLabels,
+        ColorBy::Predicted,
     ];
 
     pub fn label(self) -> &'static str {
@@ -278,6 +303,7 @@ impl ColorBy {
             ColorBy::Cluster => "k-means cluster",
             ColorBy::ModelValue => "model's value",
             ColorBy::ModelLabels => "model's labels (live)",
+            ColorBy::Predicted => "predicted class (live)",
         }
     }
 }

@@ -164,6 +164,7 @@ impl ViewState {
             ColorBy::Cluster if !of_data => ScatterCache::build_coloured(data, snap, evaluation),
             ColorBy::ModelValue if !of_data => ScatterCache::build_by_value(data, snap),
             ColorBy::ModelLabels if !of_data => ScatterCache::build_by_labels(data, snap),
+            ColorBy::Predicted if !of_data => ScatterCache::build_by_predictions(data, snap),
             _ => ScatterCache::build_coloured(data, snap, None),
         };
         self.scatter.of_data = of_data;

@@ -112,6 +112,15 @@ fn l2_normalize_columns(x: &mut Array2<f64>) -> usize {
     for s in &mut norms {
         *s = s.sqrt();
     }
+    // A column whose squares overflow (entries of 1e200) would get an infinite norm and become
+    // zeros: its norm is taken again as max|x| · ‖x / max|x|‖.
+    for (j, s) in norms.iter_mut().enumerate() {
+        if s.is_infinite() {
+            let col = x.column(j);
+            let c = col.iter().fold(0.0f64, |a, &v| a.max(v.abs()));
+            *s = c * col.iter().map(|&v| (v / c) * (v / c)).sum::<f64>().sqrt();
+        }
+    }
     for mut row in x.rows_mut() {
         for (v, &norm) in row.iter_mut().zip(&norms) {
             if norm > 0.0 {
@@ -228,6 +237,17 @@ mod tests {
         }
         assert_eq!(notes.len(), 1);
         assert!(notes[0].contains("1 all-zero sample"), "{notes:?}");
+    }
+
+    #[test]
+    fn l2_of_entries_whose_squares_overflow_is_still_the_unit_vector() {
+        let mut a = array![[3e200, 1.0], [4e200, 0.0]];
+        assert!(apply(&mut a, Preprocess::L2).is_empty());
+        let want = array![[0.6, 1.0], [0.8, 0.0]];
+        assert!(
+            a.iter().zip(&want).all(|(g, w)| (g - w).abs() < 1e-15),
+            "{a}"
+        );
     }
 
     /// The row-order pass gives the bits of the column walk it replaced.

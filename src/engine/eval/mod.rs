@@ -6,6 +6,8 @@
 //!   confusion matrices, and the mean ± std summary of repeated k-means (§8.1, §8.5).
 //! * [`classify`]: the stratified split and a LIBLINEAR-style linear SVM (§8.3, §8.5).
 //! * [`triplets`]: the share of triplets a representation keeps.
+//! * [`semi`]: a classifier's scores on the samples whose labels were not given, beside a
+//!   linear SVM trained on the given ones (§7, §8.5).
 //! * [`run`]: the one evaluation of a finished run ([`evaluate_run`]) the GUI, `run` and
 //!   `sweep` share.
 //!
@@ -16,6 +18,7 @@ pub mod classify;
 pub mod kmeans;
 pub mod metrics;
 pub mod run;
+pub mod semi;
 pub mod triplets;
 
 pub use classify::{
@@ -29,6 +32,7 @@ pub use metrics::{
     macro_f1, nmi, summarize_repeated_kmeans,
 };
 pub use run::{ClusterMethod, Protocol, RunEvaluation, RunInput, TRAIN_FRACTION, evaluate_run};
+pub use semi::{ClassifierOutput, SemiReport, score_semi, svm_on_given};
 pub use triplets::{triplets_kept, triplets_satisfied};
 
 /// docs/models.md §8.2 in one call: repeated k-means on the columns of `points` (d×n) and the

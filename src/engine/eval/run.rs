@@ -9,6 +9,7 @@ use super::metrics::{
     ClassificationReport, ClusteringSummary, MeanStd, best_map, clustering_scores,
     summarize_repeated_kmeans,
 };
+use super::semi::{ClassifierOutput, SemiReport, score_semi};
 use super::triplets::triplets_kept;
 use crate::engine::constraints::Triplet;
 use ndarray::ArrayView2;
@@ -68,6 +69,11 @@ pub struct RunInput<'a> {
     pub triplets: &'a [Triplet],
     /// Seed of k-means and of the split.
     pub seed: u64,
+    /// A classifier's predictions and the labels it was given (models whose output is class
+    /// predictions): scored on the samples not given, instead of the 80/20 split on H.
+    pub classifier: Option<ClassifierOutput<'a>>,
+    /// H (k×n) of an NMF fit on the same data, for a classifier's linear-SVM baseline on H.
+    pub baseline_h: Option<ArrayView2<'a, f64>>,
 }
 
 /// Every score of a run that applies to it.
@@ -86,6 +92,9 @@ pub struct RunEvaluation {
     pub misassigned: Vec<bool>,
     /// 80/20 stratified split, linear SVM (labelled data, when the protocol asks).
     pub classification: Option<ClassificationReport>,
+    /// A classifier's scores on the samples not given, with the SVM baselines on the same
+    /// split (classifier runs on labelled data).
+    pub semi: Option<SemiReport>,
     /// Share of the run's triplets H keeps (runs with triplets only).
     pub kept_h: Option<f64>,
     /// Share of them X keeps (when X was given).
@@ -174,7 +183,20 @@ pub fn evaluate_run(input: &RunInput<'_>, protocol: &Protocol) -> RunEvaluation 
             Err(e) => ev.notes.push(format!("best map: {e}")),
         }
     }
-    if let (Some(t), true) = (truth, protocol.classify) {
+    if let (Some(t), Some(out)) = (truth, input.classifier.as_ref()) {
+        match score_semi(out, t, input.x, input.baseline_h, input.seed) {
+            Ok((report, notes)) => {
+                ev.semi = Some(report);
+                ev.notes.extend(notes);
+            }
+            Err(e) => ev
+                .notes
+                .push(format!("classification of the samples not given: {e}")),
+        }
+    }
+    // A classifier is scored on its own split above; the 80/20 split on its H (class
+    // confidences) would score something else.
+    if let (Some(t), true, None) = (truth, protocol.classify, input.classifier.as_ref()) {
         let svm = LinearSvmParams {
             seed: input.seed,
             ..LinearSvmParams::default()
@@ -218,6 +240,21 @@ impl RunEvaluation {
             m.insert("accuracy".into(), json!(r.accuracy));
             m.insert("macro_f1".into(), json!(r.macro_f1));
             m.insert("macro_f1_of_means".into(), json!(r.macro_f1_of_means));
+        }
+        if let Some(r) = &self.semi {
+            m.insert("class_acc".into(), json!(r.model.accuracy));
+            m.insert("macro_f1".into(), json!(r.model.macro_f1));
+            m.insert("macro_f1_of_means".into(), json!(r.model.macro_f1_of_means));
+            m.insert("given".into(), json!(r.given));
+            m.insert("scored".into(), json!(r.model.n));
+            m.insert("train_share".into(), json!(r.train_share()));
+            m.insert("confusion".into(), json!(r.model.confusion));
+            for (name, b) in [("svm_x", &r.svm_x), ("svm_nmf_h", &r.svm_h)] {
+                if let Some(b) = b {
+                    m.insert(format!("{name}_acc"), json!(b.accuracy));
+                    m.insert(format!("{name}_macro_f1"), json!(b.macro_f1));
+                }
+            }
         }
         if let Some(v) = self.kept_x {
             m.insert("triplets_kept_x".into(), json!(v));
@@ -264,6 +301,8 @@ mod tests {
         // (0, 1, 4): 0 is nearer 1 than 4 (kept); (0, 4, 1) is not.
         let ts = [Triplet::new(0, 1, 4), Triplet::new(0, 4, 1)];
         let input = RunInput {
+            classifier: None,
+            baseline_h: None,
             h: h.view(),
             x: Some(h.view()),
             assignments: None,
@@ -293,6 +332,8 @@ mod tests {
         // One of ten wrong: ACC 0.9 whatever the cluster ids are called.
         let own = [1, 1, 1, 1, 0, 0, 0, 0, 0, 0];
         let input = RunInput {
+            classifier: None,
+            baseline_h: None,
             h: h.view(),
             x: None,
             assignments: Some(&own),
@@ -319,6 +360,8 @@ mod tests {
     fn unlabelled_data_gets_clusters_but_no_scores() {
         let h = two_groups();
         let input = RunInput {
+            classifier: None,
+            baseline_h: None,
             h: h.view(),
             x: None,
             assignments: None,

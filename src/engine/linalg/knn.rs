@@ -146,14 +146,29 @@ fn exact(xt: &[f64], m: usize, a: usize, b: usize) -> f64 {
 /// `X_Iᵀ X_J` only for columns at or after its own. Data beyond the f32 range uses f64 GEMM
 /// with the same bound at f64 precision.
 pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
+    knn_unless(x, p, &|| false).unwrap_or_else(|| Neighbours {
+        p: 0,
+        idx: Vec::new(),
+        dist2: Vec::new(),
+    })
+}
+
+/// [`knn`], giving up (`None`) as soon as `stop()` returns true; it is asked before each block
+/// of [`BLOCK`] samples, so a cancel takes effect within a block's work (O(BLOCK·n·m)), not
+/// the whole O(n²m) search.
+pub fn knn_unless(
+    x: ArrayView2<'_, f64>,
+    p: usize,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> Option<Neighbours> {
     let (m, n) = x.dim();
     let p = p.min(n.saturating_sub(1));
     if p == 0 {
-        return Neighbours {
+        return Some(Neighbours {
             p: 0,
             idx: Vec::new(),
             dist2: Vec::new(),
-        };
+        });
     }
     // Samples as contiguous rows (n×m): both GEMM operands are plain row slices.
     let xt_arr = x.t().as_standard_layout().into_owned();
@@ -163,6 +178,16 @@ pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
         .collect();
     let max_norm = norms.iter().fold(0.0f64, |a, &b| a.max(b)).sqrt();
     let max_abs = xt.iter().fold(0.0f64, |a, &b| a.max(b.abs()));
+    // Squares that overflow (entries of 1e200) would make every distance NaN: rank the data
+    // scaled by 1/max|x| (the same order) and scale the squared distances back.
+    if !max_norm.is_finite() && max_abs.is_finite() && max_abs > 0.0 {
+        let scaled = x.mapv(|v| v / max_abs);
+        let mut nb = knn_unless(scaled.view(), p, stop)?;
+        for d in &mut nb.dist2 {
+            *d *= max_abs * max_abs;
+        }
+        return Some(nb);
+    }
     let use_f32 = max_abs < 1e15 && (max_norm * max_norm) < 1e30;
     let unit = if use_f32 {
         f64::from(f32::EPSILON) / 2.0
@@ -186,6 +211,9 @@ pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
     let outs: Vec<BlockOut> = blocks
         .par_iter()
         .map(|&b0| {
+            if stop() {
+                return None;
+            }
             let b1 = (b0 + BLOCK).min(n);
             let (rb, w) = (b1 - b0, n - b0);
             // g[r*w + off] ≈ x_{b0+r} · x_{b0+off}
@@ -230,14 +258,14 @@ pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
                 let limit = cand[own_p - 1].0 + margin[i];
                 rows.push(cand.iter().copied().filter(|&(d, _)| d <= limit).collect());
             }
-            BlockOut {
+            Some(BlockOut {
                 b0,
                 b1,
                 rows,
                 later,
-            }
+            })
         })
-        .collect();
+        .collect::<Option<Vec<_>>>()?;
 
     // Merge per sample: its own block's row list and every earlier block's `later` list, all
     // approximate; keep those within the margin of the p-th best, then rank exactly.
@@ -279,7 +307,7 @@ pub fn knn(x: ArrayView2<'_, f64>, p: usize) -> Neighbours {
             dist2.extend(exact_c[..p].iter().map(|&(d, _)| d));
         }
     }
-    Neighbours { p, idx, dist2 }
+    Some(Neighbours { p, idx, dist2 })
 }
 
 /// The binary symmetrised p-NN graph of the columns of `x` (docs/models.md §2.1), as CSR.
@@ -355,6 +383,17 @@ mod tests {
         // Beyond the f32 range: the f64 GEMM path.
         let big = random(4, 300, 6).mapv(|v| v * 1e20);
         assert_eq!(knn(big.view(), 3).to_lists(), brute(&big, 3));
+    }
+
+    #[test]
+    fn entries_whose_squares_overflow_keep_their_order() {
+        let x = ndarray::array![[0.0, 1e200, 3e200, 10e200]];
+        let nb = knn(x.view(), 1);
+        assert_eq!(nb.to_lists(), vec![vec![1], vec![0], vec![1], vec![2]]);
+        assert!(
+            nb.sq_dist(0)[0].is_infinite(),
+            "1e400 is beyond f64: reported as +∞"
+        );
     }
 
     #[test]

@@ -104,6 +104,10 @@ pub enum ModelError {
     BadData { why: String },
     #[error("{model} needs {what}")]
     MissingSideInfo { model: &'static str, what: String },
+    /// The user stopped the fit during an iteration ([`Interrupt`]); the iterate is that of the
+    /// last whole iteration.
+    #[error("stopped by the user during an iteration")]
+    Interrupted,
     #[error("diverged at iteration {iteration}: {what} (try a smaller step or other parameters)")]
     Diverged { iteration: usize, what: String },
     #[error("{file}: {what} is {found}, expected {expected} ({why})")]
@@ -134,6 +138,29 @@ pub struct Export {
     pub name: &'static str,
     /// The array, in the orientation the model's section of docs/models.md gives.
     pub array: ndarray::Array2<f64>,
+}
+
+/// A request to stop a running fit, raised by the front end from another thread (the worker's
+/// `JobHandle` raises it with every Cancel) and polled by models whose single iteration can
+/// take long (PSMF's p-NN rebuild at n = 10,000 is about a second), so that a cancel takes
+/// effect within the iteration. A model that sees it returns [`ModelError::Interrupted`]
+/// before changing its iterate, and the fit ends as cancelled with the last whole iteration.
+#[derive(Clone, Debug, Default)]
+pub struct Interrupt(Arc<std::sync::atomic::AtomicBool>);
+
+impl Interrupt {
+    /// A flag that is not raised.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Ask the fit to stop.
+    pub fn raise(&self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+    /// Whether a stop was asked for.
+    pub fn is_raised(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 /// Where a classifier's label for a sample came from ([`Predictions::origin`]).
@@ -226,6 +253,9 @@ pub trait Model: Send {
     fn subspace(&self) -> Option<(&'static str, ndarray::Array2<f64>)> {
         None
     }
+    /// Hand the model the flag a front end raises to stop it ([`Interrupt`]); models whose
+    /// iterations are long keep it and poll it. Ignored by default.
+    fn set_interrupt(&mut self, _interrupt: Interrupt) {}
     /// A classifier's labels, confidences and their origin per sample ([`Predictions`]);
     /// `None` by default (models that do not classify).
     fn predictions(&self) -> Option<Predictions> {
@@ -349,6 +379,22 @@ pub fn build(
             why: format!(
                 "{}: X has a non-finite value {v} at feature {}, sample {}: nothing can be \
                  fitted",
+                data.source,
+                r + 1,
+                c + 1
+            ),
+        });
+    }
+    // Entries so large that ‖X‖² overflows f64 make every objective infinite (and distances
+    // NaN): refused here, for every model, with what to do.
+    let (m, n) = data.x.dim();
+    let limit = (f64::MAX / (m.max(1) * n.max(1)) as f64).sqrt();
+    if let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| v.abs() > limit) {
+        return Err(ModelError::BadData {
+            why: format!(
+                "{}: X has an entry of {v:e} at feature {}, sample {}: at this scale ‖X‖² \
+                 overflows f64 (entries must stay below {limit:.1e} for {m}×{n} data); scale \
+                 the data first (--preprocess max, or l2)",
                 data.source,
                 r + 1,
                 c + 1

@@ -6,8 +6,10 @@ use eframe::egui;
 use crate::gui::run_controller::RunController;
 use crate::gui::state::{Series, Session, Settings};
 use egui::RichText;
-use egui_plot::{GridMark, Legend, Line, Plot, PlotPoint, PlotPoints};
+use egui_plot::{GridMark, Legend, Line, Plot, PlotPoint, PlotPoints, VLine};
 
+/// Stage and round boundaries of a multi-stage model.
+const PHASE_COLOUR: egui::Color32 = egui::Color32::from_gray(140);
 /// The current run's total objective.
 const CURRENT_TOTAL: egui::Color32 = egui::Color32::from_rgb(31, 119, 180);
 /// The current run's terms: colours the overlay and the total never use.
@@ -188,6 +190,20 @@ pub fn show(
                     .id(("overlay", r.id)),
                 );
             }
+        }
+        // Stage and round boundaries of a multi-stage model (2-STGINMF), after the first.
+        for &(t, phase) in conv.phases.iter().skip(1) {
+            let name = if phase.stage == 1 {
+                format!("round {} starts", phase.round)
+            } else {
+                format!("stage {}", phase.stage)
+            };
+            plot_ui.vline(
+                VLine::new(name, t as f64 - 0.5)
+                    .color(PHASE_COLOUR)
+                    .style(egui_plot::LineStyle::dotted_dense())
+                    .id(("phase", t)),
+            );
         }
         if conv.terms.len() > 1 {
             for ((name, series), colour) in conv.terms.iter().zip(TERM_COLOURS.iter().cycle()) {

@@ -34,6 +34,27 @@ pub fn metric_lines(ev: &Evaluation) -> Vec<String> {
         lines.push(format!("Classification ACC: {:.3}", r.accuracy));
         lines.push(format!("Macro-F1: {:.3}", r.macro_f1));
     }
+    if let Some(s) = &ev.semi {
+        lines.push(format!(
+            "Given labels: {} of {} ({:.1} %); scored on the other {}",
+            s.given,
+            s.given + s.model.n,
+            100.0 * s.train_share(),
+            s.model.n
+        ));
+        lines.push(format!(
+            "Model: accuracy {:.3}, macro-F1 {:.3}",
+            s.model.accuracy, s.model.macro_f1
+        ));
+        for (what, b) in [("X", &s.svm_x), ("NMF's H", &s.svm_h)] {
+            if let Some(b) = b {
+                lines.push(format!(
+                    "Linear SVM on {what}: accuracy {:.3}, macro-F1 {:.3}",
+                    b.accuracy, b.macro_f1
+                ));
+            }
+        }
+    }
     if let Some(k) = ev.kept_h {
         lines.push(format!("Triplets kept: {:.1} %", 100.0 * k));
     }
@@ -96,9 +117,14 @@ fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
     for note in &ev.notes {
         ui.label(RichText::new(super::displayable(ui.ctx(), note)).color(super::ERROR_RED));
     }
-    if let Some(r) = &ev.classification {
+    if let Some(cm) = ev
+        .semi
+        .as_ref()
+        .map(|s| &s.model.confusion)
+        .or(ev.classification.as_ref().map(|r| &r.confusion))
+    {
         ui.label(RichText::new("Confusion matrix (rows: true, columns: predicted)").weak());
-        heatmap(ui, &r.confusion, data);
+        heatmap(ui, cm, data);
     }
 }
 

@@ -198,6 +198,10 @@ fn toolbar(
             .snapshot
             .as_ref()
             .is_some_and(|s| s.assignments.is_some());
+        let has_predictions = run
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.predictions.is_some());
         let label = |c: ColorBy| match (c, value_name) {
             (ColorBy::ModelValue, Some(name)) => name,
             _ => c.label(),
@@ -212,6 +216,9 @@ fn toolbar(
                     if c == ColorBy::ModelLabels && !has_labels {
                         continue;
                     }
+                    if c == ColorBy::Predicted && !has_predictions {
+                        continue;
+                    }
                     ui.selectable_value(&mut view.color_by, c, label(c));
                 }
             })
@@ -221,7 +228,10 @@ fn toolbar(
                 "k-means cluster: the lowest-inertia restart of the evaluation; crosses mark \
                  samples whose cluster (mapped to a class by the best map) is not their class. \
                  A model that rates each sample (RNMF's residual weight: low = an outlier it \
-                 discounts) adds its value, in five bins from dark (low) to light (high)",
+                 discounts) adds its value, in five bins from dark (low) to light (high). A \
+                 classifier (2-STGINMF) adds its predicted class: squares are the given \
+                 labels, diamonds the samples self-training added, the others fade with \
+                 falling confidence, and crosses mark wrong predictions",
             );
         let has_subspace = run.snapshot.as_ref().is_some_and(|s| s.subspace.is_some());
         if has_subspace

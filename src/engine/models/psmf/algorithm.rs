@@ -4,11 +4,12 @@
 use super::params::{LwVariant, PsmfInit, PsmfParams};
 use crate::engine::eval::derive_seed;
 use crate::engine::eval::kmeans::{KMeansParams, repeated_kmeans};
-use crate::engine::linalg::{Csr, Op, gemm, knn, procrustes, shrink_columns};
+use crate::engine::linalg::knn::knn_unless;
+use crate::engine::linalg::{Csr, Op, gemm, procrustes, shrink_columns};
 use crate::engine::models::alm::ascend;
 use crate::engine::models::can::{Can, CanParams};
 use crate::engine::models::{
-    Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
+    Export, Interrupt, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
 };
 use ndarray::{Array1, Array2, ArrayView2, Axis};
 use rand::{Rng, SeedableRng};
@@ -186,6 +187,8 @@ pub fn laplacian_apply(graph: &Csr, degree: &[f64], z: ArrayView2<'_, f64>) -> A
 /// Λ1 (s×n) and the p-NN graph of QᵀA (sparse). Nothing n×n or m'×m' after the start.
 pub struct Psmf {
     params: PsmfParams,
+    /// Raised by the front end to stop within an iteration (the p-NN rebuild polls it).
+    interrupt: Interrupt,
     k: usize,
     pub(crate) a: Array2<f64>,
     b_mean: Array1<f64>,
@@ -325,19 +328,29 @@ impl Psmf {
             iteration: 0,
             residuals: [0.0; 3],
             objective: Objective::single("l21", 0.0),
+            interrupt: Interrupt::new(),
         };
+        // A fresh flag is never raised: the first graph is always built.
         m.rebuild_laplacians();
         m.fresh = true;
         m.objective = m.compute_objective();
         Ok(m)
     }
 
-    /// Step 0 of §6.4: pseudo labels of G and the binary p-NN graph of QᵀA.
-    pub(crate) fn rebuild_laplacians(&mut self) {
+    /// Step 0 of §6.4: pseudo labels of G and the binary p-NN graph of QᵀA. Returns false,
+    /// changing nothing, when the interrupt was raised during the p-NN search (the O(n²s) part
+    /// of an iteration: about a second at n = 10,000).
+    pub(crate) fn rebuild_laplacians(&mut self) -> bool {
+        let stop = self.interrupt.clone();
+        let Some(nb) = knn_unless(self.qta.view(), self.params.neighbors, &|| stop.is_raised())
+        else {
+            return false;
+        };
         self.pseudo = argmax_rows(self.g.view());
-        let graph = knn(self.qta.view(), self.params.neighbors).binary_graph();
+        let graph = nb.binary_graph();
         self.degree = graph.row_sums();
         self.graph = Arc::new(graph);
+        true
     }
 
     /// `C Z = A (L_W (Aᵀ Z))` (m'×s), never forming C, O(m'ns): the products the step
@@ -485,10 +498,14 @@ impl Model for Psmf {
         super::KIND
     }
 
+    fn set_interrupt(&mut self, interrupt: Interrupt) {
+        self.interrupt = interrupt;
+    }
+
     fn step(&mut self) -> Result<Objective, ModelError> {
         let t = self.iteration + 1;
-        if !self.fresh {
-            self.rebuild_laplacians();
+        if !self.fresh && !self.rebuild_laplacians() {
+            return Err(ModelError::Interrupted);
         }
         self.fresh = false;
         let (mu, l1w, l2w) = (self.mu, self.params.lambda1, self.params.lambda2);

@@ -8,6 +8,7 @@ use crate::engine::data::{Dataset, LoadOptions};
 use crate::engine::eval::metrics::clustering_accuracy;
 use crate::engine::experiment::FitOptions;
 use crate::engine::models::can::tests_support::blobs;
+use crate::engine::linalg::knn;
 use crate::engine::models::psmf::KIND;
 use crate::engine::models::{self, ParamValue, WarmStart};
 use rand::Rng;
