@@ -97,17 +97,26 @@ fn terminal(job: Job) -> Event {
     last.expect("every job ends with a terminal event")
 }
 
+/// Each registered model's terminal event on three blobs scaled by `scale`, 50 iterations.
+fn outcomes_at_scale(scale: f64) -> (Arc<Dataset>, Vec<(ModelKind, Event)>) {
+    let data = blobs(6, 10, scale, 1);
+    let side = side_for(&data, 40, 1);
+    let fit = FitOptions {
+        max_iter: 50,
+        tol: 0.0,
+    };
+    let events = ModelKind::all()
+        .map(|kind| (kind, terminal(job(kind, &data, &side, fit))))
+        .collect();
+    (data, events)
+}
+
 #[test]
 fn every_model_refuses_data_whose_squares_overflow_naming_it() {
     // Entries of 1e200: every square (‖X‖², distances, Gram matrices) is infinite.
-    let data = blobs(6, 10, 1e200, 1);
-    let side = side_for(&data, 40, 1);
-    for kind in ModelKind::all() {
-        let fit = FitOptions {
-            max_iter: 50,
-            tol: 0.0,
-        };
-        match terminal(job(kind, &data, &side, fit)) {
+    let (data, events) = outcomes_at_scale(1e200);
+    for (kind, event) in events {
+        match event {
             Event::Failed {
                 error,
                 at_build: true,
@@ -127,14 +136,9 @@ fn every_model_stops_with_a_message_or_stays_finite_at_the_edge_of_f64() {
     // Entries of 1e150, just below the refusal: squares near 1e300, sums of them within a
     // factor of f64's top. A model either stays finite or stops with "diverged at iteration";
     // it never panics.
-    let data = blobs(6, 10, 1e150, 1);
-    let side = side_for(&data, 40, 1);
-    for kind in ModelKind::all() {
-        let fit = FitOptions {
-            max_iter: 50,
-            tol: 0.0,
-        };
-        match terminal(job(kind, &data, &side, fit)) {
+    let (data, events) = outcomes_at_scale(1e150);
+    for (kind, event) in events {
+        match event {
             Event::Failed {
                 error, at_build, ..
             } => {

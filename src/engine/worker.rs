@@ -49,7 +49,8 @@ pub struct Job {
     /// a fast fit is not slowed by waking its reader every iteration.
     pub progress_interval: Duration,
     /// Raised with every Cancel sent through the job's handle, so a model can stop within a
-    /// long iteration ([`Interrupt`]).
+    /// long iteration ([`Interrupt`]). A clone of the job shares the flag (the handle keeps
+    /// one to raise it), so a clone of a cancelled job starts cancelled: build a new job to rerun.
     pub interrupt: Interrupt,
 }
 
@@ -317,10 +318,8 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
     let ended = std::cell::Cell::new(false);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut tracked = |e: Event| {
-            match &e {
-                Event::Progress { iteration, .. } => iterations.set(*iteration),
-                e if e.is_terminal() => ended.set(true),
-                _ => {}
+            if e.is_terminal() {
+                ended.set(true);
             }
             send(e)
         };

@@ -303,6 +303,9 @@ impl RunController {
             Event::Cancelled {
                 iterations, result, ..
             } => {
+                if !result.record.phases.is_empty() {
+                    self.convergence.set_phases(&result.record.phases);
+                }
                 self.progress.iteration = iterations;
                 self.progress.elapsed = result.record.seconds;
                 if let Some(snapshot) = result.snapshot()
