@@ -251,10 +251,18 @@ impl Psmf {
         } else {
             match params.init {
                 PsmfInit::Can => {
-                    let (labels, comps) = Can::cluster(x, k, spec.seed, CanParams::defaults()?)?;
+                    let can = CanParams {
+                        neighbors: params.can_neighbors,
+                        ..CanParams::defaults()?
+                    };
+                    let (labels, comps) = Can::cluster(x, k, spec.seed, can)?;
                     (
                         scaled_indicator(&labels, k),
-                        format!("pseudo labels started from CAN ({comps} component(s) for k = {k})"),
+                        format!(
+                            "pseudo labels started from CAN ({} neighbours; {comps} component(s) \
+                             for k = {k})",
+                            params.can_neighbors
+                        ),
                     )
                 }
                 PsmfInit::KMeans => {
