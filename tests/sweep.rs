@@ -274,3 +274,45 @@ fn reveal_gives_labels_to_the_models_that_use_them() {
     }
     assert_eq!(seen, 4);
 }
+
+#[test]
+fn the_semi_protocol_makes_one_cell_per_label_share_scored_next_to_the_svms() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("semi");
+    let a = args(&out, &["--protocol", "semi", "--reveal", "0.2,0.5"]);
+    let (summary, _) = sweep(&a);
+    let summary = summary.expect("semi sweep runs");
+    // nmf × 2 shares + rpnmf × 2 alphas × 2 shares.
+    assert_eq!(summary.cells.len(), 6);
+    for cell in &summary.cells {
+        let share = if cell.params.contains("reveal=0.2") {
+            0.2
+        } else {
+            assert!(cell.params.contains("reveal=0.5"), "{}", cell.params);
+            0.5
+        };
+        // 200 samples whose class sizes are multiples of 10: a stratified share P gives 200 · P.
+        assert_eq!(
+            cell.metrics["known_labels"].mean,
+            200.0 * share,
+            "{}",
+            cell.params
+        );
+        // The blobs are well separated: every classifier is right on the samples not given.
+        for m in ["class_acc", "svm_x_acc", "svm_nmf_h_acc", "class_macro_f1"] {
+            assert!(
+                cell.metrics[m].mean > 0.95,
+                "{} {}: {m} = {}",
+                cell.model,
+                cell.params,
+                cell.metrics[m].mean
+            );
+        }
+    }
+    let (refused, _) = sweep(&args(&dir.path().join("none"), &["--protocol", "semi"]));
+    let e = refused.expect_err("no training set").to_string();
+    assert!(
+        e.contains("--reveal") && e.contains("--known-labels"),
+        "{e}"
+    );
+}

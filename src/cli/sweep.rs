@@ -62,6 +62,13 @@ pub const COLUMNS: &[&str] = &[
     "accuracy",
     "macro_f1",
     "macro_f1_of_means",
+    "class_acc",
+    "class_macro_f1",
+    "svm_x_acc",
+    "svm_x_macro_f1",
+    "svm_nmf_h_acc",
+    "svm_nmf_h_macro_f1",
+    "self_training_rounds",
     "notes",
     "error",
 ];
@@ -76,6 +83,14 @@ const SUMMARY_METRICS: &[&str] = &[
     "accuracy",
     "macro_f1",
     "macro_f1_of_means",
+    "class_acc",
+    "class_macro_f1",
+    "svm_x_acc",
+    "svm_x_macro_f1",
+    "svm_nmf_h_acc",
+    "svm_nmf_h_macro_f1",
+    "known_labels",
+    "self_training_rounds",
     "iterations",
     "objective",
     "seconds",
@@ -90,6 +105,13 @@ pub enum Protocol {
     /// Stratified 80/20 split per repeat, linear SVM on the columns of H (docs/models.md §8.3);
     /// the clustering metrics are computed as well.
     Classification,
+    /// Semi-supervised classification (docs/models.md §8.5): the labels revealed by `--reveal`
+    /// (or given by `--known-labels`) are the training set, drawn anew per repeat; the other
+    /// samples are scored. A classifier (2-STGINMF) is scored on its own predictions; any other
+    /// model by a linear SVM on its H trained on the given samples. Beside each, the same split
+    /// is scored by a linear SVM on X and on an NMF's H. Each share of `--reveal P1,P2,...` is
+    /// a cell, so the summary is a label-budget curve.
+    Semi,
 }
 
 /// Arguments of `sweep`.
@@ -130,15 +152,51 @@ pub struct SweepArgs {
     pub stop: StopArgs,
     #[command(flatten)]
     pub triplet_opts: TripletArgs,
-    /// Known labels as side information (models that use links or partial labels): `--reveal
-    /// P` reveals a stratified share of the true labels, drawn anew for each repeat from its
-    /// seed; `--known-labels FILE` gives the same labels to every run. Scores still use every
-    /// sample's true label.
+    /// Known labels as side information (models that use links or partial labels, and the
+    /// training set of `--protocol semi`).
     #[command(flatten)]
-    pub labels: super::run::KnownLabelArgs,
+    pub labels: SweepLabelArgs,
     /// Parallel runs (default: the number of CPU cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+}
+
+/// `--reveal` and `--known-labels` of a sweep.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct SweepLabelArgs {
+    /// Reveal the true labels of a stratified share P of the samples (0 < P ≤ 1), drawn anew
+    /// for each repeat from its seed, as if the user had painted them. A list `P1,P2,...` makes
+    /// each share a cell of its own (`reveal=P` in its params): a label-budget curve. Scores
+    /// still use every sample's true label.
+    #[arg(
+        long,
+        value_name = "P[,P...]",
+        value_delimiter = ',',
+        conflicts_with = "known_labels"
+    )]
+    pub reveal: Vec<f64>,
+    /// Known labels for every run: one line per sample with its class, or empty when unknown.
+    #[arg(long, value_name = "FILE")]
+    pub known_labels: Option<PathBuf>,
+}
+
+impl SweepLabelArgs {
+    /// The arguments of one run: this share revealed (or the known-labels file).
+    fn for_share(&self, share: Option<f64>) -> super::run::KnownLabelArgs {
+        super::run::KnownLabelArgs {
+            reveal: share,
+            known_labels: self.known_labels.clone(),
+        }
+    }
+
+    /// The shares as cells: none, one (the manifest's, no params entry) or each of a list.
+    fn shares(&self) -> Vec<Option<f64>> {
+        if self.reveal.is_empty() {
+            vec![None]
+        } else {
+            self.reveal.iter().map(|&p| Some(p)).collect()
+        }
+    }
 }
 
 /// Progress of a sweep, reported after every finished run.
@@ -211,6 +269,9 @@ struct Manifest {
     /// `--known-labels FILE`.
     #[serde(default)]
     known_labels: Option<PathBuf>,
+    /// `--reveal P1,P2,...` when more than one share was given (each a cell).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    reveal_shares: Vec<f64>,
 }
 
 impl Manifest {
@@ -241,6 +302,8 @@ struct Job {
     kind: ModelKind,
     params: BTreeMap<String, ParamValue>,
     params_str: String,
+    /// The share of labels revealed to this run (`--reveal`).
+    reveal: Option<f64>,
     repeat: u64,
     seed: u64,
 }
@@ -251,6 +314,31 @@ struct Cell {
     kind: ModelKind,
     params: BTreeMap<String, ParamValue>,
     params_str: String,
+    reveal: Option<f64>,
+}
+
+/// Each cell once per share of `--reveal`; with more than one share the cell's params gain
+/// `reveal=P`, so the shares are summarised apart.
+fn with_shares(cells: Vec<Cell>, labels: &SweepLabelArgs) -> Vec<Cell> {
+    let shares = labels.shares();
+    let many = shares.len() > 1;
+    let mut out = Vec::with_capacity(cells.len() * shares.len());
+    for cell in cells {
+        for &share in &shares {
+            let mut c = cell.clone();
+            c.reveal = share;
+            if let (true, Some(p)) = (many, share) {
+                let entry = format!("reveal={}", f(p));
+                c.params_str = if c.params_str.is_empty() {
+                    entry
+                } else {
+                    format!("{};{entry}", c.params_str)
+                };
+            }
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// A row of runs.csv, by column name (values as written).
@@ -357,6 +445,7 @@ fn plan_cells(
                 kind,
                 params_str: params_string(&params, ";"),
                 params,
+                reveal: None,
             });
         }
     }
@@ -409,8 +498,10 @@ fn fit_and_score(
     };
     let uses_triplets = matches!(job.kind.needs(), SideNeed::Triplets | SideNeed::Links);
     let uses_labels = matches!(job.kind.needs(), SideNeed::Links | SideNeed::PartialLabels);
-    let known = if uses_labels {
+    let semi = args.protocol == Protocol::Semi;
+    let known = if uses_labels || semi {
         args.labels
+            .for_share(job.reveal)
             .labels_for(data, job.seed)
             .map_err(|e| anyhow!("{e}"))?
     } else {
@@ -426,7 +517,11 @@ fn fit_and_score(
         } else {
             Vec::new()
         },
-        known,
+        if uses_labels {
+            known.clone()
+        } else {
+            Vec::new()
+        },
     );
     // Checked once in `run_sweep`.
     let opts = args.stop.fit_options().map_err(|e| anyhow!("{e}"))?;
@@ -480,6 +575,72 @@ fn fit_and_score(
         row.insert("accuracy".into(), f(r.accuracy));
         row.insert("macro_f1".into(), f(r.macro_f1));
         row.insert("macro_f1_of_means".into(), f(r.macro_f1_of_means));
+    }
+    if semi {
+        semi_scores(&result, data, truth, k, &known, job.seed, row)?;
+    }
+    Ok(())
+}
+
+/// `--protocol semi`: the run's scores on the samples not given, and the linear-SVM baselines
+/// (on X, on an NMF's H) on the same split (docs/models.md §8.5).
+fn semi_scores(
+    result: &crate::engine::worker::RunResult,
+    data: &Arc<Dataset>,
+    truth: &[usize],
+    k: usize,
+    known: &[Option<usize>],
+    seed: u64,
+    row: &mut Row,
+) -> anyhow::Result<()> {
+    use crate::engine::eval::{ClassifierOutput, score_semi, svm_on_given};
+    let baseline = crate::engine::experiment::nmf_baseline(data, k, seed)
+        .map_err(|e| anyhow!("the NMF baseline for the SVM on H: {e}"))?;
+    let (model, svm_x, svm_h) = match result.predictions.as_deref() {
+        Some(p) => {
+            let out = ClassifierOutput {
+                predicted: &p.labels,
+                known,
+            };
+            let (r, notes) = score_semi(
+                &out,
+                truth,
+                Some(data.x.view()),
+                Some(baseline.view()),
+                seed,
+            )?;
+            if !notes.is_empty() {
+                let all = row.entry("notes".into()).or_default();
+                for n in notes {
+                    if !all.is_empty() {
+                        all.push_str("; ");
+                    }
+                    all.push_str(&format!("evaluation: {n}"));
+                }
+            }
+            let rounds = result.record.phases.iter().map(|ph| ph.round).max();
+            row.insert(
+                "self_training_rounds".into(),
+                rounds.unwrap_or(0).to_string(),
+            );
+            (r.model, r.svm_x, r.svm_h)
+        }
+        // Not a classifier: a linear SVM on its H, trained on the given samples.
+        None => (
+            svm_on_given(result.h.view(), known, truth, seed)?,
+            Some(svm_on_given(data.x.view(), known, truth, seed)?),
+            Some(svm_on_given(baseline.view(), known, truth, seed)?),
+        ),
+    };
+    row.insert("class_acc".into(), f(model.accuracy));
+    row.insert("class_macro_f1".into(), f(model.macro_f1));
+    if let Some(r) = svm_x {
+        row.insert("svm_x_acc".into(), f(r.accuracy));
+        row.insert("svm_x_macro_f1".into(), f(r.macro_f1));
+    }
+    if let Some(r) = svm_h {
+        row.insert("svm_nmf_h_acc".into(), f(r.accuracy));
+        row.insert("svm_nmf_h_macro_f1".into(), f(r.macro_f1));
     }
     Ok(())
 }
@@ -578,7 +739,18 @@ pub fn run_sweep(
         eprintln!("warning: {w}");
     }
     // A bad --reveal or --known-labels is one error up front, not one per run.
-    args.labels.labels_for(&data, args.seed)?;
+    for share in args.labels.shares() {
+        args.labels.for_share(share).labels_for(&data, args.seed)?;
+    }
+    if args.protocol == Protocol::Semi
+        && args.labels.reveal.is_empty()
+        && args.labels.known_labels.is_none()
+    {
+        return Err(bad(anyhow!(
+            "--protocol semi needs a training set: --reveal P[,P...] (a stratified share of the \
+             true labels per repeat) or --known-labels FILE"
+        )));
+    }
     let truth: Vec<usize> = data.labels.clone().ok_or_else(|| {
         bad(anyhow!(
             "{}: sweep needs labelled data (the metrics compare with the ground truth)",
@@ -589,7 +761,7 @@ pub fn run_sweep(
         Some(k) => k,
         None => data.n_classes(),
     };
-    let cells = plan_cells(&kinds, &grid, k, &data)?;
+    let cells = with_shares(plan_cells(&kinds, &grid, k, &data)?, &args.labels);
 
     // Manifest and resume.
     let manifest = Manifest {
@@ -604,8 +776,16 @@ pub fn run_sweep(
         kmeans_repeats: args.kmeans_repeats,
         anchors: args.triplet_opts.anchors,
         per_anchor: args.triplet_opts.per_anchor,
-        reveal: args.labels.reveal,
+        reveal: match args.labels.reveal.as_slice() {
+            [p] => Some(*p),
+            _ => None,
+        },
         known_labels: args.labels.known_labels.clone(),
+        reveal_shares: if args.labels.reveal.len() > 1 {
+            args.labels.reveal.clone()
+        } else {
+            Vec::new()
+        },
     };
     let out = &args.out;
     let csv_path = out.join("runs.csv");
@@ -671,6 +851,7 @@ pub fn run_sweep(
                 kind: cell.kind,
                 params: cell.params.clone(),
                 params_str: cell.params_str.clone(),
+                reveal: cell.reveal,
                 repeat: r,
                 seed: derive_seed(args.seed, r),
             });
@@ -830,6 +1011,7 @@ fn summarize(
     let key = match args.protocol {
         Protocol::Clustering => "acc",
         Protocol::Classification => "accuracy",
+        Protocol::Semi => "class_acc",
     };
     let models: Vec<String> = {
         let mut m: Vec<String> = Vec::new();
@@ -868,12 +1050,27 @@ fn summarize(
 
 fn markdown_table(cells: &[CellSummary], args: &SweepArgs) -> String {
     let has = |m: &str| cells.iter().any(|c| c.metrics.contains_key(m));
-    let mut cols: Vec<(&str, &str, bool)> = vec![
-        ("acc", "ACC %", true),
-        ("nmi_max", "NMI max %", true),
-        ("nmi_sqrt", "NMI sqrt %", true),
-        ("nmi_arith", "NMI arith %", true),
-    ];
+    let mut cols: Vec<(&str, &str, bool)> = if args.protocol == Protocol::Semi {
+        vec![
+            ("known_labels", "given", false),
+            ("class_acc", "acc %", true),
+            ("class_macro_f1", "macro-F1 %", true),
+            ("svm_x_acc", "SVM(X) acc %", true),
+            ("svm_x_macro_f1", "SVM(X) F1 %", true),
+            ("svm_nmf_h_acc", "SVM(NMF H) acc %", true),
+            ("svm_nmf_h_macro_f1", "SVM(NMF H) F1 %", true),
+        ]
+    } else {
+        vec![
+            ("acc", "ACC %", true),
+            ("nmi_max", "NMI max %", true),
+            ("nmi_sqrt", "NMI sqrt %", true),
+            ("nmi_arith", "NMI arith %", true),
+        ]
+    };
+    if has("self_training_rounds") {
+        cols.push(("self_training_rounds", "rounds", false));
+    }
     if has("triplets_kept_h") {
         cols.push(("triplets_kept_h", "kept(H) %", true));
     }
@@ -889,12 +1086,14 @@ fn markdown_table(cells: &[CellSummary], args: &SweepArgs) -> String {
         match args.protocol {
             Protocol::Clustering => "clustering",
             Protocol::Classification => "classification",
+            Protocol::Semi => "semi-supervised (scored on the samples not given)",
         },
         args.repeats,
         args.kmeans_repeats,
         match args.protocol {
             Protocol::Clustering => "ACC",
             Protocol::Classification => "test accuracy",
+            Protocol::Semi => "accuracy",
         }
     );
     s.push_str("| model | params | runs |");
@@ -925,7 +1124,9 @@ fn markdown_table(cells: &[CellSummary], args: &SweepArgs) -> String {
         for (m, _, pct) in &cols {
             let cell = match c.metrics.get(*m) {
                 Some(v) if *pct => format!("{:.2} ± {:.2}", 100.0 * v.mean, 100.0 * v.std),
-                Some(v) if *m == "iterations" => format!("{:.0}", v.mean),
+                Some(v) if matches!(*m, "iterations" | "known_labels" | "self_training_rounds") => {
+                    format!("{:.0}", v.mean)
+                }
                 Some(v) => format!("{:.3}", v.mean),
                 None => "—".into(),
             };
