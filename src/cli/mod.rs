@@ -4,6 +4,7 @@
 
 pub mod bench;
 mod drive;
+pub mod journal_child;
 mod output;
 mod run;
 pub mod score;
@@ -40,6 +41,10 @@ pub enum Command {
     /// Models × hyperparameter grid × repeats in parallel; runs.csv row by row, summary
     /// of mean ± std per cell (`--resume` continues an interrupted sweep).
     Sweep(sweep::SweepArgs),
+    /// Seeded constraint edits through the recovery journal, acknowledged on stdout (for the
+    /// kill test, tests/recovery.rs).
+    #[command(hide = true)]
+    JournalEdits(journal_child::JournalEditsArgs),
 }
 
 /// An error at the command line's edge, classified for the exit code.
@@ -69,6 +74,7 @@ pub fn dispatch(command: &Command) -> Result<(), CliError> {
         Command::Bench(args) => bench::run(args),
         Command::Triplets(args) => triplets::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::JournalEdits(args) => journal_child::run(args),
         Command::Score(args) => score::run(args, &mut std::io::stdout().lock()).map_err(|e| {
             if e.is_bad_input() {
                 CliError::BadInput(e.into())
