@@ -24,8 +24,12 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Dataset (CSV, image folder, .npy, .mat) to open in the GUI; default: a bundled sample.
+    /// Dataset (CSV, image folder, .npy, .mat) or session (.json) to open in the GUI;
+    /// default: a bundled sample.
     pub path: Option<PathBuf>,
+    /// A session file to open in the GUI (its data, constraints, model settings and runs).
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
