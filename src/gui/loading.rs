@@ -86,9 +86,16 @@ impl App {
 
     /// Make `data` the current dataset: ends any run and forgets its results.
     pub(super) fn install_dataset(&mut self, data: Dataset, source: Option<DataSource>) {
+        // A run on the old data is cancelled (its thread winds down; its late events are
+        // stale and dropped).
+        let was_running = self.run.worker.is_active();
         self.run.retire();
         self.clear_run();
-        self.run.worker = super::WorkerState::Idle;
+        self.run.worker = if was_running {
+            super::WorkerState::Cancelled
+        } else {
+            super::WorkerState::Idle
+        };
         self.session.load_error = None;
         let msg = format!(
             "Loaded {}: {} samples × {} features{}",

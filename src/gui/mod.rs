@@ -87,7 +87,11 @@ pub fn run(path: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()
                 }
                 other => other,
             };
-            let mut app = App::with_path(cc, path.filter(|_| session.is_none()));
+            let mut app = App::with_path(
+                cc,
+                path.filter(|_| session.is_none()),
+                crate::engine::recovery::default_dir(),
+            );
             if let Some(s) = session
                 && let Err(e) = app.open_session(&s)
             {
@@ -172,23 +176,25 @@ pub struct App {
 }
 
 impl App {
-    /// The app for eframe: settings from storage, opening the bundled sample.
+    /// The app for eframe: settings from storage, opening the bundled sample. Unsaved edits
+    /// are journalled only when `NMF_PLAYGROUND_RECOVERY_DIR` is set (tests build the app
+    /// this way; the window of [`run`] journals to the platform's data directory).
     pub fn new(cc: &eframe::CreationContext<'_>) -> Self {
-        Self::with_path(cc, None)
+        Self::with_path(cc, None, test_recovery_dir())
     }
 
-    /// The app for eframe, opening `path` if given.
-    pub fn with_path(cc: &eframe::CreationContext<'_>, path: Option<PathBuf>) -> Self {
+    /// The app for eframe, opening `path` if given, journalling unsaved edits to
+    /// `recovery_dir`.
+    pub fn with_path(
+        cc: &eframe::CreationContext<'_>,
+        path: Option<PathBuf>,
+        recovery_dir: Option<PathBuf>,
+    ) -> Self {
         let settings = cc
             .storage
             .and_then(|s| eframe::get_value::<Settings>(s, eframe::APP_KEY))
             .unwrap_or_default();
-        Self::from_parts(
-            &cc.egui_ctx,
-            settings,
-            path,
-            crate::engine::recovery::default_dir(),
-        )
+        Self::from_parts(&cc.egui_ctx, settings, path, recovery_dir)
     }
 
     /// The app on a bare egui context with default settings (tests, embedding). Unsaved

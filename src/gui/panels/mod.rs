@@ -182,7 +182,9 @@ pub fn windows(ctx: &egui::Context, settings: &Settings, view: &mut ViewState) {
 /// session whose data changed; at most one shows at a time.
 pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Commands) {
     if let Some(found) = &session.recovery_offer {
-        let resp = egui::Modal::new(egui::Id::unique("recovery_offer")).show(ctx, |ui| {
+        // Only the buttons answer: a click beside the modal or Esc must not discard an
+        // hour of edits.
+        egui::Modal::new(egui::Id::unique("recovery_offer")).show(ctx, |ui| {
             ui.set_max_width(440.0);
             ui.heading("Unsaved edits found");
             ui.label(format!(
@@ -202,9 +204,6 @@ pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Command
                 }
             });
         });
-        if resp.should_close() {
-            cmds.push(UiCommand::Recover(false));
-        }
         return;
     }
     let Some(open) = &session.opening else {
@@ -225,7 +224,7 @@ pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Command
             if ui.button("Open the constraints anyway").clicked() {
                 cmds.push(UiCommand::SessionDataChanged(true));
             }
-            if ui.button("Stop").clicked() {
+            if ui.button("Stop: do not open them").clicked() {
                 cmds.push(UiCommand::SessionDataChanged(false));
             }
         });
