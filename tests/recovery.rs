@@ -134,7 +134,11 @@ fn check_out_dir(dir: &Path) -> usize {
                 .has_headers(false)
                 .flexible(false)
                 .from_reader(text.as_bytes());
-            let rows = r.records().map(|rec| rec.expect("csv row")).count();
+            let mut rows = 0;
+            for rec in r.records() {
+                rec.unwrap_or_else(|e| panic!("{name}: {e}"));
+                rows += 1;
+            }
             assert!(rows > 0, "{name} is empty");
         } else if name.ends_with(".npy") {
             use ndarray_npy::ReadNpyExt;

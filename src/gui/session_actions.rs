@@ -106,7 +106,7 @@ impl App {
             self.session
                 .history
                 .iter()
-                .filter(|r| r.data == Some(data.fingerprint) && r.factors.h.len() > 0)
+                .filter(|r| r.data == Some(data.fingerprint) && !r.factors.h.is_empty())
                 .map(|r| RunFactors {
                     id: r.id,
                     w: r.factors.w.as_ref(),
