@@ -14,7 +14,11 @@ fn write_csv(path: &Path, first: f64) {
     let mut s = String::from("a,b,label\n");
     for i in 0..9 {
         let v = if i == 0 { first } else { 1.0 + (i % 3) as f64 };
-        s.push_str(&format!("{v},{},{}\n", (i % 2) as f64 + 0.5, ["x", "y", "z"][i % 3]));
+        s.push_str(&format!(
+            "{v},{},{}\n",
+            (i % 2) as f64 + 0.5,
+            ["x", "y", "z"][i % 3]
+        ));
     }
     std::fs::write(path, s).expect("write csv");
 }
@@ -61,13 +65,19 @@ fn run_session_uses_its_settings_and_refuses_changed_data() {
             .expect("run")
     };
     let out = run(&[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(v["seed"], 5);
     assert_eq!(v["k"], 2);
     assert_eq!(v["iterations"], 7);
     assert!(
-        v["model"].as_str().is_some_and(|m| m.to_lowercase().contains("rpnmf")),
+        v["model"]
+            .as_str()
+            .is_some_and(|m| m.to_lowercase().contains("rpnmf")),
         "{v}"
     );
 
@@ -75,9 +85,16 @@ fn run_session_uses_its_settings_and_refuses_changed_data() {
     let out = run(&[]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("s.json") && err.contains("data changed"), "{err}");
+    assert!(
+        err.contains("s.json") && err.contains("data changed"),
+        "{err}"
+    );
     let out = run(&["--allow-changed-data"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     std::fs::write(&session, "{\"version\": 9}").expect("write");
     let out = run(&[]);
