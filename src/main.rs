@@ -10,13 +10,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
         Some(cmd) => run_command(cmd),
-        None => open_gui(cli.path.clone()),
+        None => open_gui(cli.path.clone(), cli.session.clone()),
     }
 }
 
 #[cfg(feature = "gui")]
-fn open_gui(path: Option<PathBuf>) -> ExitCode {
-    match nmf_playground::gui::run(path) {
+fn open_gui(path: Option<PathBuf>, session: Option<PathBuf>) -> ExitCode {
+    match nmf_playground::gui::run(path, session) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -26,7 +26,7 @@ fn open_gui(path: Option<PathBuf>) -> ExitCode {
 }
 
 #[cfg(not(feature = "gui"))]
-fn open_gui(_path: Option<PathBuf>) -> ExitCode {
+fn open_gui(_path: Option<PathBuf>, _session: Option<PathBuf>) -> ExitCode {
     eprintln!(
         "error: this build has no GUI (built without the `gui` feature).\n\
          Use the headless commands instead, e.g. `nmf-playground run --help`."

@@ -4,6 +4,7 @@
 
 pub mod bench;
 mod drive;
+pub mod journal_child;
 mod output;
 mod run;
 pub mod score;
@@ -23,8 +24,12 @@ use std::process::ExitCode;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// Dataset (CSV, image folder, .npy, .mat) to open in the GUI; default: a bundled sample.
+    /// Dataset (CSV, image folder, .npy, .mat) or session (.json) to open in the GUI;
+    /// default: a bundled sample.
     pub path: Option<PathBuf>,
+    /// A session file to open in the GUI (its data, constraints, model settings and runs).
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -40,6 +45,10 @@ pub enum Command {
     /// Models × hyperparameter grid × repeats in parallel; runs.csv row by row, summary
     /// of mean ± std per cell (`--resume` continues an interrupted sweep).
     Sweep(sweep::SweepArgs),
+    /// Seeded constraint edits through the recovery journal, acknowledged on stdout (for the
+    /// kill test, tests/recovery.rs).
+    #[command(hide = true)]
+    JournalEdits(journal_child::JournalEditsArgs),
 }
 
 /// An error at the command line's edge, classified for the exit code.
@@ -69,6 +78,7 @@ pub fn dispatch(command: &Command) -> Result<(), CliError> {
         Command::Bench(args) => bench::run(args),
         Command::Triplets(args) => triplets::run(args),
         Command::Sweep(args) => sweep::run(args),
+        Command::JournalEdits(args) => journal_child::run(args),
         Command::Score(args) => score::run(args, &mut std::io::stdout().lock()).map_err(|e| {
             if e.is_bad_input() {
                 CliError::BadInput(e.into())

@@ -12,6 +12,7 @@ use crate::engine::linalg;
 use crate::engine::models::{
     LabelOrigin, ModelKind, ModelSpec, ParamValue, Predictions, WarmStart,
 };
+use crate::engine::session::{DataCheck, SessionFile};
 use crate::engine::worker::{Job, JobId};
 use anyhow::{Context, anyhow};
 use serde_json::{Value, json};
@@ -24,8 +25,9 @@ use std::sync::Arc;
 #[derive(Debug, Clone, clap::Args)]
 pub struct DataArgs {
     /// Dataset: a .csv file, an image folder, a .npy or .mat file, or `sample:NAME`
-    /// (bundled: sample:glyphs, sample:blobs).
-    #[arg(long)]
+    /// (bundled: sample:glyphs, sample:blobs). Required (`run --session` takes it from the
+    /// session).
+    #[arg(long, default_value = "", hide_default_value = true)]
     pub data: String,
     /// Preprocessing: none, l2 (unit-norm samples, the papers' default), max, shift, minmax
     /// (each feature to [0, 1]), or minmax,l2 (minmax, then unit-norm samples).
@@ -182,6 +184,82 @@ pub struct RunArgs {
     /// Threads one matrix product may use (default 1: parallelism goes across runs).
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// A session file saved by the app: its data (path, loader options, preprocessing), its
+    /// constraints (triplets and painted labels) and its model settings (model, k, seed,
+    /// hyperparameters, iteration cap, tolerance) replace --data, --model, --k, --seed,
+    /// --param, --max-iter and --tol.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["data", "triplets", "reveal", "known_labels"])]
+    pub session: Option<PathBuf>,
+    /// With --session: open the constraints even when the data file changed since the
+    /// session was saved (same number of samples, other content).
+    #[arg(long, requires = "session")]
+    pub allow_changed_data: bool,
+}
+
+/// The arguments a session stands for, and its constraints for the loaded data.
+fn session_args(args: &RunArgs, path: &Path) -> Result<(RunArgs, SessionFile), CliError> {
+    let bad = |e: anyhow::Error| CliError::BadInput(e);
+    let s = SessionFile::read(path).map_err(|e| bad(e.into()))?;
+    let mut out = args.clone();
+    out.session = None;
+    out.input = DataArgs {
+        data: match s.dataset.resolved_path(path) {
+            Some(p) => p.display().to_string(),
+            None => s.dataset.path.clone(),
+        },
+        preprocess: s.dataset.preprocess,
+        labels: s.dataset.labels_file.clone(),
+        label_col: s.dataset.label_column.clone(),
+        resize: s.dataset.resize,
+    };
+    out.model = ModelKind::from_name(&s.model.model).ok_or_else(|| {
+        bad(anyhow!(
+            "{}: model.model: unknown model `{}` (available: {})",
+            path.display(),
+            s.model.model,
+            ModelKind::names()
+        ))
+    })?;
+    out.k = Some(s.model.k);
+    out.seed = s.model.seed;
+    out.params = s
+        .model
+        .params
+        .iter()
+        .map(|(name, v)| format!("{name}={v}"))
+        .collect();
+    out.stop.max_iter = u64::try_from(s.model.max_iter.max(1)).unwrap_or(u64::MAX);
+    out.stop.tol = s.model.tol;
+    Ok((out, s))
+}
+
+/// The session's triplets and known labels for `data`; a changed data file is refused unless
+/// `allow` (another number of samples always is).
+fn session_side(
+    s: &SessionFile,
+    path: &Path,
+    data: &Dataset,
+    allow: bool,
+) -> Result<(Vec<Triplet>, Vec<Option<usize>>), CliError> {
+    let (store, check) = s
+        .constraints_for(path, &data.fingerprint)
+        .map_err(|e| CliError::BadInput(e.into()))?;
+    if let DataCheck::Changed(why) = check
+        && !allow
+    {
+        return Err(CliError::BadInput(anyhow!(
+            "{}: the data changed since the session was saved ({}): {why}; \
+             --allow-changed-data opens its constraints anyway",
+            path.display(),
+            s.dataset.path
+        )));
+    }
+    let known = if store.labels().n_labelled() == 0 {
+        Vec::new()
+    } else {
+        store.labels().as_slice().to_vec()
+    };
+    Ok((store.triplets().to_vec(), known))
 }
 
 fn parse_preprocess(s: &str) -> Result<Preprocess, String> {
@@ -235,6 +313,11 @@ pub fn parse_params(
 
 /// Load `--data` with its options (bundled samples by `sample:NAME`).
 pub fn load_data(args: &DataArgs) -> Result<Dataset, CliError> {
+    if args.data.trim().is_empty() {
+        return Err(CliError::BadInput(anyhow!(
+            "--data is required: a .csv file, an image folder, a .npy or .mat file, or sample:NAME"
+        )));
+    }
     let label_column = match args.label_col.as_deref() {
         None => LabelColumn::Auto,
         Some(s) if s.eq_ignore_ascii_case("none") => LabelColumn::None,
@@ -299,6 +382,11 @@ pub fn model_spec(args: &RunArgs, data: &Dataset) -> Result<ModelSpec, CliError>
 
 /// `run`: load, fit with progress on stderr, print/write the results.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
+    let from_session = match &args.session {
+        Some(path) => Some((session_args(args, path)?, path.as_path())),
+        None => None,
+    };
+    let args = from_session.as_ref().map_or(args, |((a, _), _)| a);
     let fit = args.stop.fit_options()?;
     if args.threads == 0 {
         return Err(CliError::BadInput(anyhow!("--threads must be ≥ 1")));
@@ -309,13 +397,21 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         eprintln!("warning: {w}");
     }
     let spec = model_spec(args, &data)?;
-    let (triplets, triplet_source) = triplets_for(
-        args.triplets.as_deref(),
-        &args.triplet_opts,
-        &data,
-        spec.seed,
-    )?;
-    let known = args.labels.labels_for(&data, spec.seed)?;
+    let (triplets, triplet_source, known) = match &from_session {
+        Some(((_, s), path)) => {
+            let (t, known) = session_side(s, path, &data, args.allow_changed_data)?;
+            (t, json!({"session": path.display().to_string()}), known)
+        }
+        None => {
+            let (t, src) = triplets_for(
+                args.triplets.as_deref(),
+                &args.triplet_opts,
+                &data,
+                spec.seed,
+            )?;
+            (t, src, args.labels.labels_for(&data, spec.seed)?)
+        }
+    };
     let side = Arc::new(SideInfo::new(triplets, known));
     let job = Job::new(JobId(1), Arc::clone(&data), spec.clone(), fit)
         .with_side(Arc::clone(&side))

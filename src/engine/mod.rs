@@ -10,5 +10,7 @@ pub mod fsutil;
 pub mod linalg;
 pub mod models;
 pub mod projection;
+pub mod recovery;
+pub mod session;
 pub mod sys;
 pub mod worker;

@@ -65,6 +65,18 @@ pub enum UiCommand {
     ResolvePending(Resolution),
     /// Write the run history table as CSV to this path (atomically).
     ExportHistory(PathBuf),
+    /// Save the session to this path, or to the last session file (asking when there is
+    /// none).
+    SaveSession(Option<PathBuf>),
+    /// Open a session file (asks first about unsaved constraints).
+    OpenSession(PathBuf),
+    /// Show the native dialog to save (`true`) or open a session.
+    SessionDialog(bool),
+    /// The answer to "the session's data changed": open its constraints anyway (`true`) or
+    /// stop.
+    SessionDataChanged(bool),
+    /// The answer to "Recover N unsaved edits": recover (`true`) or discard.
+    Recover(bool),
 }
 
 /// A constraint file action that needs a path.

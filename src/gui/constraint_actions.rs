@@ -395,6 +395,7 @@ impl App {
     fn resume_pending(&mut self) {
         match self.session.pending.take() {
             Some(Pending::Load(source)) => self.start_load(source),
+            Some(Pending::Session(path)) => self.session_file(false, path),
             Some(Pending::Quit) => {
                 self.allow_close = true;
                 self.ctx

@@ -83,6 +83,22 @@ impl App {
             UiCommand::RevealLabels { fraction, seed } => self.reveal(fraction, seed),
             UiCommand::ResolvePending(r) => self.resolve_pending(r),
             UiCommand::ExportHistory(p) => self.export_history(&p),
+            UiCommand::SaveSession(path) => {
+                match path.or_else(|| self.session.session_path.clone()) {
+                    Some(p) => self.session_file(true, p),
+                    None => self.open_session_dialog(true),
+                }
+            }
+            UiCommand::OpenSession(p) => {
+                if self.session.has_unsaved_constraints() {
+                    self.session.pending = Some(super::Pending::Session(p));
+                } else {
+                    self.session_file(false, p);
+                }
+            }
+            UiCommand::SessionDialog(save) => self.open_session_dialog(save),
+            UiCommand::SessionDataChanged(open) => self.resolve_session_data_changed(open),
+            UiCommand::Recover(recover) => self.resolve_recovery(recover),
         }
     }
 
@@ -96,6 +112,7 @@ impl App {
                 seconds,
             } => self.loaded(ticket, source, result, seconds),
             TaskDone::Picked(path) => self.picked(path),
+            TaskDone::SessionPicked { save, path } => self.session_picked(save, path),
             TaskDone::ConstraintsPicked(action, path) => self.constraints_picked(action, path),
             TaskDone::Generated {
                 fingerprint,

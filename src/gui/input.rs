@@ -19,15 +19,25 @@ impl App {
         if !ctx.text_edit_focused() && self.session.pending.is_none() {
             use egui::{Key, KeyboardShortcut, Modifiers};
             let shortcut = |m, k| KeyboardShortcut::new(m, k);
-            let (redo, undo, save) = ctx.input_mut(|i| {
+            let (redo, undo, save, save_session, open_session) = ctx.input_mut(|i| {
                 // Shift+Z first: Ctrl+Z would also match it (extra Shift is ignored).
                 let redo = i
                     .consume_shortcut(&shortcut(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z))
                     || i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::Y));
                 let undo = i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::Z));
+                // Shift+S first, as for Z.
+                let save_session =
+                    i.consume_shortcut(&shortcut(Modifiers::COMMAND | Modifiers::SHIFT, Key::S));
                 let save = i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::S));
-                (redo, undo, save)
+                let open_session = i.consume_shortcut(&shortcut(Modifiers::COMMAND, Key::O));
+                (redo, undo, save, save_session, open_session)
             });
+            if save_session {
+                self.commands.push(UiCommand::SaveSession(None));
+            }
+            if open_session {
+                self.commands.push(UiCommand::SessionDialog(false));
+            }
             if redo {
                 self.commands.push(UiCommand::Redo);
             }

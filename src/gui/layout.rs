@@ -136,6 +136,7 @@ impl App {
             &mut self.commands,
         );
         panels::constraints::unsaved_modal(&ctx, &self.session, &mut self.view, &mut self.commands);
+        panels::session_modals(&ctx, &self.session, &mut self.commands);
         self.drop_overlay(&ctx);
     }
 }

@@ -13,9 +13,14 @@ use std::time::Instant;
 impl App {
     /// Load `source` on a background thread; its result arrives as [`TaskDone::Loaded`].
     pub(super) fn start_load(&mut self, source: DataSource) {
+        let opts = self.settings.load_options();
+        self.start_load_with(source, opts);
+    }
+
+    /// [`Self::start_load`] with these loader options (a session's).
+    pub(super) fn start_load_with(&mut self, source: DataSource, opts: data::LoadOptions) {
         self.load_ticket += 1;
         let ticket = self.load_ticket;
-        let opts = self.settings.load_options();
         let what = source.describe();
         let spawned = self.tasks.spawn("loader", move || {
             let t0 = Instant::now();
@@ -64,8 +69,15 @@ impl App {
                 self.install_dataset(*data, Some(source));
                 let s = format!("{} in {seconds:.2} s", self.session.status.text);
                 self.session.set_status(s);
+                self.session_data_loaded();
             }
             Err(e) => {
+                if let Some(open) = self.session.opening.take() {
+                    let e = format!("session {}: {e}", open.path.display());
+                    self.session.load_error = Some(e.clone());
+                    self.session.set_error(e);
+                    return;
+                }
                 self.session.load_error = Some(e.clone());
                 self.session.set_error(e);
             }
@@ -74,9 +86,16 @@ impl App {
 
     /// Make `data` the current dataset: ends any run and forgets its results.
     pub(super) fn install_dataset(&mut self, data: Dataset, source: Option<DataSource>) {
+        // A run on the old data is cancelled (its thread winds down; its late events are
+        // stale and dropped).
+        let was_running = self.run.worker.is_active();
         self.run.retire();
         self.clear_run();
-        self.run.worker = super::WorkerState::Idle;
+        self.run.worker = if was_running {
+            super::WorkerState::Cancelled
+        } else {
+            super::WorkerState::Idle
+        };
         self.session.load_error = None;
         let msg = format!(
             "Loaded {}: {} samples × {} features{}",
@@ -108,6 +127,7 @@ impl App {
             self.session.constraints_path = None;
             self.session.constraints_rev += 1;
             self.view.paint_class = data.class_names.first().cloned().unwrap_or_default();
+            self.start_journal();
         }
         self.view.clear_picks();
         self.session.kept = None;

@@ -20,6 +20,7 @@ mod loading;
 mod panels;
 mod run_controller;
 mod scatter_cache;
+mod session_actions;
 mod state;
 mod textures;
 mod view;
@@ -29,6 +30,7 @@ pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use panels::model::{ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
 pub use run_controller::RunController;
+pub use session_actions::OpeningSession;
 pub use state::{
     ColorBy, Convergence, Evaluation, HistoryRow, KeptCache, PALETTE, Pending, Progress,
     ScatterCache, ScatterGroup, Series, Session, Settings, Status, Tool, WorkerState,
@@ -53,7 +55,8 @@ const DRAIN_BUDGET: Duration = Duration::from_millis(5);
 /// Open the desktop app, on `path` (a dataset file or folder) or on the bundled sample.
 ///
 /// Fails with a message pointing to the headless commands when there is no display.
-pub fn run(path: Option<PathBuf>) -> anyhow::Result<()> {
+/// A `.json` `path` is opened as a session file, as is `session`.
+pub fn run(path: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()> {
     #[cfg(target_os = "linux")]
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!(
@@ -74,7 +77,29 @@ pub fn run(path: Option<PathBuf>) -> anyhow::Result<()> {
     eframe::run_native(
         APP_NAME,
         options,
-        Box::new(move |cc| Ok(Box::new(App::with_path(cc, path)))),
+        Box::new(move |cc| {
+            let (path, session) = match (path, session) {
+                (Some(p), None)
+                    if p.extension()
+                        .is_some_and(|e| e.eq_ignore_ascii_case("json")) =>
+                {
+                    (None, Some(p))
+                }
+                other => other,
+            };
+            let mut app = App::with_path(
+                cc,
+                path.filter(|_| session.is_none()),
+                crate::engine::recovery::default_dir(),
+            );
+            if let Some(s) = session
+                && let Err(e) = app.open_session(&s)
+            {
+                app.session
+                    .set_error(format!("Could not open the session: {e}"));
+            }
+            Ok(Box::new(app))
+        }),
     )
     .map_err(|e| anyhow::anyhow!("could not open the window: {e}"))
 }
@@ -104,6 +129,8 @@ enum TaskDone {
         result: Result<Box<Dataset>, String>,
         seconds: f64,
     },
+    /// The session dialog's choice, to save or to open (None: cancelled).
+    SessionPicked { save: bool, path: Option<PathBuf> },
     /// The dataset dialog's choice (None: cancelled).
     Picked(Option<PathBuf>),
     /// A path chosen for a constraint file action (None: dialog cancelled).
@@ -141,35 +168,59 @@ pub struct App {
     save_then_resume: bool,
     frame_start: Option<Instant>,
     ctx: egui::Context,
+    /// Where unsaved edits are journalled (`None`: not journalled, e.g. tests without
+    /// `NMF_PLAYGROUND_RECOVERY_DIR`).
+    recovery_dir: Option<PathBuf>,
+    /// The journal of the current store.
+    journal: Option<crate::engine::recovery::Journal>,
 }
 
 impl App {
-    /// The app for eframe: settings from storage, opening the bundled sample.
+    /// The app for eframe: settings from storage, opening the bundled sample. Unsaved edits
+    /// are journalled only when `NMF_PLAYGROUND_RECOVERY_DIR` is set (tests build the app
+    /// this way; the window of [`run`] journals to the platform's data directory).
     pub fn new(cc: &eframe::CreationContext<'_>) -> Self {
-        Self::with_path(cc, None)
+        Self::with_path(cc, None, test_recovery_dir())
     }
 
-    /// The app for eframe, opening `path` if given.
-    pub fn with_path(cc: &eframe::CreationContext<'_>, path: Option<PathBuf>) -> Self {
+    /// The app for eframe, opening `path` if given, journalling unsaved edits to
+    /// `recovery_dir`.
+    pub fn with_path(
+        cc: &eframe::CreationContext<'_>,
+        path: Option<PathBuf>,
+        recovery_dir: Option<PathBuf>,
+    ) -> Self {
         let settings = cc
             .storage
             .and_then(|s| eframe::get_value::<Settings>(s, eframe::APP_KEY))
             .unwrap_or_default();
-        Self::from_parts(&cc.egui_ctx, settings, path)
+        Self::from_parts(&cc.egui_ctx, settings, path, recovery_dir)
     }
 
-    /// The app on a bare egui context with default settings (tests, embedding).
+    /// The app on a bare egui context with default settings (tests, embedding). Unsaved
+    /// edits are journalled only when `NMF_PLAYGROUND_RECOVERY_DIR` is set.
     pub fn new_for_test(ctx: &egui::Context) -> Self {
-        Self::from_parts(ctx, Settings::default(), None)
+        Self::from_parts(ctx, Settings::default(), None, test_recovery_dir())
+    }
+
+    /// The app on a bare egui context journalling unsaved edits to `recovery_dir` (tests of
+    /// recovery).
+    pub fn with_recovery_dir(ctx: &egui::Context, recovery_dir: PathBuf) -> Self {
+        Self::from_parts(ctx, Settings::default(), None, Some(recovery_dir))
     }
 
     /// The app on a bare egui context with these settings, as if restored from storage
     /// (tests of persistence).
     pub fn with_settings(ctx: &egui::Context, settings: Settings) -> Self {
-        Self::from_parts(ctx, settings, None)
+        Self::from_parts(ctx, settings, None, test_recovery_dir())
     }
 
-    fn from_parts(ctx: &egui::Context, settings: Settings, path: Option<PathBuf>) -> Self {
+    fn from_parts(
+        ctx: &egui::Context,
+        settings: Settings,
+        path: Option<PathBuf>,
+        recovery_dir: Option<PathBuf>,
+    ) -> Self {
         dispatch::set_theme(ctx, settings.dark);
         let mut app = Self {
             view: ViewState::new(settings.last_path.as_deref()),
@@ -184,6 +235,8 @@ impl App {
             save_then_resume: false,
             frame_start: None,
             ctx: ctx.clone(),
+            recovery_dir,
+            journal: None,
         };
         let source = match path {
             Some(p) => DataSource::Path(p),
@@ -271,6 +324,7 @@ impl eframe::App for App {
         self.run.reap();
         self.update_kept();
         self.handle_input(ctx);
+        self.sync_journal();
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
@@ -288,4 +342,20 @@ impl eframe::App for App {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, eframe::APP_KEY, &self.settings);
     }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        // A clean quit: the journal is removed when nothing is unsaved, and otherwise holds
+        // the last edit (the user chose to quit without saving only through "Discard",
+        // which marks the store saved).
+        if let (Some(j), Some(store)) = (self.journal.as_mut(), &self.session.store) {
+            let _ = j.flush(store);
+        }
+    }
+}
+
+/// The recovery directory of the test constructors: only an explicit override.
+fn test_recovery_dir() -> Option<PathBuf> {
+    std::env::var_os(crate::engine::recovery::DIR_ENV)
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
 }

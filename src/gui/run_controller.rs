@@ -179,6 +179,15 @@ impl RunController {
         self.retired.retain(|h| !h.is_finished());
     }
 
+    /// Job threads still alive (current and retired).
+    pub fn live_jobs(&self) -> usize {
+        self.job
+            .iter()
+            .chain(&self.retired)
+            .filter(|j| !j.is_finished())
+            .count()
+    }
+
     /// Whether a job thread is still alive (current or retired).
     pub fn has_threads(&self) -> bool {
         self.job.as_ref().is_some_and(|j| !j.is_finished())

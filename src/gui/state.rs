@@ -45,6 +45,8 @@ pub struct Settings {
     pub show_data_panel: bool,
     /// The model and results panel (right) is shown.
     pub show_model_panel: bool,
+    /// Save session writes each run's H and W as `.npy` beside the session file.
+    pub session_factors: bool,
 }
 
 impl Default for Settings {
@@ -64,6 +66,7 @@ impl Default for Settings {
             tol: fit.tol,
             show_data_panel: true,
             show_model_panel: true,
+            session_factors: false,
             params: BTreeMap::new(),
             log_y: true,
             dark: true,
@@ -392,6 +395,13 @@ pub struct Session {
     pub evaluation: Option<Arc<Evaluation>>,
     /// Every finished run of this session, oldest first.
     pub history: Vec<HistoryRow>,
+    /// Where the session was last saved or opened (Ctrl+Shift+S saves there).
+    pub session_path: Option<PathBuf>,
+    /// A session being opened: its constraints wait for its data (and, when the data
+    /// changed, for the user's answer).
+    pub opening: Option<super::OpeningSession>,
+    /// Unsaved edits a killed session left for this dataset, offered back.
+    pub recovery_offer: Option<crate::engine::recovery::Found>,
 }
 
 /// What a click on the scatter does.
@@ -435,6 +445,8 @@ pub struct KeptCache {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pending {
     Load(super::DataSource),
+    /// Open this session file.
+    Session(PathBuf),
     Quit,
 }
 

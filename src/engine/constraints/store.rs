@@ -478,6 +478,12 @@ impl Store {
         self.state != self.saved_state
     }
 
+    /// Identifies the current content: changes with every edit, restored by undo/redo (the
+    /// recovery journal writes when it changes).
+    pub fn revision(&self) -> u64 {
+        self.state
+    }
+
     /// Record that the current content was saved.
     pub fn mark_saved(&mut self) {
         self.saved_state = self.state;

@@ -314,6 +314,7 @@ pub fn unsaved_modal(
     };
     let what = match pending {
         Pending::Load(s) => format!("Loading {} replaces them.", s.describe()),
+        Pending::Session(p) => format!("Opening the session {} replaces them.", p.display()),
         Pending::Quit => "Quitting loses them.".to_owned(),
     };
     let n = session.store.as_ref().map_or(0, |s| s.triplets().len());

@@ -39,6 +39,18 @@ pub fn top_bar(
                     cmds.push(UiCommand::OpenFolderDialog);
                 }
                 ui.separator();
+                if ui.button("Open session… (Ctrl+O)").clicked() {
+                    cmds.push(UiCommand::SessionDialog(false));
+                }
+                if ui.button("Save session (Ctrl+Shift+S)").clicked() {
+                    cmds.push(UiCommand::SaveSession(None));
+                }
+                if ui.button("Save session as…").clicked() {
+                    cmds.push(UiCommand::SessionDialog(true));
+                }
+                ui.checkbox(&mut settings.session_factors, "Include H and W in sessions")
+                    .on_hover_text("Save each run's H and W as .npy files beside the session");
+                ui.separator();
                 if ui.button("Quit").clicked() {
                     cmds.push(UiCommand::Quit);
                 }
@@ -164,4 +176,60 @@ pub fn windows(ctx: &egui::Context, settings: &Settings, view: &mut ViewState) {
                  Every figure can be reproduced headless: `nmf-playground run --help`.",
             );
         });
+}
+
+/// The recovery offer ("Recover N unsaved edits from <time>") and the question about a
+/// session whose data changed; at most one shows at a time.
+pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Commands) {
+    if let Some(found) = &session.recovery_offer {
+        // Only the buttons answer: a click beside the modal or Esc must not discard an
+        // hour of edits.
+        egui::Modal::new(egui::Id::unique("recovery_offer")).show(ctx, |ui| {
+            ui.set_max_width(440.0);
+            ui.heading("Unsaved edits found");
+            ui.label(format!(
+                "Recover {} unsaved edits from {}? ({} triplets, {} painted labels; the app \
+                 was closed without saving them.)",
+                found.edits,
+                found.time_text(),
+                found.store.triplets().len(),
+                found.store.labels().n_labelled()
+            ));
+            ui.horizontal(|ui| {
+                if ui.button("Recover").clicked() {
+                    cmds.push(UiCommand::Recover(true));
+                }
+                if ui.button("Discard").clicked() {
+                    cmds.push(UiCommand::Recover(false));
+                }
+            });
+        });
+        return;
+    }
+    let Some(open) = &session.opening else {
+        return;
+    };
+    let Some(why) = &open.changed else {
+        return;
+    };
+    let resp = egui::Modal::new(egui::Id::unique("session_data_changed")).show(ctx, |ui| {
+        ui.set_max_width(440.0);
+        ui.heading("The data changed");
+        ui.label(format!(
+            "{} was saved on other data: {why}. Its triplets and labels may not mean the same \
+             samples any more.",
+            open.path.display()
+        ));
+        ui.horizontal(|ui| {
+            if ui.button("Open the constraints anyway").clicked() {
+                cmds.push(UiCommand::SessionDataChanged(true));
+            }
+            if ui.button("Stop: do not open them").clicked() {
+                cmds.push(UiCommand::SessionDataChanged(false));
+            }
+        });
+    });
+    if resp.should_close() {
+        cmds.push(UiCommand::SessionDataChanged(false));
+    }
 }
