@@ -201,3 +201,95 @@ fn every_corpus_file_is_refused_with_a_message_naming_it() {
         problems.join("\n")
     );
 }
+
+/// A `.npy` whose data are really there (a sparse file of 320 GB) but whose X would not fit in
+/// memory is refused before anything is allocated, with the size.
+#[test]
+fn a_npy_larger_than_memory_is_refused_with_its_size() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let path = tmp.path().join("big.npy");
+    let mut header =
+        b"{'descr': '<f8', 'fortran_order': False, 'shape': (200000, 200000), }".to_vec();
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(b' ');
+    }
+    header.push(b'\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend_from_slice(&(header.len() as u16).to_le_bytes());
+    bytes.extend_from_slice(&header);
+    std::fs::write(&path, &bytes).expect("write header");
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .expect("open");
+    if file
+        .set_len(bytes.len() as u64 + 200_000 * 200_000 * 8)
+        .is_err()
+    {
+        eprintln!("skipping: the temporary file system cannot hold a 320 GB sparse file");
+        return;
+    }
+    let e = data::load(&path, &LoadOptions::default()).expect_err("refused");
+    let msg = e.to_string();
+    assert!(msg.contains("big.npy"), "{msg}");
+    assert!(msg.contains("200000×200000"), "{msg}");
+    assert!(msg.contains("would need 298.0 GiB"), "{msg}");
+}
+
+/// CAN's dense n×n state for n = 100,000 (3 × 80 GB) is refused at build, before any
+/// allocation, with the size and what to do.
+#[test]
+fn a_model_with_n_by_n_state_refuses_too_many_samples() {
+    use nmf_playground::engine::constraints::SideInfo;
+    use nmf_playground::engine::models::{ModelKind, ModelSpec, build};
+    let n = 100_000;
+    let x = ndarray::Array2::from_shape_fn((2, n), |(r, c)| 1.0 + ((r + c) % 7) as f64);
+    let data = std::sync::Arc::new(Dataset::from_parts(x, None, vec![], "test"));
+    let kind = ModelKind::from_name("can").expect("CAN is registered");
+    let err = build(
+        &ModelSpec::new(kind, 2, 0),
+        data,
+        &SideInfo::new(vec![], vec![None; n]),
+    )
+    .err()
+    .expect("refused");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("CAN's dense n×n state (3 × 100000×100000 f64) would need 223.5 GiB"),
+        "{msg}"
+    );
+    assert!(msg.contains("fewer samples"), "{msg}");
+}
+
+/// Ten 4096×4096 images (headers only: decoding never starts) would make X 1.25 GiB; under a
+/// 1 GiB address-space limit the binary refuses before decoding, naming the folder and the size.
+#[test]
+fn an_image_folder_larger_than_memory_is_refused_before_decoding() {
+    if Command::new("prlimit").arg("--version").output().is_err() {
+        eprintln!("skipping: prlimit (util-linux) is not installed");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("big_images");
+    std::fs::create_dir(&dir).expect("folder");
+    let png = std::fs::read(corpus_dir().join("img/many_pixels/a.png")).expect("corpus PNG");
+    for i in 0..10 {
+        std::fs::write(dir.join(format!("{i}.png")), &png).expect("write");
+    }
+    let out = Command::new("prlimit")
+        .arg(format!("--as={MEMORY_BOUND}"))
+        .arg("--")
+        .arg(env!("CARGO_BIN_EXE_nmf-playground"))
+        .args(["run", "--json", "--data"])
+        .arg(&dir)
+        .output()
+        .expect("prlimit runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("big_images"), "{stderr}");
+    assert!(
+        stderr.contains("10 images of 4096×4096 pixels as f64 would need 1.2 GiB"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--resize"), "{stderr}");
+}

@@ -343,6 +343,20 @@ put(K + "garbage.txt", garbage(400), kind="known", expect="")
 put(K + "huge_line.txt", "a\n" + "q" * 100000 + "\n\n\n\nb\n", kind="known", expect="line 2")
 put(K + "class_index_out_of_range.txt", "0\n1\n2\n99\n\n\n", kind="known", expect="line 1")
 
+# ---------------------------------------------------------------- valid seeds for tests/fuzz.rs
+V = "valid/"
+put(V + "table.csv", "a,b,c,label\n1,2,3,x\n4,5.5,6,y\n0,1e-3,2,x\n", entry=False)
+put(V + "semicolon.csv", "a;b\n1,5;2\n3;4\n", entry=False)
+put(V + "gray.png", png(6, 5), entry=False)
+put(V + "gray.pgm", pgm(6, 5), entry=False)
+put(V + "matrix.npy", npy(hdr("(3, 2)"), f8([1, 2, 3, 4, 5, 6])), entry=False)
+put(V + "matrix_v2_f4.npy", npy(hdr("(2, 2)", "<f4", "True"), struct.pack("<4f", 1, 2, 3, 4), version=2), entry=False)
+put(V + "plain.mat", good_mat, entry=False)
+put(V + "compressed.mat", mat_header() + compressed(matrix("fea", [3, 2], FEA)) + compressed(matrix("gnd", [3, 1], GND)), entry=False)
+put(V + "constraints.json", cj("[[0, 1, 2], [3, 4, 5]]", labels="[0, null, 1, null, null, 2]", classes='["a", "b", "c"]'), entry=False)
+put(V + "triplets.csv", "i,j,q\n0,1,2\n3,4,5\nrow 2,row 3,row 4\n", entry=False)
+put(V + "known.txt", "a\n\nb\n# comment\n\nc\n\n", entry=False)
+
 with open(os.path.join(ROOT, "manifest.tsv"), "w") as f:
     f.write("# path\tkind\texpected fragment (besides the file name); written by make_corpus.py\n")
     for p, k, e in ROWS:
