@@ -210,7 +210,7 @@ fn a_npy_larger_than_memory_is_refused_with_its_size() {
     let path = tmp.path().join("big.npy");
     let mut header =
         b"{'descr': '<f8', 'fortran_order': False, 'shape': (200000, 200000), }".to_vec();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(b' ');
     }
     header.push(b'\n');
