@@ -7,6 +7,7 @@ pub mod data;
 pub mod eval;
 pub mod experiment;
 pub mod fsutil;
+pub mod limits;
 pub mod linalg;
 pub mod models;
 pub mod projection;

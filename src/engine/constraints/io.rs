@@ -10,7 +10,7 @@
 //! lines are skipped (no comment lines: sample names may start with `#`).
 
 use super::{ConstraintError, Labels, Store, Triplet};
-use crate::engine::data::{Dataset, Fingerprint};
+use crate::engine::data::{Dataset, Fingerprint, excerpt};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -77,7 +77,8 @@ fn json_err(path: &Path, e: &serde_json::Error) -> ConstraintIoError {
         path: path.to_path_buf(),
         line: e.line(),
         column: e.column(),
-        msg: e.to_string(),
+        // serde_json quotes the offending value whole (a 100 kB string): keep a short excerpt.
+        msg: excerpt(&e.to_string()),
     }
 }
 
@@ -214,7 +215,10 @@ pub fn triplets_from_csv(
             Some(None) => Err(format!(
                 "sample name `{f}` is ambiguous (several samples have it)"
             )),
-            None => Err(format!("`{f}` is neither a sample index nor a sample name")),
+            None => Err(format!(
+                "`{}` is neither a sample index nor a sample name",
+                excerpt(f)
+            )),
         }
     };
     let csv_err = |line: u64, why: String| ConstraintIoError::Csv {
@@ -320,8 +324,9 @@ pub fn read_known_labels(
                 csv_err(
                     line,
                     format!(
-                        "`{l}` is not a class of the data (classes: {})",
-                        names.join(", ")
+                        "`{}` is not a class of the data (classes: {})",
+                        excerpt(l),
+                        excerpt(&names.join(", "))
                     ),
                 )
             })

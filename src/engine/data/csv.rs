@@ -6,7 +6,7 @@
 //! header name), because that is what a user needs to open the file and fix it.
 
 use super::labels::index_labels;
-use super::{Column, DataError, Dataset, LabelColumn, LoadOptions, Place, check_value};
+use super::{Column, DataError, Dataset, LabelColumn, LoadOptions, Place, check_value, excerpt};
 use ndarray::Array2;
 use std::path::Path;
 
@@ -144,7 +144,7 @@ pub fn load_table(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
         Some(h) => format!(
             "columns {}",
             h.iter()
-                .map(|s| format!("{s:?}"))
+                .map(|s| format!("{:?}", excerpt(s)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -179,7 +179,7 @@ pub fn load_table(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
     };
     let column = |j: usize| Column {
         index: j + 1,
-        name: header.as_ref().and_then(|h| h.get(j).cloned()),
+        name: header.as_ref().and_then(|h| h.get(j).map(|s| excerpt(s))),
     };
     let m = ncols - usize::from(label_col.is_some());
     if m == 0 {
@@ -222,10 +222,10 @@ pub fn load_table(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
                 return Err(DataError::NotANumber {
                     path: path.to_path_buf(),
                     at: place(),
-                    cell: cell.to_string(),
+                    cell: excerpt(cell),
                 });
             };
-            check_value(v, path, opts.preprocess, || cell.to_string(), place)?;
+            check_value(v, path, opts.preprocess, || excerpt(cell), place)?;
             values.push(v);
         }
         names.push(format!("row {line}"));

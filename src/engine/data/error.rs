@@ -203,6 +203,20 @@ pub enum DataError {
     Write { path: PathBuf, why: String },
 }
 
+/// Longest piece of user input echoed in a message, in characters.
+pub const EXCERPT_CHARS: usize = 60;
+
+/// `s` as echoed in a message: whole when short, else its first [`EXCERPT_CHARS`] characters
+/// and how long it is (a 100 kB cell must not become a 100 kB message).
+pub fn excerpt(s: &str) -> String {
+    let len = s.chars().count();
+    if len <= EXCERPT_CHARS {
+        return s.to_string();
+    }
+    let head: String = s.chars().take(EXCERPT_CHARS).collect();
+    format!("{head}… ({len} characters)")
+}
+
 impl DataError {
     /// An [`DataError::Io`] for `path`, or [`DataError::NotFound`] when the error says so.
     /// A decoding failure, described by the innermost cause: the `image` crate's Display repeats

@@ -270,6 +270,16 @@ pub fn load_folder(dir: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
         });
     }
 
+    crate::engine::limits::check_alloc(
+        &format!("{n} images of {w}×{h} pixels as f64"),
+        (m * n) as u128,
+        8,
+    )
+    .map_err(|t| DataError::Unsupported {
+        path: dir.to_path_buf(),
+        why: format!("{t}; use `--resize WxH` to make them smaller, or fewer images"),
+    })?;
+
     // Pass 2: decode, convert, resize, write column i of X.
     let mut x = Array2::<f64>::zeros((m, n));
     let mut thumbnails = Vec::with_capacity(n);

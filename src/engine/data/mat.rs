@@ -77,6 +77,9 @@ pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     }
     // `matfile` can panic on crafted input (e.g. an i32 overflow in the product of the
     // dimensions); user files must give an error, never a crash.
+    // The pre-walk refuses what would make `matfile` panic, print or over-allocate, and
+    // inflates compressed elements with a bound.
+    let bytes = super::mat_walk::prewalk(&bytes).map_err(&bad)?;
     let parsed = std::panic::catch_unwind(|| MatFile::parse(&bytes[..]))
         .map_err(|_| bad("malformed MATLAB v5 file (the .mat parser gave up)".into()))?;
     let mf = parsed.map_err(|e| bad(format!("cannot parse the MATLAB v5 file: {e}")))?;

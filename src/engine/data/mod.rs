@@ -12,11 +12,12 @@ mod error;
 pub mod image_folder;
 pub mod labels;
 pub mod mat;
+mod mat_walk;
 pub mod npy;
 pub mod preprocess;
 pub mod samples;
 
-pub use error::{Column, DataError, Place};
+pub use error::{Column, DataError, Place, excerpt};
 pub use labels::natural_cmp;
 
 use ndarray::Array2;
@@ -286,7 +287,30 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
             }
         }
     };
+    refuse_unusable(&raw, path)?;
     Ok(finish(raw, opts))
+}
+
+/// Refuse an X with no values or with every value zero: nothing to factorize, and the models'
+/// own refusal would not name the file.
+fn refuse_unusable(ds: &Dataset, path: &Path) -> Result<(), DataError> {
+    let (m, n) = ds.x.dim();
+    if m == 0 || n == 0 {
+        return Err(DataError::Empty {
+            path: path.to_path_buf(),
+            why: format!("the data are {m} features × {n} samples: nothing to factorize"),
+        });
+    }
+    if ds.x.iter().all(|&v| v == 0.0) {
+        return Err(DataError::Empty {
+            path: path.to_path_buf(),
+            why: format!(
+                "every value of the {m} features × {n} samples is zero (all zeros): nothing \
+                 to factorize"
+            ),
+        });
+    }
+    Ok(())
 }
 
 /// Common tail of every loader: fingerprint of the raw matrix, data-quality warnings

@@ -438,6 +438,13 @@ impl<'p> Npy<'p> {
                 header.descr,
             )));
         }
+        let values = header.len().unwrap_or(usize::MAX) as u128;
+        crate::engine::limits::check_alloc(
+            &format!("the {} array as f64", header.shape_text()),
+            values,
+            8,
+        )
+        .map_err(|t| bad(format!("{t}; use fewer samples or features")))?;
         Ok(Self {
             path,
             reader,

@@ -355,6 +355,18 @@ impl ModelSpec {
 }
 
 /// `name=value` pairs in name order joined by `sep` (values by [`ParamValue`]'s `Display`).
+/// Refuse, before anything is allocated, a model whose dense n×n state (`matrices` n×n f64
+/// arrays) would not fit in the memory available ([`crate::engine::limits`]); the message gives
+/// the size and what to do.
+pub(crate) fn refuse_nn_state(model: &str, n: usize, matrices: u128) -> Result<(), ModelError> {
+    let what = format!("{model}'s dense n×n state ({matrices} × {n}×{n} f64)");
+    crate::engine::limits::check_alloc(&what, (n as u128) * (n as u128) * matrices, 8).map_err(
+        |t| ModelError::BadData {
+            why: format!("{t}; use fewer samples, or a model without n×n state (NMF, GNMF, RPNMF)"),
+        },
+    )
+}
+
 pub fn params_string(params: &BTreeMap<String, ParamValue>, sep: &str) -> String {
     params
         .iter()

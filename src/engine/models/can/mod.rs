@@ -61,6 +61,10 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     build,
 };
 
+/// Dense n×n f64 arrays CAN holds at once: the Laplacian, its eigenvectors and the
+/// eigensolver's workspace (docs/models.md §2.7 step 2).
+const NN_MATRICES: u128 = 3;
+
 /// The handle of CAN.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
@@ -78,6 +82,7 @@ fn build(
         });
     }
     let params = CanParams::from_checked(params)?;
+    crate::engine::models::refuse_nn_state("CAN", data.n(), NN_MATRICES)?;
     Ok(Box::new(Can::new(data.x.view(), spec.k, spec.seed, params)?))
 }
 
