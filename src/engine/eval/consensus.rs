@@ -93,10 +93,10 @@ pub fn cophenetic_distances(d: ArrayView2<'_, f64>) -> Result<Array2<f64>, EvalE
     let mut coph = Array2::<f64>::zeros((n, n));
     let mut chain: Vec<usize> = Vec::with_capacity(n);
     for _ in 1..n {
-        if chain.is_empty() {
-            if let Some(first) = active.iter().position(|&a| a) {
-                chain.push(first);
-            }
+        if chain.is_empty()
+            && let Some(first) = active.iter().position(|&a| a)
+        {
+            chain.push(first);
         }
         // Grow the chain until two clusters are each other's nearest neighbours.
         let (a, b, h) = loop {
