@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(nmf_playground::cli::normalize_args(std::env::args_os()));
     match &cli.command {
         Some(cmd) => run_command(cmd),
         None => open_gui(cli.path.clone(), cli.session.clone()),

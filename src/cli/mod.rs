@@ -43,12 +43,33 @@ pub enum Command {
     /// Compare two labellings: ACC (Hungarian), NMI (max, sqrt, arithmetic), macro-F1.
     Score(score::ScoreArgs),
     /// Models × hyperparameter grid × repeats in parallel; runs.csv row by row, summary
-    /// of mean ± std per cell (`--resume` continues an interrupted sweep).
+    /// of mean ± std per cell (`--resume` continues an interrupted sweep; `--shard i/N` and
+    /// `sweep merge DIR... --out DIR` split it across machines; `--grid k=2,3,...` chooses k).
     Sweep(sweep::SweepArgs),
     /// Seeded constraint edits through the recovery journal, acknowledged on stdout (for the
     /// kill test, tests/recovery.rs).
     #[command(hide = true)]
     JournalEdits(journal_child::JournalEditsArgs),
+    /// Combine the folders of `sweep --shard 1/N ... N/N` into one sweep folder (runs.csv,
+    /// clusterings.csv, summary.md, summary.json, k_selection.csv) equal to the unsharded
+    /// sweep's, wall-clock times aside. Also spelled `sweep merge`.
+    #[command(name = "sweep-merge")]
+    SweepMerge(sweep::MergeArgs),
+}
+
+/// The command line with `sweep merge` spelled as the subcommand `sweep-merge`. `sweep`
+/// cannot carry a `merge` subcommand itself: its required `--data` is a plain `String` shared
+/// with `run`, which clap's derive cannot leave unset when a subcommand negates it.
+pub fn normalize_args<I, T>(argv: I) -> Vec<std::ffi::OsString>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString>,
+{
+    let mut out: Vec<std::ffi::OsString> = argv.into_iter().map(Into::into).collect();
+    if out.len() >= 3 && out[1] == "sweep" && out[2] == "merge" {
+        out.splice(1..3, [std::ffi::OsString::from("sweep-merge")]);
+    }
+    out
 }
 
 /// An error at the command line's edge, classified for the exit code.
@@ -79,6 +100,7 @@ pub fn dispatch(command: &Command) -> Result<(), CliError> {
         Command::Triplets(args) => triplets::run(args),
         Command::Sweep(args) => sweep::run(args),
         Command::JournalEdits(args) => journal_child::run(args),
+        Command::SweepMerge(args) => sweep::run_merge(args),
         Command::Score(args) => score::run(args, &mut std::io::stdout().lock()).map_err(|e| {
             if e.is_bad_input() {
                 CliError::BadInput(e.into())

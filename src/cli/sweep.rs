@@ -14,6 +14,12 @@
 //! * Row order in the CSV depends on scheduling; the values do not. The summary is computed
 //!   from the rows sorted by (model, cell, repeat), so it is deterministic.
 
+mod ksel;
+mod shard;
+
+pub use ksel::{CLUSTERING_COLUMNS, KSelection};
+pub use shard::{MergeArgs, Shard, merge, parse_shard};
+
 use super::CliError;
 use super::drive::fit_blocking;
 use super::output::write_atomic;
@@ -159,6 +165,10 @@ pub struct SweepArgs {
     /// Parallel runs (default: the number of CPU cores).
     #[arg(long)]
     pub jobs: Option<usize>,
+    /// Run only the i-th of N disjoint shares of grid × repeats (`sweep merge` combines the
+    /// shard folders).
+    #[arg(long, value_name = "i/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
 }
 
 /// `--reveal` and `--known-labels` of a sweep.
@@ -247,6 +257,10 @@ pub struct SweepSummary {
     pub skipped: usize,
     /// The markdown table (also written to summary.md).
     pub markdown: String,
+    /// Per cell of a `--grid k=...` sweep: reconstruction error, scores and the cophenetic
+    /// correlation of the repeats' clusterings (empty without a k axis).
+    #[serde(default)]
+    pub k_selection: Vec<KSelection>,
 }
 
 /// The manifest `OUT/sweep.json`: what must match for `--resume` to continue a sweep.
@@ -272,6 +286,9 @@ struct Manifest {
     /// `--reveal P1,P2,...` when more than one share was given (each a cell).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     reveal_shares: Vec<f64>,
+    /// `--shard i/N` (absent for an unsharded or merged sweep).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    shard: Option<String>,
 }
 
 impl Manifest {
@@ -306,6 +323,7 @@ struct Job {
     reveal: Option<f64>,
     repeat: u64,
     seed: u64,
+    k: usize,
 }
 
 /// One cell of the plan.
@@ -315,6 +333,8 @@ struct Cell {
     params: BTreeMap<String, ParamValue>,
     params_str: String,
     reveal: Option<f64>,
+    /// The rank (from `--grid k=...`, else `--k` or the number of classes).
+    k: usize,
 }
 
 /// Each cell once per share of `--reveal`; with more than one share the cell's params gain
@@ -393,6 +413,8 @@ fn plan_cells(
     k: usize,
     data: &Dataset,
 ) -> Result<Vec<Cell>, CliError> {
+    let (ks, grid) = ksel::split_k_axis(grid)?;
+    let grid = grid.as_slice();
     for (name, _) in grid {
         if !kinds.iter().any(|kind| kind.param(name).is_some()) {
             let known: Vec<String> = kinds
@@ -432,21 +454,29 @@ fn plan_cells(
                 .collect();
         }
         for params in combos {
-            let spec = ModelSpec {
-                kind,
-                k,
-                seed: 0,
-                params: params.clone(),
-                init: None,
-            };
-            spec.validate(data.m(), data.n())
-                .map_err(|e| bad(anyhow!("{}: {e}", kind.name())))?;
-            cells.push(Cell {
-                kind,
-                params_str: params_string(&params, ";"),
-                params,
-                reveal: None,
-            });
+            for &k in ks.as_deref().unwrap_or(&[k]) {
+                let spec = ModelSpec {
+                    kind,
+                    k,
+                    seed: 0,
+                    params: params.clone(),
+                    init: None,
+                };
+                spec.validate(data.m(), data.n())
+                    .map_err(|e| bad(anyhow!("{}: {e}", kind.name())))?;
+                let plain = params_string(&params, ";");
+                cells.push(Cell {
+                    kind,
+                    params_str: if ks.is_some() {
+                        ksel::params_with_k(&plain, k)
+                    } else {
+                        plain
+                    },
+                    params: params.clone(),
+                    k,
+                    reveal: None,
+                });
+            }
         }
     }
     Ok(cells)
@@ -575,6 +605,27 @@ fn fit_and_score(
         row.insert("accuracy".into(), f(r.accuracy));
         row.insert("macro_f1".into(), f(r.macro_f1));
         row.insert("macro_f1_of_means".into(), f(r.macro_f1_of_means));
+    }
+    // For clusterings.csv (not runs.csv columns): the labelling and the relative error.
+    let labels = match &result.assignments {
+        Some(a) => a.clone(),
+        None => eval::argmax_labels(result.h.view()),
+    };
+    row.insert(
+        "labels".into(),
+        labels
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    if let Some(w) = &result.w {
+        let norm = data.x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let wh = w.dot(&result.h);
+        let diff = (&data.x - &wh).iter().map(|v| v * v).sum::<f64>().sqrt();
+        if norm > 0.0 && diff.is_finite() {
+            row.insert("recon_error".into(), f(diff / norm));
+        }
     }
     if semi {
         semi_scores(&result, data, truth, k, &known, job.seed, row)?;
@@ -786,6 +837,7 @@ pub fn run_sweep(
         } else {
             Vec::new()
         },
+        shard: args.shard.map(|s| s.to_string()),
     };
     let out = &args.out;
     let csv_path = out.join("runs.csv");
@@ -831,13 +883,22 @@ pub fn run_sweep(
         write_atomic(&manifest_path, text.as_bytes()).map_err(failed)?;
         write_atomic(&csv_path, format!("{}\n", COLUMNS.join(",")).as_bytes()).map_err(failed)?;
     }
+    let clusterings_path = out.join("clusterings.csv");
+    let mut clusterings = ksel::read_clusterings(&clusterings_path)?;
+    // Rewritten whole: also creates it for a sweep begun before clusterings.csv existed.
+    ksel::write_clusterings(&clusterings_path, &clusterings)?;
 
     // The runs still to do.
     let done: HashSet<(String, String, String)> = existing.iter().map(row_key).collect();
     let mut jobs = Vec::new();
     let mut skipped = 0;
+    let mut t = 0usize;
     for cell in &cells {
         for r in 0..args.repeats {
+            t += 1;
+            if args.shard.is_some_and(|s| !s.owns(t - 1)) {
+                continue;
+            }
             let key = (
                 cell.kind.name().to_owned(),
                 cell.params_str.clone(),
@@ -854,6 +915,7 @@ pub fn run_sweep(
                 reveal: cell.reveal,
                 repeat: r,
                 seed: derive_seed(args.seed, r),
+                k: cell.k,
             });
         }
     }
@@ -910,7 +972,12 @@ pub fn run_sweep(
         .open(&csv_path)
         .with_context(|| format!("cannot open {} for appending", csv_path.display()))
         .map_err(failed)?;
-    let file = Mutex::new(file);
+    let cfile = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&clusterings_path)
+        .with_context(|| format!("cannot open {} for appending", clusterings_path.display()))
+        .map_err(failed)?;
+    let file = Mutex::new((file, cfile));
     let total = jobs.len();
     let finished = AtomicUsize::new(0);
     let start = Instant::now();
@@ -921,11 +988,21 @@ pub fn run_sweep(
             jobs.par_iter()
                 .map(|job| {
                     let t = triplets.get(&job.repeat).unwrap_or(&empty);
-                    let row = execute(job, &data, &truth, k, t, args);
+                    let row = execute(job, &data, &truth, job.k, t, args);
                     {
-                        let mut fh = file
+                        let mut guard = file
                             .lock()
                             .map_err(|_| failed(anyhow!("runs.csv writer poisoned")))?;
+                        let (fh, ch) = &mut *guard;
+                        // The labelling first: a run in runs.csv always has its clustering.
+                        if let Some(line) = ksel::clustering_line(&row) {
+                            ch.write_all(line.as_bytes())
+                                .and_then(|()| ch.flush())
+                                .with_context(|| {
+                                    format!("cannot append to {}", clusterings_path.display())
+                                })
+                                .map_err(failed)?;
+                        }
                         fh.write_all(row_line(&row).as_bytes())
                             .and_then(|()| fh.flush())
                             .with_context(|| format!("cannot append to {}", csv_path.display()))
@@ -944,16 +1021,72 @@ pub fn run_sweep(
     };
     let mut rows = existing;
     for r in new_rows {
-        rows.push(r?);
+        let r = r?;
+        if r.contains_key("labels") {
+            clusterings.insert(row_key(&r), r.clone());
+        }
+        rows.push(r);
     }
+    write_outputs(
+        &Outputs {
+            manifest: &manifest,
+            models: json!(kinds.iter().map(|k| k.name()).collect::<Vec<_>>()),
+            grid: json!(
+                grid.iter()
+                    .map(|(n, v)| json!({"name": n, "values": v}))
+                    .collect::<Vec<_>>()
+            ),
+            args,
+            cells: &cells,
+            rows: &rows,
+            clusterings: &clusterings,
+        },
+        total,
+        skipped,
+    )
+}
 
-    let summary = summarize(&cells, &rows, args, total, skipped);
+/// What the summary files of a sweep (or a merge of its shards) are made from.
+struct Outputs<'a> {
+    manifest: &'a Manifest,
+    models: serde_json::Value,
+    grid: serde_json::Value,
+    args: &'a SweepArgs,
+    cells: &'a [Cell],
+    rows: &'a [Row],
+    clusterings: &'a ksel::Clusterings,
+}
+
+/// Summarise and write summary.md, summary.json and (with a k axis) k_selection.csv.
+fn write_outputs(
+    o: &Outputs<'_>,
+    executed: usize,
+    skipped: usize,
+) -> Result<SweepSummary, CliError> {
+    let out = &o.args.out;
+    let mut summary = summarize(o.cells, o.rows, o.args, executed, skipped);
+    let has_k_axis = o.grid.as_array().is_some_and(|g| {
+        g.iter()
+            .any(|a| a.get("name").and_then(|n| n.as_str()) == Some("k"))
+    });
+    if has_k_axis {
+        summary.k_selection =
+            ksel::k_selection(&summary.cells, o.rows, o.clusterings, o.args.repeats)?;
+        summary
+            .markdown
+            .push_str(&ksel::k_selection_markdown(&summary.k_selection));
+        write_atomic(
+            &out.join("k_selection.csv"),
+            ksel::k_selection_csv(&summary.k_selection).as_bytes(),
+        )
+        .map_err(failed)?;
+    }
     write_atomic(&out.join("summary.md"), summary.markdown.as_bytes()).map_err(failed)?;
     let text = serde_json::to_string_pretty(&json!({
-        "manifest": manifest,
-        "models": kinds.iter().map(|k| k.name()).collect::<Vec<_>>(),
-        "grid": grid.iter().map(|(n, v)| json!({"name": n, "values": v})).collect::<Vec<_>>(),
-        "repeats": args.repeats,
+        "manifest": o.manifest,
+        "models": o.models,
+        "grid": o.grid,
+        "repeats": o.args.repeats,
         "summary": summary,
     }))
     .map_err(failed)?;
@@ -1045,6 +1178,7 @@ fn summarize(
         executed,
         skipped,
         markdown,
+        k_selection: Vec::new(),
     }
 }
 
@@ -1138,6 +1272,19 @@ fn markdown_table(cells: &[CellSummary], args: &SweepArgs) -> String {
 }
 
 /// `sweep`: run with a progress line on stderr and print the markdown summary on stdout.
+/// `sweep merge` (`sweep-merge`): merge and print the markdown summary on stdout.
+pub fn run_merge(m: &MergeArgs) -> Result<(), CliError> {
+    let summary = merge(m)?;
+    eprintln!(
+        "sweep merge: {} runs from {} folders; wrote {}",
+        summary.executed,
+        m.dirs.len(),
+        m.out.display()
+    );
+    print!("{}", summary.markdown);
+    Ok(())
+}
+
 pub fn run(args: &SweepArgs) -> Result<(), CliError> {
     let tty = std::io::stderr().is_terminal();
     let last = Mutex::new(Instant::now() - Duration::from_secs(60));

@@ -1,6 +1,8 @@
 //! Evaluation: k-means on H, clustering and classification metrics, triplets kept
 //! (docs/models.md §2.6 and §8).
 //!
+//! * [`consensus`]: the consensus matrix of repeated runs' labellings and its cophenetic
+//!   correlation, the stability score for choosing k (§8.6).
 //! * [`kmeans`]: Lloyd's k-means on the columns of a matrix, single and repeated (§2.6, §8.2).
 //! * [`metrics`]: ACC by the Hungarian best map, NMI in three normalisations, macro-F1,
 //!   confusion matrices, and the mean ± std summary of repeated k-means (§8.1, §8.5).
@@ -15,6 +17,7 @@
 //! number of rayon threads.
 
 pub mod classify;
+pub mod consensus;
 pub mod kmeans;
 pub mod metrics;
 pub mod run;
@@ -24,6 +27,9 @@ pub mod triplets;
 pub use classify::{
     ClassificationOutcome, ClassificationSummary, LinearSvm, LinearSvmParams, Split,
     classify_repeated, classify_split, stratified_split,
+};
+pub use consensus::{
+    argmax_labels, consensus_cophenetic, consensus_matrix, cophenetic_correlation,
 };
 pub use kmeans::{KMeansParams, KMeansResult, KMeansRun, RepeatedKMeans, kmeans, repeated_kmeans};
 pub use metrics::{
