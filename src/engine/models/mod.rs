@@ -34,6 +34,7 @@ models! {
     psmf,
     can,
     rpnmf,
+    stginmf,
 }
 
 pub use params::{Checked, ChoiceOption, HyperParam, ParamKind, ParamValue, Preset};
