@@ -501,3 +501,33 @@ fn the_loops_iteration_cap_applies_per_stage_so_self_training_is_not_cut_short()
     assert_eq!(out.stop, experiment::StopReason::MaxIter);
     assert_eq!(out.record.iterations(), 3);
 }
+
+#[test]
+fn standardized_data_run_here_and_are_refused_by_the_nmf_models_naming_the_preprocessing() {
+    use crate::engine::data::{Preprocess, preprocess};
+    let (mut x, y) = blobs(3, 20, 9);
+    preprocess::apply(&mut x, Preprocess::Standardize);
+    assert!(x.iter().any(|&v| v < 0.0));
+    let mut d = Dataset::from_parts(x, Some(y.clone()), vec!["a".into(); 3], "z");
+    d.preprocess = Preprocess::Standardize;
+    let data = Arc::new(d);
+    let side = SideInfo::new(Vec::new(), first_per_class(&y, 3));
+    let mut m = models::build(&ModelSpec::new(KIND, 3, 0), Arc::clone(&data), &side).unwrap();
+    experiment::fit(
+        m.as_mut(),
+        &FitOptions::default(),
+        |_, _, _| ControlFlow::Continue(()),
+    )
+    .unwrap();
+    let acc = accuracy_on_unknown(&m.predictions().unwrap(), &y, &first_per_class(&y, 3));
+    assert!(acc > 0.97, "{acc}");
+    let e = models::build(
+        &ModelSpec::new(crate::engine::models::nmf::KIND, 3, 0),
+        data,
+        &side,
+    )
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(e.contains("negative value") && e.contains("standardize"), "{e}");
+}
