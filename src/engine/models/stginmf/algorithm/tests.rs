@@ -331,8 +331,8 @@ fn self_training_moves_only_samples_above_mu_and_stops_when_none_passes() {
     run(&mut m1);
     let p1 = m1.predictions().unwrap();
     let mut moved = 0;
-    for i in 0..y.len() {
-        match p1.origin[i] {
+    for (i, origin) in p1.origin.iter().enumerate() {
+        match *origin {
             LabelOrigin::SelfTrained { round } => {
                 assert_eq!(round, 1);
                 assert!(p0.confidence[i] > 0.9, "sample {i} moved at {}", p0.confidence[i]);
