@@ -30,7 +30,8 @@ pub struct DataArgs {
     #[arg(long, default_value = "", hide_default_value = true)]
     pub data: String,
     /// Preprocessing: none, l2 (unit-norm samples, the papers' default), max, shift, minmax
-    /// (each feature to [0, 1]), or minmax,l2 (minmax, then unit-norm samples).
+    /// (each feature to [0, 1]), minmax,l2 (minmax, then unit-norm samples), or standardize
+    /// (per-feature z-scores; negative values, for 2-STGINMF only).
     #[arg(long, default_value = "l2", value_parser = parse_preprocess)]
     pub preprocess: Preprocess,
     /// Labels file for .npy data (one label per line, or a .npy vector).

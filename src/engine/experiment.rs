@@ -15,7 +15,8 @@ use std::time::Instant;
 /// When to stop iterating.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FitOptions {
-    /// Iteration cap (≥ 1).
+    /// Iteration cap (≥ 1); for a model that stops itself ([`Model::stops_itself`]), the cap
+    /// of each of its phases ([`Model::phase`]).
     pub max_iter: usize,
     /// Stop when `|f_{t−1} − f_t| / f_{t−1} < tol` (docs/models.md §3.1, §4.5 e) and the last change
     /// is also below `tol` times the progress so far, `|f_0 − f_t|` (see [`converged`]); 0
@@ -147,7 +148,17 @@ pub fn fit(
     };
     let mut prev = record.initial_objective;
     let mut stop = StopReason::MaxIter;
-    for t in 1..=opts.max_iter.max(1) {
+    // A model that stops itself bounds its own length (2-STGINMF: stages × rounds, each
+    // stage capped): the cap then applies to each phase, so `--max-iter 500` does not cut a
+    // self-training fit of several 200-step stages short.
+    let per_phase = model.stops_itself();
+    let (mut phase, mut in_phase) = (model.phase(), 0usize);
+    let mut t = 0usize;
+    loop {
+        t += 1;
+        if !per_phase && t > opts.max_iter.max(1) {
+            break;
+        }
         let obj = match model.step() {
             Ok(o) => o,
             // Stopped within the iteration: the iterate is the previous one's.
@@ -176,9 +187,17 @@ pub fn fit(
             });
         }
         record.push(&obj);
-        if let Some(phase) = model.phase() {
-            record.phases.push(phase);
+        if let Some(now) = model.phase() {
+            record.phases.push(now);
+            if phase == Some(now) {
+                in_phase += 1;
+            } else {
+                (phase, in_phase) = (Some(now), 1);
+            }
+        } else {
+            in_phase += 1;
         }
+        let capped = per_phase && in_phase >= opts.max_iter.max(1) && !model.has_converged();
         let done = model.has_converged()
             || (!model.stops_itself()
                 && converged(record.initial_objective, prev, obj.total, opts.tol));
@@ -189,6 +208,9 @@ pub fn fit(
         }
         if done {
             stop = StopReason::Converged;
+            break;
+        }
+        if capped {
             break;
         }
     }

@@ -51,6 +51,10 @@ pub enum Preprocess {
     /// Scale every feature (row) to [0, 1]: `(v − min) / (max − min)`; a constant feature
     /// becomes 0. Puts features measured on different scales on one (docs/models.md §10.2).
     MinMax,
+    /// Every feature (row) to z-scores, `(v − mean) / std` (population std; a constant
+    /// feature becomes 0). X becomes negative: only for models that work on similarities
+    /// (2-STGINMF, docs/models.md §7.5b); the NMF-type models refuse it.
+    Standardize,
     /// `MinMax`, then `L2`: features on one scale, then unit samples (`--preprocess
     /// minmax,l2`; the PSMF paper's Dermatology setting, docs/models.md §6).
     MinMaxL2,
@@ -65,6 +69,7 @@ impl Preprocess {
             Preprocess::Max => &[Preprocess::Max],
             Preprocess::Shift => &[Preprocess::Shift],
             Preprocess::MinMax => &[Preprocess::MinMax],
+            Preprocess::Standardize => &[Preprocess::Standardize],
             Preprocess::MinMaxL2 => &[Preprocess::MinMax, Preprocess::L2],
         }
     }
@@ -77,18 +82,20 @@ impl Preprocess {
             Preprocess::Max => "max",
             Preprocess::Shift => "shift",
             Preprocess::MinMax => "minmax",
+            Preprocess::Standardize => "standardize",
             Preprocess::MinMaxL2 => "minmax,l2",
         }
     }
 
     /// Every preprocessing, in the order the app lists them.
-    pub const ALL: [Preprocess; 6] = [
+    pub const ALL: [Preprocess; 7] = [
         Preprocess::None,
         Preprocess::L2,
         Preprocess::Max,
         Preprocess::Shift,
         Preprocess::MinMax,
         Preprocess::MinMaxL2,
+        Preprocess::Standardize,
     ];
 
     /// Parse a command-line spelling: one step, or steps joined by `,` (`minmax,l2`). Only the
@@ -112,7 +119,7 @@ impl Preprocess {
     pub fn accepts_negatives(self) -> bool {
         matches!(
             self.steps().first(),
-            Some(Preprocess::Shift | Preprocess::MinMax)
+            Some(Preprocess::Shift | Preprocess::MinMax | Preprocess::Standardize)
         )
     }
 }

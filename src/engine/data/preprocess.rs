@@ -25,6 +25,8 @@ fn list_some(names: impl Iterator<Item = String>, total: usize) -> String {
 /// * `Shift`: every row with a negative minimum has that minimum subtracted, so X ≥ 0.
 /// * `MinMax`: every row scaled to [0, 1] by its minimum and range (a constant row becomes 0).
 /// * `MinMaxL2`: `MinMax`, then `L2`.
+/// * `Standardize`: every row to z-scores by its mean and population standard deviation (a
+///   constant row becomes 0); the result is negative where a value is below its mean.
 pub fn apply(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
     let mut notes = Vec::new();
     for &step in p.steps() {
@@ -57,6 +59,26 @@ fn apply_step(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
             if constant > 0 {
                 notes.push(format!(
                     "min-max scaling: {constant} constant feature(s) set to 0 (they have no range)"
+                ));
+            }
+        }
+        Preprocess::Standardize => {
+            let mut constant = 0usize;
+            let n = x.ncols() as f64;
+            for mut row in x.rows_mut() {
+                let mean = row.sum() / n;
+                let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+                let sd = var.sqrt();
+                if sd > 0.0 && sd.is_finite() {
+                    row.mapv_inplace(|v| (v - mean) / sd);
+                } else {
+                    row.fill(0.0);
+                    constant += 1;
+                }
+            }
+            if constant > 0 {
+                notes.push(format!(
+                    "standardisation: {constant} constant feature(s) set to 0 (they have no spread)"
                 ));
             }
         }
@@ -212,6 +234,23 @@ mod tests {
         assert!((&b - &want).iter().all(|d| d.abs() < 1e-15), "{b}");
         assert!(Preprocess::MinMax.accepts_negatives() && Preprocess::MinMaxL2.accepts_negatives());
         assert!(!Preprocess::L2.accepts_negatives());
+        assert!(Preprocess::Standardize.accepts_negatives());
+        assert_eq!(
+            Preprocess::parse("standardize"),
+            Ok(Preprocess::Standardize)
+        );
+        // z-scores by hand: row [1, 2, 3] has mean 2 and population std √(2/3).
+        let mut x = ndarray::array![[1.0, 2.0, 3.0], [5.0, 5.0, 5.0]];
+        let notes = apply(&mut x, Preprocess::Standardize);
+        let z = (1.5f64).sqrt();
+        for (a, b) in x.row(0).iter().zip([-z, 0.0, z]) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
+        assert_eq!(x.row(1).to_vec(), vec![0.0; 3]);
+        assert!(
+            notes.iter().any(|n| n.contains("1 constant feature")),
+            "{notes:?}"
+        );
     }
 
     #[test]

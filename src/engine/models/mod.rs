@@ -34,6 +34,7 @@ models! {
     psmf,
     can,
     rpnmf,
+    stginmf,
 }
 
 pub use params::{Checked, ChoiceOption, HyperParam, ParamKind, ParamValue, Preset};
@@ -410,6 +411,30 @@ pub fn build(
                 data.source,
                 r + 1,
                 c + 1
+            ),
+        });
+    }
+    // The models with a nonnegative basis W (the NMF family) need X ≥ 0: their
+    // multiplicative rules lose nonnegativity otherwise. Negative data reach them only
+    // through `--preprocess standardize` (z-scores, meant for 2-STGINMF) or data built in
+    // code; say which.
+    if spec.kind.descriptor().has_w
+        && let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| **v < 0.0)
+    {
+        let why = if data.preprocess == crate::engine::data::Preprocess::Standardize {
+            "the standardize preprocessing makes z-scores, which are negative; it is meant \
+             for 2-STGINMF: use l2, minmax or minmax,l2 for this model"
+        } else {
+            "shift the data first (--preprocess shift or minmax)"
+        };
+        return Err(ModelError::BadData {
+            why: format!(
+                "{}: X has a negative value {v} at feature {}, sample {}: {} needs \
+                 nonnegative data ({why})",
+                data.source,
+                r + 1,
+                c + 1,
+                spec.kind.label()
             ),
         });
     }

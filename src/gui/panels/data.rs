@@ -11,7 +11,7 @@ use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
 use std::path::PathBuf;
 
-const PREPROCESS: [(Preprocess, &str, &str); 6] = [
+const PREPROCESS: [(Preprocess, &str, &str); 7] = [
     (Preprocess::None, "none", "Use X as loaded"),
     (
         Preprocess::L2,
@@ -37,6 +37,12 @@ const PREPROCESS: [(Preprocess, &str, &str); 6] = [
         Preprocess::MinMaxL2,
         "min-max, then L2",
         "Features to [0, 1], then every sample to unit L2 norm (features on different scales)",
+    ),
+    (
+        Preprocess::Standardize,
+        "z-scores (2-STGINMF only)",
+        "Every feature to mean 0 and standard deviation 1. X becomes negative, which only \
+         2-STGINMF accepts (it works on similarities; docs/models.md §7.5b)",
     ),
 ];
 
