@@ -45,6 +45,8 @@ pub struct Settings {
     pub show_data_panel: bool,
     /// The model and results panel (right) is shown.
     pub show_model_panel: bool,
+    /// The first-run tour was finished or dismissed (it then opens only from Help).
+    pub tour_seen: bool,
 }
 
 impl Default for Settings {
@@ -68,6 +70,7 @@ impl Default for Settings {
             log_y: true,
             dark: true,
             kmeans_restarts: 50,
+            tour_seen: false,
         }
     }
 }
@@ -340,6 +343,8 @@ pub struct HistoryRow {
     pub acc: Option<f64>,
     pub nmi: Option<f64>,
     pub kept: Option<f64>,
+    /// The number of triplets the run was given.
+    pub triplets: usize,
     /// Objective per iteration (for overlaying two runs).
     pub curve: Series,
     /// The run's rank and final factors, for "Continue from this run" (docs/models.md §10.6).
