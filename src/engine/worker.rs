@@ -151,6 +151,9 @@ pub struct Job {
     /// Raised with every Cancel sent through the job's handle, so a model can stop within a
     /// long iteration ([`Interrupt`]).
     pub interrupt: Interrupt,
+    /// Hold after the first iteration, as if stepped to it (the teaching controls' "Reset to
+    /// start"): set here rather than sent as a Pause, which could arrive iterations late.
+    pub start_held: bool,
 }
 
 impl Job {
@@ -164,6 +167,7 @@ impl Job {
             snapshot_interval: Some(Duration::from_millis(50)),
             progress_interval: Duration::ZERO,
             interrupt: Interrupt::new(),
+            start_held: false,
         }
     }
 
@@ -485,6 +489,7 @@ fn run_job_inner(
     let mut last_snapshot: Option<Instant> = None;
     let mut last_progress: Option<Instant> = None;
     let mut control = Control::new();
+    control.step = job.start_held;
     let started = Instant::now();
     let mut receiver_gone = false;
 

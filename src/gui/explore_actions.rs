@@ -24,8 +24,10 @@ impl App {
 
     /// The selected model from the same start (seed), held after its first iteration.
     pub(super) fn reset_run(&mut self) {
+        self.run.hold_start = true;
         self.start_run(None);
-        if self.run.pause().is_some() {
+        self.run.hold_start = false;
+        if self.run.worker == super::WorkerState::Paused && self.run.job_id.is_some() {
             self.session.set_status(format!(
                 "Reset to the start (seed {}): Step for one iteration, Space runs",
                 self.settings.seed

@@ -59,6 +59,8 @@ pub struct RunController {
     pub side: Option<Arc<SideInfo>>,
     /// Iterations per second asked of every run (0: full speed; the teaching controls).
     pub rate: u32,
+    /// The next [`Self::start`] holds its job after the first iteration (then cleared).
+    pub hold_start: bool,
 }
 
 impl RunController {
@@ -94,6 +96,7 @@ impl RunController {
             stale_events: 0,
             side: None,
             rate: 0,
+            hold_start: false,
         }
     }
 
@@ -114,6 +117,8 @@ impl RunController {
         self.side = Some(Arc::clone(&side));
         let mut job = Job::new(id, data, spec, fit);
         job.side = side;
+        job.start_held = std::mem::take(&mut self.hold_start);
+        let held = job.start_held;
         match JobHandle::spawn(job, self.events_tx.clone(), Arc::clone(&self.waker)) {
             Ok(handle) => {
                 if self.rate > 0 {
@@ -121,7 +126,11 @@ impl RunController {
                 }
                 self.job = Some(handle);
                 self.job_id = Some(id);
-                self.worker = WorkerState::Running;
+                self.worker = if held {
+                    WorkerState::Paused
+                } else {
+                    WorkerState::Running
+                };
                 self.progress.max_iter = fit.max_iter;
                 Status::info(format!("Running {label} (Space pauses, Esc stops)"))
             }
