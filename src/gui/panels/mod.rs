@@ -140,6 +140,8 @@ pub fn displayable(ctx: &egui::Context, text: &str) -> String {
                     match c {
                         '‖' => "||".to_owned(),
                         '→' => "->".to_owned(),
+                        '←' => "<-".to_owned(),
+                        '⊘' => "/".to_owned(),
                         'ᵀ' => "^T".to_owned(),
                         '⊙' => "*".to_owned(),
                         '√' => "sqrt".to_owned(),
