@@ -3,7 +3,6 @@
 //! clicks on accessible labels, and the app's state is checked after.
 
 #![cfg(feature = "gui")]
-#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 mod common;
 
