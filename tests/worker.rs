@@ -146,6 +146,94 @@ fn pause_stops_progress_and_resume_continues() {
     assert!(after.is_some(), "no progress after resume");
 }
 
+/// The iterations of the progress events that arrive within `window`.
+fn progress_within(rx: &Receiver<Event>, window: Duration) -> Vec<usize> {
+    let end = Instant::now() + window;
+    let mut its = Vec::new();
+    while let Some(left) = end.checked_duration_since(Instant::now()) {
+        match rx.recv_timeout(left) {
+            Ok(Event::Progress { iteration, .. }) => its.push(iteration),
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    its
+}
+
+/// From a paused job, each Step runs exactly one iteration (its progress and a snapshot
+/// arrive), then the job holds again; a Step sent to a running job holds it after one more.
+#[test]
+fn step_runs_one_iteration_then_holds() {
+    let (tx, rx) = mpsc::channel();
+    let h = JobHandle::spawn(long_job(11), tx, no_waker()).expect("spawn");
+    wait_for(&rx, Duration::from_secs(10), |e| {
+        matches!(e, Event::Progress { .. })
+    })
+    .expect("runs");
+    h.send(Command::Pause);
+    std::thread::sleep(Duration::from_millis(150));
+    let mut last = 0;
+    while let Ok(e) = rx.try_recv() {
+        if let Event::Progress { iteration, .. } = e {
+            last = iteration;
+        }
+    }
+    assert!(progress_within(&rx, Duration::from_millis(200)).is_empty());
+    for _ in 0..3 {
+        h.send(Command::Step);
+        let snap = wait_for(&rx, Duration::from_secs(5), |e| {
+            matches!(e, Event::Snapshot { .. })
+        });
+        assert!(snap.is_some(), "a stepped iteration sends its snapshot");
+        // Its progress came before the snapshot; nothing more until the next Step.
+        assert!(progress_within(&rx, Duration::from_millis(200)).is_empty());
+    }
+    h.send(Command::Resume);
+    let its = progress_within(&rx, Duration::from_millis(300));
+    assert_eq!(
+        its.first(),
+        Some(&(last + 4)),
+        "three steps, then on: {its:?}"
+    );
+    // A Step while running: one more iteration, then it holds.
+    h.send(Command::Step);
+    std::thread::sleep(Duration::from_millis(150));
+    while rx.try_recv().is_ok() {}
+    assert!(progress_within(&rx, Duration::from_millis(200)).is_empty());
+}
+
+/// Throttle(20) keeps a fast job to about 20 iterations per second; Throttle(0) lifts it.
+#[test]
+fn throttle_limits_the_iterations_per_second() {
+    let (tx, rx) = mpsc::channel();
+    let mut job = long_job(12);
+    job.data = data(10, 20);
+    let h = JobHandle::spawn(job, tx, no_waker()).expect("spawn");
+    h.send(Command::Throttle(20));
+    wait_for(&rx, Duration::from_secs(10), |e| {
+        matches!(e, Event::Progress { iteration: 3.., .. })
+    })
+    .expect("runs");
+    // Drop what ran before the command was read.
+    std::thread::sleep(Duration::from_millis(100));
+    while rx.try_recv().is_ok() {}
+    let its = progress_within(&rx, Duration::from_millis(1000));
+    assert!(
+        (15..=25).contains(&its.len()),
+        "{} iterations in 1 s: {:?}",
+        its.len(),
+        &its[..its.len().min(30)]
+    );
+    h.send(Command::Throttle(0));
+    std::thread::sleep(Duration::from_millis(60));
+    let fast = progress_within(&rx, Duration::from_millis(300));
+    assert!(
+        fast.len() > 100,
+        "{} iterations in 0.3 s unthrottled",
+        fast.len()
+    );
+}
+
 #[test]
 fn cancel_takes_effect_within_100_ms() {
     let (tx, rx) = mpsc::channel();

@@ -1,6 +1,7 @@
 //! The background worker: fits a model on its own named thread and streams [`Event`]s.
 //!
-//! Front ends talk to a running job only through [`Command`] (pause, resume, cancel) and the
+//! Front ends talk to a running job only through [`Command`] (pause, resume, step, throttle,
+//! cancel) and the
 //! events, each tagged with its [`JobId`] so late events of a replaced run can be ignored.
 //! Snapshots (H and its aligned PCA-2D, computed here, never on the UI thread) are throttled to
 //! at most 20 per second; progress is sent every iteration (throttled for [`Job::headless`]).
@@ -25,12 +26,111 @@ use std::time::{Duration, Instant};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct JobId(pub u64);
 
-/// A control message to a running job.
+/// A control message to a running job. Commands are read after each iteration's progress
+/// and snapshot are sent, so a paused job holds the state the front end last saw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
     Pause,
     Resume,
+    /// Run one more iteration, then hold as if paused (from a paused or a running job).
+    Step,
+    /// Run at most this many iterations per second (0: as fast as possible), so a teacher
+    /// can follow the motion.
+    Throttle(u32),
     Cancel,
+}
+
+/// The job's control state, changed by [`Command`]s between iterations.
+#[derive(Debug)]
+struct Control {
+    /// Iterations per second at most (0: unthrottled).
+    rate: u32,
+    /// A Step was asked for: hold after the next iteration.
+    step: bool,
+    /// When the last iteration's callback ended (the throttle's clock).
+    last_tick: Instant,
+    /// Time spent held or throttled (excluded from the reported elapsed time).
+    waited: Duration,
+}
+
+impl Control {
+    fn new() -> Self {
+        Self {
+            rate: 0,
+            step: false,
+            last_tick: Instant::now(),
+            waited: Duration::ZERO,
+        }
+    }
+
+    /// Apply one command; Pause blocks until Resume, Step or Cancel.
+    fn apply(&mut self, cmd: Command, commands: &Receiver<Command>) -> ControlFlow<()> {
+        match cmd {
+            Command::Cancel => ControlFlow::Break(()),
+            Command::Resume => ControlFlow::Continue(()),
+            Command::Pause => self.hold(commands),
+            Command::Step => {
+                self.step = true;
+                ControlFlow::Continue(())
+            }
+            Command::Throttle(r) => {
+                self.rate = r;
+                ControlFlow::Continue(())
+            }
+        }
+    }
+
+    /// Block (no busy wait) until Resume, Step or Cancel.
+    fn hold(&mut self, commands: &Receiver<Command>) -> ControlFlow<()> {
+        let t0 = Instant::now();
+        let out = loop {
+            match commands.recv() {
+                Ok(Command::Resume) => break ControlFlow::Continue(()),
+                Ok(Command::Step) => {
+                    self.step = true;
+                    break ControlFlow::Continue(());
+                }
+                Ok(Command::Pause) => {}
+                Ok(Command::Throttle(r)) => self.rate = r,
+                Ok(Command::Cancel) | Err(_) => break ControlFlow::Break(()),
+            }
+        };
+        self.waited += t0.elapsed();
+        out
+    }
+
+    /// After an iteration's events: apply the pending commands, hold if the last command
+    /// was a Step, and wait out the throttle (still answering commands).
+    fn between_iterations(&mut self, commands: &Receiver<Command>) -> ControlFlow<()> {
+        let stepped = std::mem::take(&mut self.step);
+        loop {
+            match commands.try_recv() {
+                Ok(cmd) => self.apply(cmd, commands)?,
+                Err(TryRecvError::Disconnected) => return ControlFlow::Break(()),
+                Err(TryRecvError::Empty) => break,
+            }
+        }
+        if stepped && !self.step {
+            self.hold(commands)?;
+        }
+        if self.rate > 0 {
+            let until = self.last_tick + Duration::from_secs_f64(1.0 / f64::from(self.rate));
+            let t0 = Instant::now();
+            while let Some(left) = until.checked_duration_since(Instant::now())
+                && !left.is_zero()
+                && self.rate > 0
+            {
+                match commands.recv_timeout(left) {
+                    Ok(cmd) => self.apply(cmd, commands)?,
+                    Err(mpsc::RecvTimeoutError::Timeout) => break,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => return ControlFlow::Break(()),
+                }
+            }
+            self.waited += t0.elapsed();
+        }
+        self.last_tick = Instant::now();
+        ControlFlow::Continue(())
+    }
 }
 
 /// Everything a job needs; cheap to clone (data and side information are shared).
@@ -52,6 +152,9 @@ pub struct Job {
     /// long iteration ([`Interrupt`]). A clone of the job shares the flag (the handle keeps
     /// one to raise it), so a clone of a cancelled job starts cancelled: build a new job to rerun.
     pub interrupt: Interrupt,
+    /// Hold after the first iteration, as if stepped to it (the teaching controls' "Reset to
+    /// start"): set here rather than sent as a Pause, which could arrive iterations late.
+    pub start_held: bool,
 }
 
 impl Job {
@@ -65,6 +168,7 @@ impl Job {
             snapshot_interval: Some(Duration::from_millis(50)),
             progress_interval: Duration::ZERO,
             interrupt: Interrupt::new(),
+            start_held: false,
         }
     }
 
@@ -103,6 +207,9 @@ pub struct Snapshot {
     pub subspace: Option<(&'static str, Array2<f64>)>,
     /// A classifier's predictions at this iteration ([`Model::predictions`]).
     pub predictions: Option<Arc<Predictions>>,
+    /// W at this iteration (m×k), when the model has one: the basis gallery draws its
+    /// columns (O(mk) to copy, against the O(mnk) of an iteration).
+    pub w: Option<Array2<f64>>,
 }
 
 impl Snapshot {
@@ -118,6 +225,7 @@ impl Snapshot {
             feature_weights: model.feature_weights(),
             subspace: None,
             predictions: model.predictions().map(Arc::new),
+            w: model.w().map(|w| w.to_owned()),
         }
     }
 }
@@ -170,6 +278,7 @@ impl RunResult {
             feature_weights: self.feature_weights.clone(),
             subspace: self.subspace.clone(),
             predictions: self.predictions.clone(),
+            w: self.w.clone(),
         })
     }
 }
@@ -378,38 +487,21 @@ fn run_job_inner(
     let mut sub_projector = Projector::new();
     let mut last_snapshot: Option<Instant> = None;
     let mut last_progress: Option<Instant> = None;
-    let mut paused_for = Duration::ZERO;
+    let mut control = Control::new();
+    control.step = job.start_held;
     let started = Instant::now();
     let mut receiver_gone = false;
 
     let outcome = experiment::fit(model.as_mut(), &job.fit, |t, obj, m| {
         iterations.set(t);
-        // Commands: Pause blocks (no busy wait) until Resume or Cancel.
-        while let Some(commands) = commands {
-            match commands.try_recv() {
-                Ok(Command::Cancel) | Err(TryRecvError::Disconnected) => {
-                    return ControlFlow::Break(());
-                }
-                Ok(Command::Resume) => {}
-                Ok(Command::Pause) => {
-                    let p0 = Instant::now();
-                    loop {
-                        match commands.recv() {
-                            Ok(Command::Resume) => break,
-                            Ok(Command::Pause) => {}
-                            Ok(Command::Cancel) | Err(_) => return ControlFlow::Break(()),
-                        }
-                    }
-                    paused_for += p0.elapsed();
-                }
-                Err(TryRecvError::Empty) => break,
-            }
-        }
         let progress_due = job.progress_interval.is_zero()
             || last_progress.is_none_or(|p| p.elapsed() >= job.progress_interval);
         if progress_due {
             last_progress = Some(Instant::now());
-            let elapsed = (started.elapsed() - paused_for).as_secs_f64();
+            let elapsed = started
+                .elapsed()
+                .saturating_sub(control.waited)
+                .as_secs_f64();
             if !send(Event::Progress {
                 job: id,
                 iteration: t,
@@ -421,9 +513,10 @@ fn run_job_inner(
                 return ControlFlow::Break(());
             }
         }
-        let due = job
-            .snapshot_interval
-            .is_some_and(|every| last_snapshot.is_none_or(|s| s.elapsed() >= every));
+        // A stepped iteration always sends its snapshot: the scatter shows every step.
+        let due = job.snapshot_interval.is_some_and(|every| {
+            control.step || last_snapshot.is_none_or(|s| s.elapsed() >= every)
+        });
         if due {
             last_snapshot = Some(Instant::now());
             let h = m.h().to_owned();
@@ -441,7 +534,12 @@ fn run_job_inner(
                 }
             }
         }
-        ControlFlow::Continue(())
+        // Commands (Pause blocks until Resume, Step or Cancel; a Step holds after one more
+        // iteration; the throttle waits here), after the events so a held job shows its state.
+        match commands {
+            Some(commands) => control.between_iterations(commands),
+            None => ControlFlow::Continue(()),
+        }
     });
     if receiver_gone {
         return;

@@ -29,6 +29,14 @@ pub enum UiCommand {
     Pause,
     Resume,
     Stop,
+    /// One iteration of the current run, then hold (a new held run when none is active).
+    Step,
+    /// Start the selected model again from the same start (seed), held at its start.
+    ResetRun,
+    /// Run at most this many iterations per second (0: full speed).
+    SetRate(u32),
+    /// Propose the next triplet to ask about (background task).
+    Suggest,
     /// Switch between dark and light theme.
     SetDark(bool),
     /// Close the window (asks first when constraints are unsaved).

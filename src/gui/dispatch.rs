@@ -40,6 +40,13 @@ impl App {
                 let status = self.run.stop();
                 self.show(status);
             }
+            UiCommand::Step => self.step(),
+            UiCommand::ResetRun => self.reset_run(),
+            UiCommand::SetRate(rate) => {
+                self.view.explore.rate = rate;
+                self.run.set_rate(rate);
+            }
+            UiCommand::Suggest => self.start_suggest(),
             UiCommand::SetDark(dark) => {
                 self.settings.dark = dark;
                 set_theme(&self.ctx, dark);
@@ -128,6 +135,10 @@ impl App {
                 fingerprint,
                 result,
             } => self.data_projected(fingerprint, result),
+            TaskDone::Suggested {
+                fingerprint,
+                result,
+            } => self.suggested(fingerprint, result),
         }
     }
 
@@ -156,6 +167,7 @@ impl App {
                     feature_weights: None,
                     subspace: None,
                     predictions: None,
+                    w: None,
                 }));
                 if self.run.snapshot.is_none() {
                     self.view.rebuild_scatter(
@@ -173,7 +185,7 @@ impl App {
     /// Start a run with the current settings, replacing any running one; with `from`, start
     /// from that history run's factors and rank. Refusals (no data, invalid settings, missing
     /// triplets, factors of another dataset) go to the status line.
-    fn start_run(&mut self, from: Option<u64>) {
+    pub(super) fn start_run(&mut self, from: Option<u64>) {
         let Some(data) = self.session.dataset.clone() else {
             self.session
                 .set_error("No dataset loaded: open a file or a sample first");

@@ -164,6 +164,7 @@ impl App {
             acc: None,
             nmi: None,
             kept: None,
+            triplets: self.run.side.as_ref().map_or(0, |side| side.triplets.len()),
             curve,
             k: result.spec.k,
             factors: Arc::new(WarmStart::new(

@@ -30,7 +30,11 @@ impl App {
             &mut self.view,
             &mut self.commands,
         );
+        panels::tour::strip(ui, &mut self.settings, &mut self.view);
         panels::status_line(ui, &self.session, &self.run, self.view.frame_ms);
+        self.view
+            .explore
+            .clear_for(self.session.dataset.as_ref().map(|d| d.fingerprint));
         // Side panels shrink with the window so that the plots keep at least ~40 % of its
         // width; each scrolls, and either can be hidden from the View menu.
         let width = ctx.content_rect().width();
@@ -62,6 +66,12 @@ impl App {
                             &mut self.view,
                             &mut self.commands,
                         );
+                        panels::suggest::show(
+                            ui,
+                            &self.session,
+                            &mut self.view,
+                            &mut self.commands,
+                        );
                     });
             });
         let right = egui::Panel::right("model_panel")
@@ -78,6 +88,13 @@ impl App {
                             ui,
                             &mut self.settings,
                             &self.session,
+                            &self.run,
+                            &mut self.view,
+                            &mut self.commands,
+                        );
+                        panels::teaching::show(
+                            ui,
+                            &self.settings,
                             &self.run,
                             &mut self.view,
                             &mut self.commands,
@@ -129,6 +146,13 @@ impl App {
             });
         });
         panels::windows(&ctx, &self.settings, &mut self.view);
+        panels::gallery::window(
+            &ctx,
+            self.session.dataset.as_deref(),
+            &self.run,
+            &mut self.view,
+        );
+        panels::tour::shortcuts(&ctx, &mut self.view);
         panels::constraints::generate_window(
             &ctx,
             &self.session,

@@ -13,6 +13,8 @@ mod command;
 mod constraint_actions;
 mod dispatch;
 mod evaluation;
+mod explore;
+mod explore_actions;
 mod format;
 mod input;
 mod layout;
@@ -149,6 +151,11 @@ enum TaskDone {
         fingerprint: Fingerprint,
         result: Result<ndarray::Array2<f64>, String>,
     },
+    /// The suggested triplet for the dataset `fingerprint` (None: every candidate asked).
+    Suggested {
+        fingerprint: Fingerprint,
+        result: Option<crate::engine::constraints::Suggestion>,
+    },
 }
 
 /// The desktop app.
@@ -249,6 +256,9 @@ impl App {
                     .unwrap_or(Sample::Glyphs),
             ),
         };
+        if !app.settings.tour_seen {
+            app.view.explore.tour = Some(0);
+        }
         app.start_load(source);
         app.session.set_status("Welcome: loading data…");
         app

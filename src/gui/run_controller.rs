@@ -57,6 +57,10 @@ pub struct RunController {
     pub stale_events: u64,
     /// The side information the current run was started with (for "triplets kept").
     pub side: Option<Arc<SideInfo>>,
+    /// Iterations per second asked of every run (0: full speed; the teaching controls).
+    pub rate: u32,
+    /// The next [`Self::start`] holds its job after the first iteration (then cleared).
+    pub hold_start: bool,
 }
 
 impl RunController {
@@ -91,6 +95,8 @@ impl RunController {
             result: None,
             stale_events: 0,
             side: None,
+            rate: 0,
+            hold_start: false,
         }
     }
 
@@ -111,11 +117,20 @@ impl RunController {
         self.side = Some(Arc::clone(&side));
         let mut job = Job::new(id, data, spec, fit);
         job.side = side;
+        job.start_held = std::mem::take(&mut self.hold_start);
+        let held = job.start_held;
         match JobHandle::spawn(job, self.events_tx.clone(), Arc::clone(&self.waker)) {
             Ok(handle) => {
+                if self.rate > 0 {
+                    handle.send(Command::Throttle(self.rate));
+                }
                 self.job = Some(handle);
                 self.job_id = Some(id);
-                self.worker = WorkerState::Running;
+                self.worker = if held {
+                    WorkerState::Paused
+                } else {
+                    WorkerState::Running
+                };
                 self.progress.max_iter = fit.max_iter;
                 Status::info(format!("Running {label} (Space pauses, Esc stops)"))
             }
@@ -146,6 +161,26 @@ impl RunController {
         job.send(Command::Resume);
         self.worker = WorkerState::Running;
         Some(Status::info("Running"))
+    }
+
+    /// One more iteration of a running or paused job, which then holds (shown as paused);
+    /// the status message when there was a job to step.
+    pub fn step(&mut self) -> Option<Status> {
+        let job = self.job.as_ref().filter(|_| self.worker.is_active())?;
+        job.send(Command::Step);
+        self.worker = WorkerState::Paused;
+        Some(Status::info(
+            "One iteration (Step for the next, Space resumes)",
+        ))
+    }
+
+    /// Run at most `rate` iterations per second from now on (0: full speed), this run and
+    /// the next ones.
+    pub fn set_rate(&mut self, rate: u32) {
+        self.rate = rate;
+        if let Some(job) = &self.job {
+            job.send(Command::Throttle(rate));
+        }
     }
 
     /// Ask a running or paused job to stop; the worker answers with `Cancelled`, which sets

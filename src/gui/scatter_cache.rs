@@ -469,6 +469,7 @@ mod tests {
             feature_weights: None,
             subspace: None,
             predictions: None,
+            w: None,
         };
         // The model's own labels group the points by label, live.
         let labelled = Snapshot {

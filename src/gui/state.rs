@@ -47,6 +47,8 @@ pub struct Settings {
     pub show_model_panel: bool,
     /// Save session writes each run's H and W as `.npy` beside the session file.
     pub session_factors: bool,
+    /// The first-run tour was finished or dismissed (it then opens only from Help).
+    pub tour_seen: bool,
 }
 
 impl Default for Settings {
@@ -71,6 +73,7 @@ impl Default for Settings {
             log_y: true,
             dark: true,
             kmeans_restarts: 50,
+            tour_seen: false,
         }
     }
 }
@@ -343,6 +346,8 @@ pub struct HistoryRow {
     pub acc: Option<f64>,
     pub nmi: Option<f64>,
     pub kept: Option<f64>,
+    /// The number of triplets the run was given.
+    pub triplets: usize,
     /// Objective per iteration (for overlaying two runs).
     pub curve: Series,
     /// The run's rank and final factors, for "Continue from this run" (docs/models.md §10.6).

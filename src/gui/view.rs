@@ -11,6 +11,7 @@ use eframe::egui;
 use egui_plot::{PlotPoint, PlotTransform};
 use std::path::Path;
 
+use super::explore::ExploreView;
 use super::state::{ColorBy, Evaluation, ScatterCache, Tool};
 use super::textures::ThumbnailCache;
 
@@ -51,6 +52,8 @@ pub struct ViewState {
     /// Textures of a model's feature weights and the snapshot iteration they show.
     pub feature_textures: (Option<usize>, Vec<egui::TextureHandle>),
     pub(crate) thumbnails: ThumbnailCache,
+    /// The exploration views: basis gallery, teaching controls, suggestions, tour.
+    pub explore: ExploreView,
     // ----- results
     /// History ids selected in the table (at most two; two overlay their curves).
     pub selected_runs: Vec<u64>,
@@ -97,6 +100,7 @@ impl ViewState {
             panel_rects: [None, None],
             feature_textures: (None, Vec::new()),
             thumbnails: ThumbnailCache::default(),
+            explore: ExploreView::default(),
             selected_runs: Vec::new(),
             history_path_input: String::new(),
             path_input: last_path

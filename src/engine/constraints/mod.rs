@@ -9,6 +9,7 @@
 //! * [`SideInfo`]: what a model is handed: a snapshot of triplets and partial labels with
 //!   the derived views computed once per job (must/cannot links, the p-NN graph).
 //! * [`generate`]: the RPNMF protocol (anchors, label- and kNN-based triplets) and label reveal.
+//! * [`suggest`]: the next triplet to ask about (the least sure among kNN candidates).
 
 mod error;
 pub mod generate;
@@ -16,6 +17,7 @@ pub mod io;
 pub mod labels;
 mod side_info;
 pub mod store;
+pub mod suggest;
 pub mod triplet;
 
 pub use error::ConstraintError;
@@ -27,4 +29,5 @@ pub use io::{ConstraintIoError, read_known_labels};
 pub use labels::Labels;
 pub use side_info::{Links, SideInfo};
 pub use store::{Store, Tx, UNDO_CAP};
+pub use suggest::{Suggestion, suggest};
 pub use triplet::{Triplet, TripletSet, cannot_links, must_links};

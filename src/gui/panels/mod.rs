@@ -6,9 +6,13 @@ pub mod constraints;
 pub mod convergence;
 pub mod data;
 pub mod features;
+pub mod gallery;
 pub mod model;
 pub mod results;
 pub mod scatter;
+pub mod suggest;
+pub mod teaching;
+pub mod tour;
 
 use super::UiCommand;
 use super::command::Commands;
@@ -65,6 +69,7 @@ pub fn top_bar(
                 ui.separator();
                 ui.checkbox(&mut settings.show_data_panel, "Data and constraints panel");
                 ui.checkbox(&mut settings.show_model_panel, "Model and results panel");
+                ui.checkbox(&mut view.explore.show_gallery, "Basis gallery");
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("About NMF Playground").clicked() {
@@ -72,6 +77,13 @@ pub fn top_bar(
                 }
                 if ui.button("About the selected model").clicked() {
                     view.show_model_help = true;
+                }
+                ui.separator();
+                if ui.button("Tour").clicked() {
+                    view.explore.tour = Some(0);
+                }
+                if ui.button("Keyboard shortcuts (?)").clicked() {
+                    view.explore.show_shortcuts = true;
                 }
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
@@ -140,6 +152,8 @@ pub fn displayable(ctx: &egui::Context, text: &str) -> String {
                     match c {
                         '‖' => "||".to_owned(),
                         '→' => "->".to_owned(),
+                        '←' => "<-".to_owned(),
+                        '⊘' => "/".to_owned(),
                         'ᵀ' => "^T".to_owned(),
                         '⊙' => "*".to_owned(),
                         '√' => "sqrt".to_owned(),

@@ -430,6 +430,8 @@ pub fn show(
     let show_violations = view.show_violations;
     let show_triplets = !view.hide_triplets;
     let highlight = view.highlight.clone();
+    let selection = view.explore.selection.clone();
+    let suggested = view.explore.suggestion.map(|s| s.triplet);
     let mut plot_ui_rect = ui.available_rect_before_wrap();
     if side {
         plot_ui_rect.max.x -= SIDE_LEGEND_WIDTH + ui.spacing().item_spacing.x;
@@ -549,6 +551,33 @@ pub fn show(
             );
             for (s, p) in [("i", pi), ("j", pj), ("q", pq)] {
                 plot_ui.text(Text::new("selected", p, RichText::new(s).strong()).color(HIGHLIGHT));
+            }
+        }
+        // The samples of the basis picked in the gallery, ringed.
+        let ringed: Vec<PlotPoint> = selection.iter().filter_map(|&i| at(i)).collect();
+        if !ringed.is_empty() {
+            plot_ui.points(
+                Points::new("basis samples", PlotPoints::Owned(ringed))
+                    .color(HIGHLIGHT)
+                    .radius(radius + 3.0)
+                    .shape(MarkerShape::Circle)
+                    .filled(false)
+                    .id("basis_samples"),
+            );
+        }
+        // The suggested triplet waiting for an answer: i–j solid, i–q dashed, named.
+        if let Some(t) = suggested
+            && let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q))
+        {
+            plot_ui.line(segment("suggested", pi, pj).color(HIGHLIGHT).width(2.0));
+            plot_ui.line(
+                segment("suggested", pi, pq)
+                    .color(HIGHLIGHT)
+                    .width(2.0)
+                    .style(LineStyle::dashed_loose()),
+            );
+            for (s, p) in [("i?", pi), ("j?", pj), ("q?", pq)] {
+                plot_ui.text(Text::new("suggested", p, RichText::new(s).strong()).color(HIGHLIGHT));
             }
         }
         // The partial triplet: picked points ringed and named, joined.

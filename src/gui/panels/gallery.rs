@@ -1,0 +1,175 @@
+//! The basis gallery (issue 21 point 1): W's columns as images for image data (a heat strip
+//! per basis otherwise), live, sorted by the norm of their H row; clicking a basis rings the
+//! samples that load most on it in the scatter and lists those that use it most.
+
+use eframe::egui;
+
+use crate::engine::data::Dataset;
+use crate::gui::run_controller::RunController;
+use crate::gui::view::ViewState;
+use egui::RichText;
+
+/// Side of a basis image, in points.
+const TILE: f32 = 64.0;
+/// Side of a sample thumbnail under the picked basis.
+const THUMB: f32 = 40.0;
+
+/// The "Basis gallery" window, when open.
+pub fn window(
+    ctx: &egui::Context,
+    data: Option<&Dataset>,
+    run: &RunController,
+    view: &mut ViewState,
+) {
+    let mut open = view.explore.show_gallery;
+    egui::Window::new("Basis gallery")
+        .open(&mut open)
+        .default_width(420.0)
+        .default_pos(ctx.content_rect().center() - egui::vec2(210.0, 200.0))
+        .vscroll(true)
+        .show(ctx, |ui| body(ui, data, run, view));
+    view.explore.show_gallery = open;
+}
+
+fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &mut ViewState) {
+    let Some(data) = data else {
+        ui.label(RichText::new("Load a dataset first.").weak());
+        return;
+    };
+    let Some(snap) = run.snapshot.as_ref().filter(|s| s.h.ncols() == data.n()) else {
+        ui.label(RichText::new("Run a model: its bases appear here, live.").weak());
+        return;
+    };
+    let image = data.image_shape.filter(|&(a, b)| a * b == data.m());
+    view.explore.gallery.update(ui.ctx(), snap, image);
+    let g = &view.explore.gallery;
+    if g.textures.is_empty() {
+        ui.label(
+            RichText::new("This model has no W: the gallery shows the bases of models with one.")
+                .weak(),
+        );
+        return;
+    }
+    ui.label(format!(
+        "W's {} columns at iteration {}, by the norm of their H row (largest first). Click one \
+         to ring the samples that load most on it.",
+        g.order.len(),
+        snap.iteration
+    ));
+    let mut clicked = None;
+    if image.is_some() {
+        ui.horizontal_wrapped(|ui| {
+            for &c in &g.order {
+                let Some(tex) = g.textures.get(c) else {
+                    continue;
+                };
+                let [w, h] = tex.size();
+                let size = egui::vec2(TILE, TILE * h as f32 / w.max(1) as f32);
+                let button = egui::Button::image_and_text(
+                    egui::Image::new((tex.id(), size)),
+                    format!("basis {}", c + 1),
+                )
+                .selected(view.explore.basis == Some(c));
+                let r = ui.add(button).on_hover_text(format!(
+                    "‖H row‖ = {:.3}; {} samples load most on it",
+                    g.norms.get(c).copied().unwrap_or(0.0),
+                    g.dominant.get(c).map_or(0, Vec::len)
+                ));
+                if r.clicked() {
+                    clicked = Some(c);
+                }
+            }
+        });
+    } else {
+        // A heat map of W: one row per basis (a strip over the features), features named.
+        let names = feature_names(data.m());
+        for &c in &g.order {
+            let Some(tex) = g.textures.get(c) else {
+                continue;
+            };
+            ui.horizontal(|ui| {
+                let r = ui
+                    .add(
+                        egui::Button::new(format!("basis {}", c + 1))
+                            .selected(view.explore.basis == Some(c)),
+                    )
+                    .on_hover_text(format!(
+                        "‖H row‖ = {:.3}",
+                        g.norms.get(c).copied().unwrap_or(0.0)
+                    ));
+                if r.clicked() {
+                    clicked = Some(c);
+                }
+                let width = ui.available_width().max(80.0);
+                let img = ui.add(
+                    egui::Image::new((tex.id(), egui::vec2(width, 14.0)))
+                        .sense(egui::Sense::hover()),
+                );
+                if let Some(pos) = img.hover_pos() {
+                    let f = (((pos.x - img.rect.left()) / img.rect.width()) * data.m() as f32)
+                        .floor()
+                        .clamp(0.0, data.m().saturating_sub(1) as f32)
+                        as usize;
+                    let v = snap
+                        .w
+                        .as_ref()
+                        .and_then(|w| w.get((f, c)).copied())
+                        .unwrap_or(0.0);
+                    img.on_hover_text(format!("{}: W = {v:.4}", names[f]));
+                }
+            });
+        }
+        ui.label(
+            RichText::new(format!(
+                "Features left to right: {} … {} (light = heavy weight, each basis to its maximum)",
+                names.first().map_or("", String::as_str),
+                names.last().map_or("", String::as_str)
+            ))
+            .weak()
+            .small(),
+        );
+    }
+    if let Some(c) = clicked {
+        view.explore.toggle_basis(c);
+    }
+    let Some(c) = view.explore.basis else {
+        return;
+    };
+    ui.separator();
+    let top = view.explore.gallery.top.get(c).cloned().unwrap_or_default();
+    ui.label(
+        RichText::new(format!(
+            "basis {}: {} samples load most on it (ringed in the scatter); used most by:",
+            c + 1,
+            view.explore.selection.len()
+        ))
+        .strong(),
+    );
+    ui.horizontal_wrapped(|ui| {
+        for i in top {
+            let name = data
+                .sample_names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("sample {i}"));
+            let tip = format!(
+                "{name}: h = {:.3}",
+                snap.h.get((c, i)).copied().unwrap_or(0.0)
+            );
+            match view.thumbnails.get(ui.ctx(), data, i) {
+                Some(tex) => {
+                    ui.add(egui::Image::new((tex.id(), egui::vec2(THUMB, THUMB))))
+                        .on_hover_text(tip);
+                }
+                None => {
+                    ui.label(name).on_hover_text(tip);
+                }
+            }
+        }
+    });
+}
+
+/// The features' names for the heat map (the datasets carry no column names: by position).
+fn feature_names(m: usize) -> Vec<String> {
+    (1..=m).map(|f| format!("feature {f}")).collect()
+}

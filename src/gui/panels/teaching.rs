@@ -1,0 +1,99 @@
+//! Teaching controls (issue 21 point 3): step one iteration, run at a chosen speed, the
+//! current model's update rule with its objective terms' values at the current iteration,
+//! and reset to the same start in one click. The worker does the stepping and the
+//! throttling ([`crate::engine::worker::Command`]); this panel only sends commands.
+
+use eframe::egui;
+
+use crate::gui::UiCommand;
+use crate::gui::command::Commands;
+use crate::gui::explore::update_rule;
+use crate::gui::run_controller::RunController;
+use crate::gui::state::Settings;
+use crate::gui::view::ViewState;
+use egui::RichText;
+
+/// The fastest chosen speed on the slider (iterations per second).
+const MAX_RATE: u32 = 60;
+
+pub fn show(
+    ui: &mut egui::Ui,
+    settings: &Settings,
+    run: &RunController,
+    view: &mut ViewState,
+    cmds: &mut Commands,
+) {
+    egui::CollapsingHeader::new("Teaching controls")
+        .id_salt("teaching")
+        .show(ui, |ui| body(ui, settings, run, view, cmds));
+}
+
+fn body(
+    ui: &mut egui::Ui,
+    settings: &Settings,
+    run: &RunController,
+    view: &mut ViewState,
+    cmds: &mut Commands,
+) {
+    ui.horizontal_wrapped(|ui| {
+        if ui
+            .button("Step")
+            .on_hover_text("One iteration, then hold (a run not started starts held at its start)")
+            .clicked()
+        {
+            cmds.push(UiCommand::Step);
+        }
+        if ui
+            .button("Reset to start")
+            .on_hover_text(format!(
+                "Start the selected model again from the same start (seed {}), held",
+                settings.seed
+            ))
+            .clicked()
+        {
+            cmds.push(UiCommand::ResetRun);
+        }
+    });
+    let mut rate = view.explore.rate;
+    let slider = egui::Slider::new(&mut rate, 0..=MAX_RATE)
+        .text("iterations/s")
+        .custom_formatter(|v, _| {
+            if v < 0.5 {
+                "full".to_owned()
+            } else {
+                format!("{v:.0}")
+            }
+        });
+    if ui
+        .add(slider)
+        .on_hover_text("Slow the run down so the motion can be followed (0: full speed)")
+        .changed()
+    {
+        cmds.push(UiCommand::SetRate(rate));
+    }
+    let Some(kind) = settings.model_kind() else {
+        return;
+    };
+    ui.label(RichText::new(format!("{} update", kind.label())).strong());
+    let rule = update_rule(kind.name()).map_or_else(
+        || format!("See {} for its iteration.", kind.section()),
+        str::to_owned,
+    );
+    ui.label(
+        RichText::new(super::displayable(ui.ctx(), &rule))
+            .monospace()
+            .small(),
+    );
+    let terms = &run.convergence.terms;
+    let total = run.convergence.total.linear.last();
+    if let Some(p) = total {
+        ui.label(format!("iteration {}: objective {:.6e}", p.x as usize, p.y));
+        for (name, series) in terms {
+            if let Some(v) = series.linear.last() {
+                ui.label(RichText::new(format!("  {name} = {:.6e}", v.y)).small());
+            }
+        }
+    } else {
+        ui.label(RichText::new("Step or run to see the terms' values.").weak());
+    }
+}
