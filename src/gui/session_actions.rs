@@ -85,6 +85,8 @@ impl App {
                             scores.insert(name.to_owned(), v);
                         }
                     }
+                    // The number of triplets the run had (for the suggestions' per-batch deltas).
+                    scores.insert("triplets".to_owned(), r.triplets as f64);
                     RunRecord {
                         id: r.id,
                         model: ModelKind::all()
@@ -261,6 +263,7 @@ impl App {
                 acc: r.scores.get("acc").copied(),
                 nmi: r.scores.get("nmi").copied(),
                 kept: r.scores.get("kept").copied(),
+                triplets: r.scores.get("triplets").map_or(0, |&t| t as usize),
                 curve: super::Series::default(),
                 k: r.k,
                 factors: Arc::new(factors),
