@@ -161,13 +161,16 @@ pub(crate) fn prewalk(bytes: &[u8]) -> Result<Vec<u8>, String> {
             MI_COMPRESSED => {
                 let inner = inflate_element(&e, body, at)?;
                 let it = e.u32(&inner, 0).unwrap_or(0);
+                // Only matrices are handed on: `matfile` prints a line to stdout for any
+                // other element type, which would corrupt `run --json` (found by fuzzing).
                 if it == MI_MATRIX {
                     check_matrix(&e, &inner[8..])?;
+                    out.extend_from_slice(&inner);
+                    out.resize(out.len().next_multiple_of(8), 0);
                 }
-                out.extend_from_slice(&inner);
-                out.resize(out.len().next_multiple_of(8), 0);
             }
-            _ => out.extend_from_slice(&bytes[at..body_at + n]),
+            // Not a variable `matfile` reads (and it would print about it): skipped.
+            _ => {}
         }
         // Top-level elements of v5 files are 8-byte aligned, compressed ones are not padded.
         at = body_at + n;
@@ -219,4 +222,28 @@ fn inflate_element(e: &Endian, z: &[u8], at: usize) -> Result<Vec<u8>, String> {
         ));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> Vec<u8> {
+        let mut h = b"MATLAB 5.0 MAT-file".to_vec();
+        h.resize(124, b' ');
+        h.extend(0x0100u16.to_le_bytes());
+        h.extend(b"IM");
+        h
+    }
+
+    #[test]
+    fn elements_that_are_not_matrices_are_skipped() {
+        // A top-level miINT8 element (type 1) of 3 bytes, padded to 8; `matfile` would print
+        // "Unsupported variable type" to stdout for it.
+        let mut bytes = header();
+        bytes.extend(1u32.to_le_bytes());
+        bytes.extend(3u32.to_le_bytes());
+        bytes.extend([7, 8, 9, 0, 0, 0, 0, 0]);
+        assert_eq!(prewalk(&bytes).unwrap(), header());
+    }
 }
