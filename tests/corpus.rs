@@ -16,6 +16,7 @@
 
 use nmf_playground::engine::constraints::io::{import_triplets_csv, load_json, read_known_labels};
 use nmf_playground::engine::data::{self, Dataset, LoadOptions};
+use nmf_playground::engine::session::{DataCheck, SessionFile};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -75,6 +76,19 @@ fn library_error(e: &Entry, base: &Dataset) -> Option<String> {
         "known" => read_known_labels(&e.path, base)
             .err()
             .map(|e| e.to_string()),
+        // As `run --session` reads one: the file, then its constraints against the data it
+        // names (every corpus session names base.csv).
+        "session" => match SessionFile::read(&e.path) {
+            Err(err) => Some(err.to_string()),
+            Ok(s) => match s.constraints_for(&e.path, &base.fingerprint) {
+                Err(err) => Some(err.to_string()),
+                Ok((_, DataCheck::Changed(why))) => Some(format!(
+                    "{}: the data changed since the session was saved: {why}",
+                    e.path.display()
+                )),
+                Ok((_, DataCheck::Same)) => None,
+            },
+        },
         other => panic!("unknown corpus kind {other:?}"),
     }
 }
@@ -92,6 +106,7 @@ fn binary_args(e: &Entry) -> Vec<String> {
     match e.kind.as_str() {
         "data" => a.extend(["--data".into(), p]),
         "triplets" => a.extend(["--data".into(), base, "--triplets".into(), p]),
+        "session" => a.extend(["--session".into(), p]),
         _ => a.extend(["--data".into(), base, "--known-labels".into(), p]),
     }
     a

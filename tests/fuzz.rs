@@ -20,6 +20,7 @@
 
 use nmf_playground::engine::constraints::io::{import_triplets_csv, load_json, read_known_labels};
 use nmf_playground::engine::data::{self, Dataset, LoadOptions};
+use nmf_playground::engine::session::SessionFile;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -87,9 +88,10 @@ enum Parser {
     ConstraintsJson,
     ConstraintsCsv,
     KnownLabels,
+    Session,
 }
 
-const PARSERS: [Parser; 7] = [
+const PARSERS: [Parser; 8] = [
     Parser::Csv,
     Parser::Image,
     Parser::Npy,
@@ -97,6 +99,7 @@ const PARSERS: [Parser; 7] = [
     Parser::ConstraintsJson,
     Parser::ConstraintsCsv,
     Parser::KnownLabels,
+    Parser::Session,
 ];
 
 impl Parser {
@@ -109,6 +112,7 @@ impl Parser {
             Parser::ConstraintsJson => "constraints-json",
             Parser::ConstraintsCsv => "constraints-csv",
             Parser::KnownLabels => "known-labels",
+            Parser::Session => "session",
         }
     }
 
@@ -126,11 +130,12 @@ impl Parser {
             Parser::Image => ["png", "pgm", "jpg", "gif", "bmp"].contains(&ext),
             Parser::Npy => ext == "npy",
             Parser::Mat => ext == "mat",
-            Parser::ConstraintsJson => ext == "json",
+            Parser::ConstraintsJson => ext == "json" && !rel.starts_with("sessions/"),
             Parser::ConstraintsCsv => {
                 (rel.starts_with("constraints/") || rel == "valid/triplets.csv") && ext == "csv"
             }
             Parser::KnownLabels => rel.starts_with("known/") || rel == "valid/known.txt",
+            Parser::Session => rel.starts_with("sessions/"),
         }
     }
 
@@ -148,6 +153,7 @@ impl Parser {
             Parser::ConstraintsJson => dir.join("case.json"),
             Parser::ConstraintsCsv => dir.join("case_triplets.csv"),
             Parser::KnownLabels => dir.join("case_known.txt"),
+            Parser::Session => dir.join("case_session.json"),
         }
     }
 
@@ -169,6 +175,11 @@ impl Parser {
                 .map_err(|e| s(&e)),
             Parser::ConstraintsCsv => import_triplets_csv(path, base).map(drop).map_err(|e| s(&e)),
             Parser::KnownLabels => read_known_labels(path, base).map(drop).map_err(|e| s(&e)),
+            // As `run --session` reads one: the file, then its constraints for the data.
+            Parser::Session => SessionFile::read(path)
+                .and_then(|f| f.constraints_for(path, &base.fingerprint))
+                .map(drop)
+                .map_err(|e| s(&e)),
         }
     }
 }

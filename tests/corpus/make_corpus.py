@@ -343,6 +343,31 @@ put(K + "garbage.txt", garbage(400), kind="known", expect="")
 put(K + "huge_line.txt", "a\n" + "q" * 100000 + "\n\n\n\nb\n", kind="known", expect="line 2")
 put(K + "class_index_out_of_range.txt", "0\n1\n2\n99\n\n\n", kind="known", expect="line 1")
 
+# ---------------------------------------------------------------- session files (for base.csv)
+S = "sessions/"
+def sess(triplets="[]", fp=FP, version=1, k=2, model="nmf", labels="[]", classes="[]"):
+    return ('{"version": %d, "dataset": {"path": "../base.csv", "preprocess": "L2", '
+            '"fingerprint": %s}, "constraints": {"triplets": %s, "labels": %s, "class_names": %s}, '
+            '"model": {"model": "%s", "k": %d, "seed": 0, "max_iter": 3, "tol": 0.0}, "runs": []}\n'
+            % (version, fp, triplets, labels, classes, model, k))
+
+put(S + "valid.json", sess("[[0, 1, 2]]"), entry=False)
+put(S + "empty.json", b"", kind="session", expect="line 1")
+put(S + "garbage.json", garbage(300), kind="session", expect="")
+put(S + "not_object.json", "[1, 2, 3]\n", kind="session", expect="")
+put(S + "truncated.json", sess("[[0, 1, 2]]")[:80], kind="session", expect="line 1")
+put(S + "version_2.json", sess(version=2), kind="session", expect="version 2")
+put(S + "no_version.json", '{"dataset": {}}\n', kind="session", expect="version")
+put(S + "other_dataset.json", sess(fp='{"n": 150, "m": 4, "hash": 12345}'), kind="session", expect="")
+put(S + "other_content.json", sess(fp='{"n": %d, "m": %d, "hash": %d}' % (N, M, HASH ^ 1)), kind="session", expect="changed")
+put(S + "out_of_range.json", sess("[[0, 1, 99]]"), kind="session", expect="triplets[0]")
+put(S + "negative.json", sess("[[0, -1, 2]]"), kind="session", expect="")
+put(S + "i_eq_j.json", sess("[[0, 1, 2], [3, 3, 4]]"), kind="session", expect="triplets[1]")
+put(S + "duplicate.json", sess("[[0, 1, 2], [4, 5, 3], [0, 1, 2]]"), kind="session", expect="triplets[2]")
+put(S + "k_zero.json", sess(k=0), kind="session", expect="model.k")
+put(S + "labels_bad_class.json", sess(labels="[null, 5, null, null, null, null]", classes='["a"]'), kind="session", expect="labels")
+put(S + "huge_string.json", '{"version": "' + "v" * 100000 + '"}', kind="session", expect="")
+
 # ---------------------------------------------------------------- valid seeds for tests/fuzz.rs
 V = "valid/"
 put(V + "table.csv", "a,b,c,label\n1,2,3,x\n4,5.5,6,y\n0,1e-3,2,x\n", entry=False)
