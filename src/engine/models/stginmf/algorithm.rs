@@ -8,7 +8,7 @@ use super::similarity::{
     Points, Sim, dual_sparse, relative, row_sparse, sigma, symmetrise_max, train_matrix,
 };
 use crate::engine::data::Dataset;
-use crate::engine::linalg::Csr;
+use crate::engine::linalg::{Csr, Op};
 use crate::engine::models::{
     EPS_DIV, Export, Interrupt, LabelOrigin, Model, ModelError, ModelKind, Objective, Phase,
     Predictions, Term,
@@ -91,6 +91,9 @@ pub struct Stginmf {
     preds: Predictions,
     notes: Vec<String>,
     interrupt: Interrupt,
+    /// S·V of the current V, kept from the objective for the next stage-1 step (S is the
+    /// one dense n_L×n_L matrix: its product is the cost of a step, docs/models.md §7.6).
+    sv: Option<Array2<f64>>,
 }
 
 impl Stginmf {
@@ -172,6 +175,7 @@ impl Stginmf {
             },
             notes: Vec::new(),
             interrupt: Interrupt::new(),
+            sv: None,
             label,
             data,
         };
@@ -213,12 +217,13 @@ impl Stginmf {
 
     fn refresh_stage1_terms(&mut self) {
         let r = &self.round;
-        let sv = r.s.dot(&r.v);
+        let sv = s_times(&r.s, &r.v);
         let g = r.v.t().dot(&r.v);
         let fit = r.s_sq - 2.0 * (&sv * &r.v).sum() + g.iter().map(|x| x * x).sum::<f64>();
         self.terms[0] = fit.max(0.0);
         self.terms[1] = -self.params.lambda1 * (&r.y * &r.v).sum();
         self.terms[2] = self.params.lambda2 * r.v.sum();
+        self.sv = Some(sv);
     }
 
     fn refresh_stage2_terms(&mut self) {
@@ -238,8 +243,9 @@ impl Stginmf {
     /// I)⁻¹]_+`, damped by default; returns the relative change.
     fn stage1_step(&mut self) -> f64 {
         let p = self.params;
+        let cached = self.sv.take();
         let r = &mut self.round;
-        let mut rhs = r.s.dot(&r.v);
+        let mut rhs = cached.unwrap_or_else(|| s_times(&r.s, &r.v));
         Zip::from(&mut rhs)
             .and(&r.y)
             .for_each(|a, &y| *a += p.lambda1 * y - p.lambda2);
@@ -274,6 +280,7 @@ impl Stginmf {
         self.params.lambda2 = if from > 1e-3 { from / 2.0 } else { 0.0 };
         let v = init_v(&r.labels, self.k, r.s_sq, &mut self.rng);
         self.round.v = v;
+        self.sv = None;
         self.iter = 0;
         let note = format!(
             "stage 1 left a class without confidence at λ2 = {from}; λ2 lowered to {} and \
@@ -622,6 +629,14 @@ fn argmax(it: impl Iterator<Item = f64>) -> usize {
 }
 
 /// `[A]_+`.
+/// S·V through faer's GEMM: for this n_L×n_L by n_L×k product the `ndarray` (matrixmultiply)
+/// path spent half its time packing S again at every step (perf on digits: 52 % in
+/// `pack_avx2`), so a fit with self-training took 6.2 s instead of the figure in
+/// docs/performance.md.
+fn s_times(s: &Array2<f64>, v: &Array2<f64>) -> Array2<f64> {
+    crate::engine::linalg::gemm(s.view(), Op::N, v.view(), Op::N)
+}
+
 fn clipped(mut a: Array2<f64>) -> Array2<f64> {
     a.mapv_inplace(|v| v.max(0.0));
     a
