@@ -20,7 +20,7 @@
 
 use crate::engine::constraints::io::fingerprint_mismatch;
 use crate::engine::constraints::{Labels, Store, Triplet};
-use crate::engine::data::{Fingerprint, LabelColumn, LoadOptions, Preprocess};
+use crate::engine::data::{Fingerprint, LabelColumn, LoadOptions, Preprocess, excerpt};
 use crate::engine::fsutil::write_atomic;
 use crate::engine::models::{ParamValue, WarmStart};
 use ndarray::Array2;
@@ -229,7 +229,8 @@ fn json_err(path: &Path, e: &serde_json::Error) -> SessionError {
         path: path.to_path_buf(),
         line: e.line(),
         column: e.column(),
-        msg: e.to_string(),
+        // serde echoes the offending value whole (a fuzzed 63 kB string became the message).
+        msg: excerpt(&e.to_string()),
     }
 }
 

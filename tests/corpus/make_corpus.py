@@ -366,6 +366,8 @@ put(S + "i_eq_j.json", sess("[[0, 1, 2], [3, 3, 4]]"), kind="session", expect="t
 put(S + "duplicate.json", sess("[[0, 1, 2], [4, 5, 3], [0, 1, 2]]"), kind="session", expect="triplets[2]")
 put(S + "k_zero.json", sess(k=0), kind="session", expect="model.k")
 put(S + "labels_bad_class.json", sess(labels="[null, 5, null, null, null, null]", classes='["a"]'), kind="session", expect="labels")
+# Found by the long fuzz pass: a 63 kB string where a number belongs was echoed whole.
+put(S + "long_string_value.json", sess().replace('"seed": 0', '"seed": "' + "v" * 63000 + '"'), kind="session", expect="characters")
 put(S + "huge_string.json", '{"version": "' + "v" * 100000 + '"}', kind="session", expect="")
 
 # ---------------------------------------------------------------- valid seeds for tests/fuzz.rs
