@@ -179,20 +179,36 @@ fn step_runs_one_iteration_then_holds() {
         }
     }
     assert!(progress_within(&rx, Duration::from_millis(200)).is_empty());
+    // Each Step runs exactly one iteration: its progress, then its snapshot. The first step's
+    // iteration is counted from the held one (`last` may lag it by an iteration that ended
+    // while Pause was on its way, on a loaded machine).
+    let mut stepped: Option<usize> = None;
     for _ in 0..3 {
         h.send(Command::Step);
-        let snap = wait_for(&rx, Duration::from_secs(5), |e| {
-            matches!(e, Event::Snapshot { .. })
-        });
-        assert!(snap.is_some(), "a stepped iteration sends its snapshot");
-        // Its progress came before the snapshot; nothing more until the next Step.
+        let mut seen = Vec::new();
+        loop {
+            match rx.recv_timeout(Duration::from_secs(5)) {
+                Ok(Event::Progress { iteration, .. }) => seen.push(iteration),
+                Ok(Event::Snapshot { .. }) => break,
+                Ok(_) => {}
+                Err(e) => panic!("a stepped iteration sends its snapshot: {e}"),
+            }
+        }
+        let it = *seen.last().expect("a stepped iteration sends its progress");
+        match stepped {
+            Some(prev) => assert_eq!(seen, [prev + 1], "one iteration per Step"),
+            None => assert!(it == last + 1 || it == last + 2, "{last} then {seen:?}"),
+        }
+        stepped = Some(it);
+        // Nothing more until the next Step.
         assert!(progress_within(&rx, Duration::from_millis(200)).is_empty());
     }
     h.send(Command::Resume);
     let its = progress_within(&rx, Duration::from_millis(300));
+    let held = stepped.expect("three steps");
     assert_eq!(
         its.first(),
-        Some(&(last + 4)),
+        Some(&(held + 1)),
         "three steps, then on: {its:?}"
     );
     // A Step while running: one more iteration, then it holds.
