@@ -147,7 +147,7 @@ impl Gallery {
                 let wt = w.t().to_owned();
                 let m = w.nrows();
                 let image = shape.filter(|&(a, b)| a * b == m);
-                super::panels::features::component_images(&wt, image)
+                super::textures::component_images(&wt, image)
                     .into_iter()
                     .enumerate()
                     .map(|(c, im)| {

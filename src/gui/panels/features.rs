@@ -4,54 +4,14 @@
 
 use crate::engine::data::Dataset;
 use crate::engine::worker::Snapshot;
-use crate::gui::scatter_cache::VALUE_RAMP;
+use crate::gui::textures::component_images;
 use crate::gui::view::ViewState;
 use eframe::egui;
-use egui::{Color32, ColorImage, RichText, TextureOptions};
+use egui::{RichText, TextureOptions};
 use egui_plot::{Bar, BarChart, Plot};
 
 /// Above this many features the bars become a one-row heat strip per component.
 const MAX_BARS: usize = 64;
-
-/// The colour of `v` in `[0, hi]` on the value ramp (dark = 0, light = the component's max).
-fn ramp(v: f64, hi: f64) -> Color32 {
-    let t = if hi > 0.0 && v.is_finite() {
-        (v / hi).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let x = t * (VALUE_RAMP.len() - 1) as f64;
-    let i = (x.floor() as usize).min(VALUE_RAMP.len() - 2);
-    let f = (x - i as f64) as f32;
-    let (a, b) = (VALUE_RAMP[i], VALUE_RAMP[i + 1]);
-    let mix = |p: u8, q: u8| (p as f32 + f * (q as f32 - p as f32)).round() as u8;
-    Color32::from_rgb(mix(a.r(), b.r()), mix(a.g(), b.g()), mix(a.b(), b.b()))
-}
-
-/// The r component images of `w` (r×m): `(width, height)` pixels each for image data, else a
-/// 1×m strip.
-pub fn component_images(
-    w: &ndarray::Array2<f64>,
-    shape: Option<(usize, usize)>,
-) -> Vec<ColorImage> {
-    let m = w.ncols();
-    let (iw, ih) = match shape {
-        Some((a, b)) if a * b == m => (a, b),
-        _ => (m, 1),
-    };
-    w.rows()
-        .into_iter()
-        .map(|row| {
-            let hi = row
-                .iter()
-                .copied()
-                .filter(|v| v.is_finite())
-                .fold(0.0, f64::max);
-            let pixels: Vec<Color32> = row.iter().map(|&v| ramp(v, hi)).collect();
-            ColorImage::new([iw, ih], pixels)
-        })
-        .collect()
-}
 
 /// The section, when the latest snapshot has feature weights.
 pub fn show(ui: &mut egui::Ui, data: &Dataset, snapshot: &Snapshot, view: &mut ViewState) {
@@ -120,25 +80,4 @@ pub fn show(ui: &mut egui::Ui, data: &Dataset, snapshot: &Snapshot, view: &mut V
             });
         }
     });
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use ndarray::array;
-
-    /// Each component is scaled to its own maximum: 0 is the ramp's dark end, the maximum its
-    /// light end; image data give width×height pictures, other data a strip.
-    #[test]
-    fn component_images_scale_each_row_to_its_maximum() {
-        let w = array![[0.0, 0.5, 1.0, 0.25], [2.0, 0.0, 0.0, 0.0]];
-        let imgs = component_images(&w, Some((2, 2)));
-        assert_eq!(imgs.len(), 2);
-        assert_eq!(imgs[0].size, [2, 2]);
-        assert_eq!(imgs[0].pixels[0], VALUE_RAMP[0]);
-        assert_eq!(imgs[0].pixels[2], VALUE_RAMP[4]);
-        assert_eq!(imgs[1].pixels[0], VALUE_RAMP[4]);
-        let strip = component_images(&w, None);
-        assert_eq!(strip[0].size, [4, 1]);
-    }
 }
