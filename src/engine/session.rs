@@ -20,7 +20,7 @@
 
 use crate::engine::constraints::io::fingerprint_mismatch;
 use crate::engine::constraints::{Labels, Store, Triplet};
-use crate::engine::data::{Fingerprint, LabelColumn, LoadOptions, Preprocess, excerpt};
+use crate::engine::data::{Fingerprint, JsonAt, LabelColumn, LoadOptions, Preprocess};
 use crate::engine::fsutil::write_atomic;
 use crate::engine::models::{ParamValue, WarmStart};
 use ndarray::Array2;
@@ -40,13 +40,8 @@ pub enum SessionError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}, line {line}, column {column}: {msg}")]
-    Json {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        msg: String,
-    },
+    #[error(transparent)]
+    Json(JsonAt),
     #[error(
         "{path}: session format version {found} is not supported (this build reads version {VERSION})"
     )]
@@ -225,13 +220,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SessionError + '_ {
 }
 
 fn json_err(path: &Path, e: &serde_json::Error) -> SessionError {
-    SessionError::Json {
-        path: path.to_path_buf(),
-        line: e.line(),
-        column: e.column(),
-        // serde echoes the offending value whole (a fuzzed 63 kB string became the message).
-        msg: excerpt(&e.to_string()),
-    }
+    SessionError::Json(JsonAt::new(path, e))
 }
 
 /// The folder of a session's factors: `<session file name>.factors` beside it.

@@ -10,7 +10,7 @@
 //! lines are skipped (no comment lines: sample names may start with `#`).
 
 use super::{ConstraintError, Labels, Store, Triplet};
-use crate::engine::data::{Dataset, Fingerprint, excerpt};
+use crate::engine::data::{Dataset, Fingerprint, JsonAt, excerpt};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,13 +26,8 @@ pub enum ConstraintIoError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}, line {line}, column {column}: {msg}")]
-    Json {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        msg: String,
-    },
+    #[error(transparent)]
+    Json(JsonAt),
     #[error("{path}: format version {found} is not supported (this build reads version {VERSION})")]
     Version { path: PathBuf, found: u32 },
     #[error("{path}: made for another dataset: {why}")]
@@ -73,13 +68,7 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ConstraintIoError + '_ 
 }
 
 fn json_err(path: &Path, e: &serde_json::Error) -> ConstraintIoError {
-    ConstraintIoError::Json {
-        path: path.to_path_buf(),
-        line: e.line(),
-        column: e.column(),
-        // serde_json quotes the offending value whole (a 100 kB string): keep a short excerpt.
-        msg: excerpt(&e.to_string()),
-    }
+    ConstraintIoError::Json(JsonAt::new(path, e))
 }
 
 /// Write `bytes` to `path` atomically (see [`crate::engine::fsutil::write_atomic`]).
@@ -387,7 +376,10 @@ mod tests {
         let p = Path::new("bad.json");
         let text = "{\n \"version\": 1,\n \"fingerprint\": oops\n}";
         let e = from_json(text, p, &fp).unwrap_err();
-        assert!(matches!(e, ConstraintIoError::Json { line: 3, .. }), "{e}");
+        assert!(
+            matches!(e, ConstraintIoError::Json(JsonAt { line: 3, .. })),
+            "{e}"
+        );
         assert!(e.to_string().starts_with("bad.json, line 3"));
         let e = from_json("{\"version\": 2}", p, &fp).unwrap_err();
         assert!(matches!(e, ConstraintIoError::Version { found: 2, .. }));

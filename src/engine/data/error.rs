@@ -206,6 +206,29 @@ pub enum DataError {
 /// Longest piece of user input echoed in a message, in characters.
 pub const EXCERPT_CHARS: usize = 60;
 
+/// A JSON file (constraints, session) that does not parse: where, and serde's message cut to
+/// an excerpt, since serde quotes the offending value whole (a fuzzed 63 kB string once became
+/// the message).
+#[derive(Debug, thiserror::Error)]
+#[error("{path}, line {line}, column {column}: {msg}")]
+pub struct JsonAt {
+    pub path: std::path::PathBuf,
+    pub line: usize,
+    pub column: usize,
+    pub msg: String,
+}
+
+impl JsonAt {
+    pub fn new(path: &std::path::Path, e: &serde_json::Error) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            msg: excerpt(&e.to_string()),
+        }
+    }
+}
+
 /// `s` as echoed in a message: whole when short, else its first [`EXCERPT_CHARS`] characters
 /// and how long it is (a 100 kB cell must not become a 100 kB message).
 pub fn excerpt(s: &str) -> String {

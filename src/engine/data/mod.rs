@@ -17,7 +17,7 @@ pub mod npy;
 pub mod preprocess;
 pub mod samples;
 
-pub use error::{Column, DataError, Place, excerpt};
+pub use error::{Column, DataError, JsonAt, Place, excerpt};
 pub use labels::natural_cmp;
 
 use ndarray::Array2;
