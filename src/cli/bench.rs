@@ -17,7 +17,7 @@ use super::CliError;
 use super::output::{matrix_npy, write_atomic};
 use crate::engine::constraints::SideInfo;
 use crate::engine::constraints::generate::{
-    ProtocolOptions, generate_triplets, labels_from_truth, random_triplets,
+    ProtocolOptions, generate_triplets, labels_from_truth, random_triplets, reveal_stratified,
 };
 use crate::engine::data::{Dataset, LoadOptions};
 use crate::engine::linalg::{GraphWeight, Op, gemm_into, knn::knn};
@@ -352,6 +352,48 @@ fn bench_can_psmf(rep: &mut BenchReport, reps: usize) -> anyhow::Result<()> {
     ));
     rep.notes.push(format!(
         "psmf [{label}]: start (whitening, CAN, Q) {start_s:.2} s"
+    ));
+    Ok(())
+}
+
+/// 2-STGINMF (docs/models.md §7) as `run --model stginmf --reveal 0.1` fits it on the digits:
+/// a stratified, seeded 10 % of the labels given, the default parameters, both stages and
+/// every self-training round to the model's own stop (issue 19's target: ≤ 3 s on one thread).
+fn bench_stginmf(
+    rep: &mut BenchReport,
+    x: &Array2<f64>,
+    labels: &[usize],
+    reps: usize,
+) -> anyhow::Result<()> {
+    use crate::engine::experiment::{FitOptions, fit};
+    use crate::engine::models::stginmf;
+    let classes = labels.iter().copied().max().map_or(0, |c| c + 1);
+    let given = reveal_stratified(labels, 0.1, 0)?;
+    let n_given = given.iter().flatten().count();
+    let data = Arc::new(Dataset::from_parts(x.clone(), None, vec![], "digits"));
+    let side = SideInfo::new(Vec::new(), given);
+    let spec = ModelSpec::new(stginmf::KIND, classes, 0);
+    let mut rounds = 0;
+    let mut steps = 0;
+    rep.cases.push(time_case(
+        &format!("stginmf_fit 10 % labels ({n_given} given), self-training [digits, k={classes}]"),
+        "fit",
+        reps.min(3),
+        1,
+        None,
+        || {
+            if let Ok(mut model) = crate::engine::models::build(&spec, data.clone(), &side)
+                && let Ok(out) = fit(model.as_mut(), &FitOptions::default(), |_, _, _| {
+                    std::ops::ControlFlow::Continue(())
+                })
+            {
+                steps = out.record.iterations();
+                rounds = out.record.phases.last().map_or(0, |p| p.round + 1);
+            }
+        },
+    ));
+    rep.notes.push(format!(
+        "stginmf [digits, 10 % labels]: {steps} ALS steps in {rounds} round(s) per fit"
     ));
     Ok(())
 }
@@ -847,6 +889,7 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
         } else {
             bench_rpnmf_protocol(&mut rep, &digits, &labels, reps, it_small)?;
             bench_tste(&mut rep, &digits, &labels, reps, it_small)?;
+            bench_stginmf(&mut rep, &digits, &labels, reps)?;
         }
         bench_nmf(&mut rep, label, digits, 10, reps, it_small, export)?;
     }

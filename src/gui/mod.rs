@@ -279,6 +279,11 @@ impl App {
         &self.view
     }
 
+    /// Change the view as the panels would (the class to paint, the tool, …).
+    pub fn view_mut(&mut self) -> &mut ViewState {
+        &mut self.view
+    }
+
     /// Persisted settings.
     pub fn settings(&self) -> &Settings {
         &self.settings
