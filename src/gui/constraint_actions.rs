@@ -5,7 +5,7 @@
 use super::{App, DataSource, FileAction, Pending, Resolution, TaskDone};
 use crate::engine::constraints::io as cio;
 use crate::engine::constraints::{
-    Generated, ProtocolOptions, Store, generate_triplets, labels_from_truth, reveal_labels,
+    Generated, ProtocolOptions, Store, generate_triplets, labels_from_truth, reveal_stratified,
 };
 use crate::engine::data::Fingerprint;
 use crate::engine::eval::triplets_satisfied;
@@ -335,8 +335,14 @@ impl App {
                 .set_error("This dataset has no ground-truth labels to reveal");
             return;
         };
-        let pairs = match reveal_labels(truth, fraction, seed) {
-            Ok(p) => p,
+        // Stratified, as `run --reveal P` draws it: every class gets its share (at least one
+        // sample), so a small budget never leaves a class without a training sample.
+        let pairs: Vec<(usize, usize)> = match reveal_stratified(truth, fraction, seed) {
+            Ok(given) => given
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| c.map(|c| (i, c)))
+                .collect(),
             Err(e) => {
                 self.session.set_error(format!("Cannot reveal labels: {e}"));
                 return;

@@ -5,7 +5,7 @@
 use eframe::egui;
 
 use super::command::FileAction;
-use super::state::Status;
+use super::state::{ColorBy, Status};
 use super::{App, DataSource, TaskDone, UiCommand};
 use crate::engine::constraints::Store;
 use std::sync::Arc;
@@ -223,6 +223,15 @@ impl App {
         if let Err(e) = spec.kind.check_side(&side) {
             self.session.set_error(format!("Cannot run: {e}"));
             return;
+        }
+        // A classifier's run is watched by its predictions spreading (issue 19): colour by
+        // them from the first frame unless the user chose another colouring; back to the
+        // truth for a model that predicts nothing.
+        let predicts = spec.kind.output() == crate::engine::models::Output::ClassPredictions;
+        match self.view.color_by {
+            ColorBy::Truth if predicts => self.view.color_by = ColorBy::Predicted,
+            ColorBy::Predicted if !predicts => self.view.color_by = ColorBy::Truth,
+            _ => {}
         }
         self.clear_run();
         let fit = self.settings.fit_options();

@@ -80,7 +80,7 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
         let has_truth = data.labels.is_some();
         if ui
             .add_enabled(has_truth, egui::Button::new("Reveal labels"))
-            .on_hover_text("Paint the true labels of this share of samples, chosen at random")
+            .on_hover_text("Paint the true labels of this share of every class, chosen at random (seeded; as `run --reveal`)")
             .clicked()
         {
             cmds.push(UiCommand::RevealLabels {

@@ -81,6 +81,18 @@ pub fn nice_marks(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
     marks
 }
 
+/// The label of a mark from [`nice_marks`]: as many decimals as its step needs, so a step of
+/// 0.5 reads "0.5" (egui_plot's default rounds −log10(step), which gives "0" and "-0" there).
+pub fn mark_label(mark: egui_plot::GridMark, _range: &std::ops::RangeInclusive<f64>) -> String {
+    let decimals = (-mark.step_size.log10() - 1e-9).ceil().max(0.0) as usize;
+    let v = if mark.value.abs() < mark.step_size * 1e-6 {
+        0.0
+    } else {
+        mark.value
+    };
+    format!("{v:.decimals$}")
+}
+
 /// Above this many groups the plot's own legend (which cannot scroll and covers the points)
 /// gives way to a scrolling legend beside the plot.
 pub const SIDE_LEGEND_FROM: usize = 12;
@@ -380,6 +392,8 @@ pub fn show(
     let mut plot = Plot::new("scatter")
         .x_grid_spacer(nice_marks)
         .y_grid_spacer(nice_marks)
+        .x_axis_formatter(mark_label)
+        .y_axis_formatter(mark_label)
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None);
@@ -774,6 +788,21 @@ mod tests {
 
     /// About four labelled marks at a 1-2-5 step whatever the range, zero among them when
     /// the range contains it.
+    #[test]
+    fn mark_labels_have_the_decimals_of_their_step() {
+        let label = |value: f64, step_size: f64| {
+            mark_label(egui_plot::GridMark { value, step_size }, &(0.0..=1.0))
+        };
+        assert_eq!(label(0.5, 0.5), "0.5");
+        assert_eq!(label(-0.5, 0.5), "-0.5");
+        assert_eq!(label(0.2, 0.2), "0.2");
+        assert_eq!(label(0.1, 0.1), "0.1");
+        assert_eq!(label(1e-17, 0.1), "0.0");
+        assert_eq!(label(0.0005, 0.0005), "0.0005");
+        assert_eq!(label(20.0, 5.0), "20");
+        assert_eq!(label(3.0, 1.0), "3");
+    }
+
     #[test]
     fn nice_marks_label_several_round_values() {
         for (lo, hi) in [
