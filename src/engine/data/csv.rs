@@ -386,16 +386,17 @@ mod tests {
 
     #[test]
     fn a_table_whose_first_rows_mislead_the_estimate_is_refused_at_the_cell_cap() {
-        // 64 rows padded to 1 KiB (trimmed away) make the estimate ~470 rows, within the
-        // budget of 6250 cells; the 20,000 short rows after them reach the cap at row 625.
+        // 64 rows padded to 1 KiB (trimmed away) make the estimate ~1000 rows, within the
+        // budget of 62,500 cells (1 MB); the 40,000 short rows after them reach the cap at
+        // row 6251.
         let long = format!("{}{}\n", ROW.trim_end(), " ".repeat(1000));
-        let text = long.repeat(64) + &ROW.repeat(20_000);
+        let text = long.repeat(64) + &ROW.repeat(40_000);
         let (_dir, path) = table(&text);
-        let e = load_table_within(&path, &LoadOptions::default(), || 100_000)
+        let e = load_table_within(&path, &LoadOptions::default(), || 1_000_000)
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("big.csv") && e.contains("X of at least 625 samples (by line 625) × 10"),
+            e.contains("big.csv") && e.contains("X of at least 6251 samples (by line 6251) × 10"),
             "{e}"
         );
     }

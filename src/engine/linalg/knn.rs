@@ -355,10 +355,10 @@ mod tests {
     fn the_footprint_grows_as_n_squared_in_the_candidate_lists() {
         assert_eq!(footprint(5, 1, 3, 2), 0, "one sample has no neighbours");
         // n = 300, both blocks in flight: rows 300·4·12, block 256·300·28, the first
-        // block's lists for the 44 samples after it (cap 10 pairs of 16 bytes), result 300·3·16.
+        // block's lists for the 44 samples after it (cap 7 pairs of 16 bytes), result 300·3·16.
         assert_eq!(
             footprint(4, 300, 3, 2),
-            300 * 4 * 12 + 2 * 256 * 300 * 28 + 44 * 10 * 16 + 300 * 3 * 16
+            300 * 4 * 12 + 2 * 256 * 300 * 28 + 44 * 7 * 16 + 300 * 3 * 16
         );
         let small = footprint(10, 10_000, 5, 1);
         let big = footprint(10, 100_000, 5, 1);

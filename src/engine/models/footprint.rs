@@ -148,13 +148,14 @@ mod tests {
             "{e}"
         );
         assert_eq!(refusal("can", 4, 500, 0, 1 << 30), None);
-        // 2-STGINMF with 300 labelled samples: 2 × 300² f64 = 1.4 MiB.
-        let e = refusal("stginmf", 4, 500, 300, 1 << 20).expect("2-STGINMF refused");
+        // 2-STGINMF with every sample labelled: 2 × 500² f64 = 3.8 MiB, beside 2 MiB of
+        // similarity blocks, against 4 MiB; with 30 labelled it fits.
+        let e = refusal("stginmf", 4, 500, 500, 4 << 20).expect("2-STGINMF refused");
         assert!(
-            e.contains("the dense train–train similarity and distances 1.4 MiB"),
+            e.contains("the dense train–train similarity and distances 3.8 MiB"),
             "{e}"
         );
-        assert_eq!(refusal("stginmf", 4, 500, 30, 1 << 20), None);
+        assert_eq!(refusal("stginmf", 4, 500, 30, 4 << 20), None);
         // GNMF's p-NN search holds blocks of 256 × n distances.
         let e = refusal("gnmf", 4, 500, 0, 100_000).expect("GNMF refused");
         assert!(
