@@ -251,7 +251,8 @@ fn a_npy_larger_than_memory_is_refused_with_its_size() {
     assert!(msg.contains("would need 298.0 GiB"), "{msg}");
 }
 
-/// CAN's dense n×n state for n = 100,000 (3 × 80 GB) is refused at build, before any
+/// CAN's dense n×n state for n = 100,000 (3 × 80 GB) is refused at build (its descriptor's
+/// intermediates), before any
 /// allocation, with the size and what to do.
 #[test]
 fn a_model_with_n_by_n_state_refuses_too_many_samples() {
@@ -270,7 +271,10 @@ fn a_model_with_n_by_n_state_refuses_too_many_samples() {
     .expect("refused");
     let msg = err.to_string();
     assert!(
-        msg.contains("CAN's dense n×n state (3 × 100000×100000 f64) would need 223.5 GiB"),
+        msg.contains(
+            "CAN on 100000 samples × 2 features (the dense n×n Laplacian, eigenvectors and \
+             eigensolver workspace 223.5 GiB, the p-NN search"
+        ),
         "{msg}"
     );
     assert!(msg.contains("fewer samples"), "{msg}");
@@ -307,4 +311,87 @@ fn an_image_folder_larger_than_memory_is_refused_before_decoding() {
         "{stderr}"
     );
     assert!(stderr.contains("--resize"), "{stderr}");
+}
+
+/// The binary under a memory budget of `limit` bytes (`NMF_PLAYGROUND_MEMORY_LIMIT`).
+fn run_with_limit(limit: u64, args: &[&str], data: &Path) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_nmf-playground"))
+        .env(nmf_playground::engine::limits::LIMIT_ENV, limit.to_string())
+        .args(["run", "--json", "--max-iter", "3", "--kmeans-repeats", "1"])
+        .arg("--data")
+        .arg(data)
+        .args(args)
+        .output()
+        .expect("run the binary");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A CSV whose X would not fit is refused before its cells are allocated, with the size and
+/// what to do; under a budget it fits, the same file loads.
+#[test]
+fn a_csv_larger_than_the_memory_budget_is_refused_before_allocating() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let path = tmp.path().join("wide.csv");
+    // 2000 rows × 10 features: 312.5 KiB while loading (two f64 copies).
+    let mut text = String::new();
+    for i in 0..2000 {
+        let row: Vec<String> = (0..10).map(|j| format!("{}", 1 + (i + j) % 7)).collect();
+        text.push_str(&row.join(","));
+        text.push('\n');
+    }
+    std::fs::write(&path, text).expect("write");
+    let (code, stderr) = run_with_limit(100_000, &["--model", "nmf"], &path);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("wide.csv")
+            && stderr.contains("X of about 2000 samples (estimated from the file size) × 10")
+            && stderr.contains("would need 312.5 KiB")
+            && stderr.contains("use fewer samples or features"),
+        "{stderr}"
+    );
+    let (code, stderr) = run_with_limit(100 << 20, &["--model", "nmf", "--k", "2"], &path);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+/// Models whose intermediates (dense n×n state, the p-NN search) exceed the budget are
+/// refused at build, exit 2, naming the data, the model and the size; NMF, which has none,
+/// runs under the same budget.
+#[test]
+fn models_whose_intermediates_exceed_the_budget_are_refused_at_build() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let path = tmp.path().join("four_hundred.csv");
+    let mut text = String::from("a,b,c,label\n");
+    for i in 0..400 {
+        text.push_str(&format!(
+            "{},{},{},{}\n",
+            1 + i % 5,
+            2 + i % 3,
+            1 + i % 7,
+            i % 2
+        ));
+    }
+    std::fs::write(&path, text).expect("write");
+    // 2 MB: X (9.6 kB) loads; CAN's 3 × 400² f64 (3.7 MiB) and GNMF's p-NN blocks do not fit.
+    let limit = 2_000_000;
+    for (model, part) in [
+        (
+            "can",
+            "CAN on 400 samples × 3 features (the dense n×n Laplacian",
+        ),
+        ("gnmf", "GNMF on 400 samples × 3 features (the p-NN graph"),
+    ] {
+        let (code, stderr) = run_with_limit(limit, &["--model", model, "--k", "2"], &path);
+        assert_eq!(code, Some(2), "{model}: {stderr}");
+        assert!(
+            stderr.contains("four_hundred.csv")
+                && stderr.contains(part)
+                && stderr.contains("use fewer samples, or a model without n×n state such as NMF"),
+            "{model}: {stderr}"
+        );
+    }
+    let (code, stderr) = run_with_limit(limit, &["--model", "nmf", "--k", "2"], &path);
+    assert_eq!(code, Some(0), "nmf: {stderr}");
 }

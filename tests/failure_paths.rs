@@ -7,6 +7,8 @@
 //! * cancel ends the job within 100 ms of the request at n = 10,000 samples;
 //! * pause and resume give bit for bit the result of an uninterrupted run with the same seed;
 //! * a panic inside a model becomes a `Failed` event with the panic's message.
+//! * a fit that diverges ends `run` with exit 1 and "diverged at iteration t" (every model,
+//!   through the binary).
 
 #![allow(
     clippy::expect_used,
@@ -371,6 +373,7 @@ static PANICS: Descriptor = Descriptor {
     has_w: false,
     output: Output::Representation,
     build: build_panics,
+    memory: nmf_playground::engine::models::footprint::none,
 };
 
 #[test]
@@ -409,5 +412,117 @@ fn a_panic_inside_a_model_becomes_a_failed_event_with_its_message() {
             }
             other => panic!("expected Failed, got {other:?}"),
         }
+    }
+}
+
+/// `blobs` written as a labelled CSV at `path`.
+fn write_csv(path: &std::path::Path, data: &Dataset) {
+    let mut text = String::new();
+    for c in 0..data.n() {
+        let row: Vec<String> = (0..data.m())
+            .map(|r| format!("{:e}", data.x[[r, c]]))
+            .collect();
+        let label = data.labels.as_ref().expect("labelled")[c];
+        text.push_str(&format!("{},c{label}\n", row.join(",")));
+    }
+    std::fs::write(path, text).expect("write csv");
+}
+
+/// `run` on `csv` with `extra` arguments and environment; exit code and stderr.
+fn run_cli(
+    csv: &std::path::Path,
+    kind: ModelKind,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> (Option<i32>, String) {
+    let m = 6; // the label column's index in every CSV here
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_nmf-playground"));
+    cmd.args(["run", "--data"])
+        .arg(csv)
+        .args(["--label-col", &m.to_string(), "--model", kind.name()])
+        .args([
+            "--k",
+            "3",
+            "--max-iter",
+            "20",
+            "--tol",
+            "0",
+            "--kmeans-repeats",
+            "1",
+        ])
+        .args(["--triplets", "generate", "--reveal", "0.25"])
+        .args(extra);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run the binary");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every registered model's fit that diverges ends `run` with exit 1 and "diverged at
+/// iteration t". For every model the divergence is injected (a NaN objective at iteration 1,
+/// `experiment::FAULT_ENV`), since no one input makes all of them diverge (most of them stay
+/// finite on data at the edge of f64, see above); the models that do diverge on an input
+/// through the binary are checked on it too: RMNMF on data of 1e150, and RNMF, FNMF and RPNMF
+/// from a warm start of 1e200.
+#[test]
+fn run_exits_1_with_diverged_at_iteration_for_every_model() {
+    use nmf_playground::engine::experiment::FAULT_ENV;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let csv = dir.path().join("blobs.csv");
+    write_csv(&csv, &blobs(6, 10, 1.0, 6));
+    for kind in ModelKind::all() {
+        let (code, stderr) = run_cli(&csv, kind, &["--preprocess", "max"], &[(FAULT_ENV, "1")]);
+        assert_eq!(code, Some(1), "{}: {stderr}", kind.name());
+        assert!(
+            stderr.contains("diverged at iteration 1: objective is NaN")
+                && stderr.contains(kind.label())
+                && !stderr.contains("panicked"),
+            "{}: {stderr}",
+            kind.name()
+        );
+    }
+    // Inputs that make a model diverge by themselves.
+    let edge = dir.path().join("edge.csv");
+    write_csv(&edge, &blobs(6, 10, 1e150, 1));
+    let warm = dir.path().join("warm");
+    std::fs::create_dir(&warm).expect("warm dir");
+    let huge = |r, c| Array2::<f64>::from_elem((r, c), 1e200);
+    for (name, a) in [("W.npy", huge(6, 3)), ("H.npy", huge(3, 30))] {
+        use ndarray_npy::WriteNpyExt;
+        let mut buf = Vec::new();
+        a.write_npy(&mut buf).expect("npy");
+        std::fs::write(warm.join(name), buf).expect("write npy");
+    }
+    let warm_arg = warm.display().to_string();
+    let cases: [(&str, &std::path::Path, Vec<&str>); 4] = [
+        ("rmnmf", &edge, vec!["--preprocess", "none"]),
+        (
+            "rnmf",
+            &csv,
+            vec!["--preprocess", "max", "--init", &warm_arg],
+        ),
+        (
+            "fnmf",
+            &csv,
+            vec!["--preprocess", "max", "--init", &warm_arg],
+        ),
+        (
+            "rpnmf",
+            &csv,
+            vec!["--preprocess", "max", "--init", &warm_arg],
+        ),
+    ];
+    for (name, data, extra) in cases {
+        let kind = ModelKind::from_name(name).expect("registered");
+        let (code, stderr) = run_cli(data, kind, &extra, &[]);
+        assert_eq!(code, Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains("diverged at iteration 1"),
+            "{name}: {stderr}"
+        );
     }
 }

@@ -152,62 +152,95 @@ fn check_out_dir(dir: &Path) -> usize {
     files
 }
 
+/// A labelled CSV of `n` samples in 3 blobs of 20 features, so that `run --out` writes
+/// sizeable files (H.csv of 10 × n numbers).
+fn write_blobs_csv(path: &Path, n: usize) {
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let mut text = String::new();
+    for i in 0..n {
+        let class = i % 3;
+        for f in 0..20 {
+            let centre = if f % 3 == class { 4.0 } else { 1.0 };
+            text.push_str(&format!("{:.4},", centre + rng.r#gen::<f64>()));
+        }
+        text.push_str(&format!("c{class}\n"));
+    }
+    std::fs::write(path, text).expect("write the data");
+}
+
+/// How a child ended: `true` when the kill came before it exited.
+fn killed(status: std::process::ExitStatus) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    status.signal() == Some(9)
+}
+
 #[test]
 fn sigkill_during_run_out_never_leaves_a_truncated_file() {
-    // A full run first, to time it and to see every file it writes.
-    let reference = tempfile::tempdir().expect("tempdir");
-    let args = [
-        "run",
-        "--data",
-        "sample:glyphs",
-        "--model",
-        "gnmf",
-        "--max-iter",
-        "200",
-        "--kmeans-repeats",
-        "5",
-        "--out",
-    ];
-    let t0 = Instant::now();
-    let out = bin()
-        .args(args)
-        .arg(reference.path())
-        .stdout(Stdio::null())
-        .output()
-        .expect("run");
-    let full = t0.elapsed();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let all = check_out_dir(reference.path());
-    assert!(all >= 7, "a full run wrote only {all} files");
-    const KILLS: usize = 10;
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
-    let mut partial = 0;
-    for _ in 0..KILLS {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let mut child = bin()
-            .args(args)
-            .arg(dir.path())
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let data = tmp.path().join("blobs.csv");
+    write_blobs_csv(&data, 6000);
+    let args = |out: &Path| {
+        let mut c = bin();
+        c.args(["run", "--data"])
+            .arg(&data)
+            .args(["--label-col", "20", "--model", "nmf", "--k", "10"])
+            .args(["--max-iter", "5", "--kmeans-repeats", "1", "--out"])
+            .arg(out)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn run");
-        // Around the end of the fit, where the files are written.
-        let ms = full.as_millis() as u64;
-        std::thread::sleep(Duration::from_millis(
-            rng.gen_range(ms / 4..ms + ms / 4 + 1),
-        ));
+            .stderr(Stdio::null());
+        c
+    };
+    // The out folder does not exist until the writes begin (the writer creates it): poll for
+    // it, so each kill is timed from the start of the writes.
+    let wait_for_dir = |child: &mut std::process::Child, dir: &Path| -> Option<Instant> {
+        loop {
+            if dir.exists() {
+                return Some(Instant::now());
+            }
+            if child.try_wait().expect("try_wait").is_some() {
+                return None;
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    };
+    // A full run first: every file it writes, and how long the writes take.
+    let reference = tmp.path().join("reference");
+    let mut child = args(&reference).spawn().expect("run");
+    let began = wait_for_dir(&mut child, &reference).expect("the run wrote its folder");
+    let status = child.wait().expect("wait");
+    let writes = began.elapsed();
+    assert!(status.success(), "the reference run failed");
+    let all = check_out_dir(&reference);
+    assert!(all >= 7, "a full run wrote only {all} files");
+    const KILLS: usize = 20;
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let (mut during, mut partial) = (0, 0);
+    for round in 0..KILLS {
+        let dir = tmp.path().join(format!("kill{round}"));
+        let mut child = args(&dir).spawn().expect("spawn run");
+        // A random moment within the writes (a little past their measured length).
+        let us = writes.as_micros() as u64;
+        let at = Duration::from_micros(rng.gen_range(0..us + us / 10 + 1));
+        let began = wait_for_dir(&mut child, &dir);
+        if began.is_some() {
+            std::thread::sleep(at);
+        }
         let _ = child.kill();
-        let _ = child.wait();
-        let files = check_out_dir(dir.path());
-        if files > 0 && files < all {
+        let status = child.wait().expect("wait");
+        let files = if dir.exists() { check_out_dir(&dir) } else { 0 };
+        if began.is_some() && killed(status) {
+            during += 1;
+        }
+        if files < all {
             partial += 1;
         }
     }
     eprintln!(
-        "a full run takes {full:?} and writes {all} files; {partial} of {KILLS} kills left some but not all"
+        "the writes take {writes:?} of a full run's {all} files; {during} of {KILLS} kills \
+         landed during them, {partial} left some but not all files (each complete)"
+    );
+    assert!(
+        during >= 10,
+        "only {during} of {KILLS} kills landed during the writes ({writes:?})"
     );
 }

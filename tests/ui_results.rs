@@ -421,3 +421,99 @@ fn a_stopped_run_is_kept_and_scored_and_show_brings_a_run_back() {
     );
     assert_eq!(h.state().view().scatter.by_sample, first_frame);
 }
+
+/// "Export run…" writes the finished run's H and W, the labels of every sample (truth,
+/// painted, cluster) and the clusters, as CSV and `.npy`, into the typed folder from a
+/// background thread; each file reads back to what the app holds.
+#[test]
+fn export_run_writes_the_factors_and_labels_which_read_back() {
+    use ndarray_npy::ReadNpyExt;
+    let mut h = loaded();
+    // Painted labels: a fifth of the true labels revealed.
+    h.state_mut().push_command(UiCommand::RevealLabels {
+        fraction: 0.2,
+        seed: 3,
+    });
+    h.run_steps(2);
+    run_and_evaluate(&mut h, 1);
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("exported/run1");
+    click_visible(&mut h, "Export folder");
+    h.get_by_label("Export folder")
+        .type_text(&dir.display().to_string());
+    h.step();
+    click_visible(&mut h, "Export run…");
+    step_until(&mut h, "the export", MAX_STEPS, |a| {
+        a.session().exporting.is_none() && a.session().status.text.contains("Exported run 1")
+    });
+    let s = h.state().session();
+    assert!(!s.status.is_error, "{:?}", s.status);
+    let data = s.dataset.clone().expect("dataset");
+    let row = &s.history[0];
+    let ev = row.evaluation.clone().expect("evaluated");
+    let n = data.n();
+    let read = |name: &str| {
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        ndarray::Array2::<f64>::read_npy(bytes.as_slice()).unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    let bits = |a: &ndarray::Array2<f64>| a.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&read("H.npy")), bits(&row.factors.h));
+    let w = row.factors.w.as_ref().expect("NMF has W");
+    assert_eq!(bits(&read("W.npy")), bits(w));
+    // H.csv holds the same numbers at full precision.
+    let csv_h: Vec<Vec<f64>> = std::fs::read_to_string(dir.join("H.csv"))
+        .expect("H.csv")
+        .lines()
+        .map(|l| l.split(',').map(|v| v.parse().expect("number")).collect())
+        .collect();
+    assert_eq!(csv_h.len(), row.factors.h.nrows());
+    for (r, line) in csv_h.iter().enumerate() {
+        assert_eq!(line.len(), n);
+        for (c, v) in line.iter().enumerate() {
+            assert_eq!(
+                v.to_bits(),
+                row.factors.h[[r, c]].to_bits(),
+                "H.csv [{r}, {c}]"
+            );
+        }
+    }
+    // labels.csv: one row per sample; truth by name, painted only where revealed (and then
+    // the truth), the cluster of the evaluation.
+    let text = std::fs::read_to_string(dir.join("labels.csv")).expect("labels.csv");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "index,truth,painted,cluster");
+    assert_eq!(lines.len(), n + 1);
+    let truth = data.labels.as_ref().expect("the sample is labelled");
+    let mut painted = 0;
+    for (i, line) in lines[1..].iter().enumerate() {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[0], i.to_string());
+        assert_eq!(f[1], data.class_names[truth[i]], "{line}");
+        if !f[2].is_empty() {
+            assert_eq!(f[2], f[1], "a revealed label is the truth: {line}");
+            painted += 1;
+        }
+        assert_eq!(f[3], ev.clusters[i].to_string(), "{line}");
+    }
+    let labelled = s.store.as_ref().expect("store").labels().n_labelled();
+    assert!(
+        painted > 0 && painted == labelled,
+        "{painted} vs {labelled}"
+    );
+    let m = read("labels.npy");
+    assert_eq!(m.dim(), (n, 3));
+    for i in 0..n {
+        assert_eq!(m[[i, 0]], truth[i] as f64);
+        assert_eq!(m[[i, 2]], ev.clusters[i] as f64);
+    }
+    let clusters = std::fs::read_to_string(dir.join("clusters.csv")).expect("clusters.csv");
+    assert_eq!(clusters.lines().count(), n + 1);
+    // NMF is not a classifier: no predictions file.
+    assert!(!dir.join("predictions.csv").exists());
+    // No temporary file is left beside them.
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
+}

@@ -1,4 +1,5 @@
-//! Writing results: atomic files (temp file + rename), CSV and `.npy` matrices.
+//! Writing results: atomic files (temp file + rename), CSV and `.npy` matrices (the run's
+//! files themselves are [`crate::engine::export`]'s, shared with the app).
 
 use anyhow::Context;
 use ndarray::Array2;
@@ -11,23 +12,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// A matrix as CSV text, one row per line, full precision (`{:?}` round-trips f64).
-pub fn matrix_csv(a: &Array2<f64>) -> String {
-    let mut s = String::with_capacity(a.len() * 20);
-    for row in a.rows() {
-        let line: Vec<String> = row.iter().map(|v| format!("{v:?}")).collect();
-        s.push_str(&line.join(","));
-        s.push('\n');
-    }
-    s
-}
-
-/// A matrix as `.npy` bytes (f64, C order).
+/// A matrix as `.npy` bytes (f64, C order; [`crate::engine::export::matrix_npy`]).
 pub fn matrix_npy(a: &Array2<f64>) -> anyhow::Result<Vec<u8>> {
-    use ndarray_npy::WriteNpyExt;
-    let mut buf = Vec::new();
-    a.as_standard_layout()
-        .write_npy(&mut buf)
-        .context("cannot encode .npy")?;
-    Ok(buf)
+    Ok(crate::engine::export::matrix_npy(a, "a matrix")?)
 }

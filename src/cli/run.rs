@@ -2,19 +2,16 @@
 
 use super::CliError;
 use super::drive::fit_job;
-use super::output::{matrix_csv, matrix_npy, write_atomic};
 use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::{self, Dataset, LabelColumn, LoadOptions, Preprocess};
 use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, evaluate_run};
 use crate::engine::experiment::{self, FitOptions, StopReason};
-use crate::engine::fsutil::csv_field;
+use crate::engine::export::{Factors, RunWriter, clusters_csv, predictions_csv};
 use crate::engine::linalg;
-use crate::engine::models::{
-    LabelOrigin, ModelKind, ModelSpec, ParamValue, Predictions, WarmStart,
-};
+use crate::engine::models::{LabelOrigin, ModelKind, ModelSpec, ParamValue, WarmStart};
 use crate::engine::session::{DataCheck, SessionFile};
 use crate::engine::worker::{Job, JobId};
-use anyhow::{Context, anyhow};
+use anyhow::anyhow;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -517,15 +514,14 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     });
 
     if let Some(dir) = &args.out {
-        write_outputs(dir, &report, h, w, &result.exports, &clusters, rec)
+        let factors = Factors {
+            h,
+            w,
+            exports: &result.exports,
+        };
+        let predicted = predictions.map(|p| predictions_csv(&data, &side.labels, p));
+        write_outputs(dir, &report, &factors, &clusters, rec, predicted.as_deref())
             .map_err(CliError::Failed)?;
-        if let Some(p) = predictions {
-            write_atomic(
-                &dir.join("predictions.csv"),
-                predictions_csv(&data, &side.labels, p).as_bytes(),
-            )
-            .map_err(CliError::Failed)?;
-        }
         eprintln!("wrote results to {}", dir.display());
     }
     if args.json {
@@ -535,51 +531,22 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `predictions.csv`: one row per sample, `index,truth,known,predicted,confidence` (0-based
-/// index; classes by name when the dataset names them; `known` 1 for a given label, 0
-/// otherwise; truth empty for unlabelled data).
-pub fn predictions_csv(data: &Dataset, known: &[Option<usize>], p: &Predictions) -> String {
-    let name = |c: usize| {
-        data.class_names
-            .get(c)
-            .map_or_else(|| c.to_string(), |s| csv_field(s))
-    };
-    let mut out = String::from("index,truth,known,predicted,confidence\n");
-    for (i, (&label, &conf)) in p.labels.iter().zip(&p.confidence).enumerate() {
-        let truth = data
-            .labels
-            .as_ref()
-            .and_then(|t| t.get(i))
-            .map_or_else(String::new, |&c| name(c));
-        let given = u8::from(known.get(i).is_some_and(Option::is_some));
-        out.push_str(&format!("{i},{truth},{given},{},{conf:?}\n", name(label)));
-    }
-    out
-}
-
+/// The files of `--out`: the run's (clusters, factors and exports, a classifier's
+/// predictions, [`crate::engine::export`]) and the command line's own (convergence.csv,
+/// run.json last).
 fn write_outputs(
     dir: &Path,
     report: &Value,
-    h: &ndarray::Array2<f64>,
-    w: Option<&ndarray::Array2<f64>>,
-    exports: &[crate::engine::models::Export],
+    factors: &Factors<'_>,
     clusters: &[usize],
     rec: &experiment::FitRecord,
+    predictions: Option<&str>,
 ) -> anyhow::Result<()> {
-    let mut cl = String::from("cluster\n");
-    for c in clusters {
-        cl.push_str(&format!("{c}\n"));
-    }
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    write_atomic(&dir.join("clusters.csv"), cl.as_bytes())?;
-    write_atomic(&dir.join("H.csv"), matrix_csv(h).as_bytes())?;
-    write_atomic(&dir.join("H.npy"), &matrix_npy(h)?)?;
-    if let Some(w) = w {
-        write_atomic(&dir.join("W.csv"), matrix_csv(w).as_bytes())?;
-        write_atomic(&dir.join("W.npy"), &matrix_npy(w)?)?;
-    }
-    for e in exports {
-        write_atomic(&dir.join(format!("{}.npy", e.name)), &matrix_npy(&e.array)?)?;
+    let mut out = RunWriter::new(dir)?;
+    out.file("clusters.csv", clusters_csv(clusters).as_bytes())?;
+    out.factors(factors)?;
+    if let Some(p) = predictions {
+        out.file("predictions.csv", p.as_bytes())?;
     }
     let names: Vec<&String> = rec.terms.keys().collect();
     // Multi-stage models say which round and stage each iteration belongs to.
@@ -609,9 +576,9 @@ fn write_outputs(
         }
         conv.push('\n');
     }
-    write_atomic(&dir.join("convergence.csv"), conv.as_bytes())?;
+    out.file("convergence.csv", conv.as_bytes())?;
     let text = serde_json::to_string_pretty(report)?;
-    write_atomic(&dir.join("run.json"), text.as_bytes())?;
+    out.file("run.json", text.as_bytes())?;
     Ok(())
 }
 

@@ -131,6 +131,13 @@ pub fn all_finite(a: ArrayView2<'_, f64>) -> bool {
     lanes.iter().all(|&l| l == 0.0)
 }
 
+/// Environment variable for the failure-path tests: `NMF_PLAYGROUND_FAULT_NAN_AT=t` makes
+/// iteration t of every fit report a NaN objective, so that the divergence path (the check
+/// below, the `Failed` event, `run`'s exit 1 with "diverged at iteration t") can be driven
+/// through the binary for every model, also those no input makes diverge. Read once per fit;
+/// unset (the normal case) it changes nothing.
+pub const FAULT_ENV: &str = "NMF_PLAYGROUND_FAULT_NAN_AT";
+
 /// Iterate `model` until convergence, the iteration cap, an error, or until `observe` breaks.
 ///
 /// `observe(t, objective, model)` runs after every iteration t (1-based) with the objective
@@ -153,6 +160,9 @@ pub fn fit(
     // self-training fit of several 200-step stages short.
     let per_phase = model.stops_itself();
     let (mut phase, mut in_phase) = (model.phase(), 0usize);
+    let fault: Option<usize> = std::env::var(FAULT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse().ok());
     let mut t = 0usize;
     loop {
         t += 1;
@@ -160,6 +170,10 @@ pub fn fit(
             break;
         }
         let obj = match model.step() {
+            Ok(o) if fault == Some(t) => Objective {
+                total: f64::NAN,
+                ..o
+            },
             Ok(o) => o,
             // Stopped within the iteration: the iterate is the previous one's.
             Err(ModelError::Interrupted) => {

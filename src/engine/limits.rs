@@ -6,6 +6,11 @@
 //! and the headroom under the process's address-space limit (`RLIMIT_AS`, read from
 //! `/proc/self/limits`, minus what is mapped now from `/proc/self/status`). Where neither can
 //! be read (not Linux) only [`HARD_CAP_BYTES`] applies.
+//!
+//! The environment variable [`LIMIT_ENV`] (`NMF_PLAYGROUND_MEMORY_LIMIT`, a number of bytes)
+//! lowers the budget further: a user can keep the app well below the machine's memory, and the
+//! tests set a small budget on the binary to check that a refusal comes before the allocation
+//! (an in-process test passes its budget explicitly instead, e.g. [`check_against`]).
 
 /// Largest single allocation ever attempted, whatever the machine reports: 64 GiB.
 pub const HARD_CAP_BYTES: u64 = 64 << 30;
@@ -46,9 +51,19 @@ pub fn human(bytes: u64) -> String {
     }
 }
 
-/// Bytes this process may still allocate (see the module docs), at most [`HARD_CAP_BYTES`].
+/// Environment variable capping [`available_bytes`] (bytes; unset, empty or unparsable: no cap).
+pub const LIMIT_ENV: &str = "NMF_PLAYGROUND_MEMORY_LIMIT";
+
+/// Bytes this process may still allocate (see the module docs), at most [`HARD_CAP_BYTES`]
+/// and at most [`LIMIT_ENV`] when it is set.
 pub fn available_bytes() -> u64 {
     let mut avail = HARD_CAP_BYTES;
+    if let Some(cap) = std::env::var(LIMIT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        avail = avail.min(cap);
+    }
     if let Some(m) = meminfo_available() {
         avail = avail.min(m);
     }

@@ -73,6 +73,9 @@ pub enum UiCommand {
     ResolvePending(Resolution),
     /// Write the run history table as CSV to this path (atomically).
     ExportHistory(PathBuf),
+    /// Write the shown (or last) run's H, W, labels and predictions as CSV and `.npy` into
+    /// this folder (background thread, atomically).
+    ExportRun(PathBuf),
     /// Save the session to this path, or to the last session file (asking when there is
     /// none).
     SaveSession(Option<PathBuf>),

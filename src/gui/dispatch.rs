@@ -90,6 +90,7 @@ impl App {
             UiCommand::RevealLabels { fraction, seed } => self.reveal(fraction, seed),
             UiCommand::ResolvePending(r) => self.resolve_pending(r),
             UiCommand::ExportHistory(p) => self.export_history(&p),
+            UiCommand::ExportRun(dir) => self.export_run(&dir),
             UiCommand::SaveSession(path) => {
                 match path.or_else(|| self.session.session_path.clone()) {
                     Some(p) => self.session_file(true, p),
@@ -139,6 +140,7 @@ impl App {
                 fingerprint,
                 result,
             } => self.suggested(fingerprint, result),
+            TaskDone::Exported(done) => self.exported(done),
         }
     }
 

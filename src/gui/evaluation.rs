@@ -186,6 +186,8 @@ impl App {
             },
             snapshot: self.run.snapshot.clone(),
             evaluation: None,
+            predictions: result.predictions.clone(),
+            exports: Arc::new(result.exports.clone()),
         });
         let data = s.dataset.as_ref();
         let input = EvalInput {

@@ -15,6 +15,7 @@ mod dispatch;
 mod evaluation;
 mod explore;
 mod explore_actions;
+mod export_actions;
 mod format;
 mod input;
 mod layout;
@@ -156,6 +157,8 @@ enum TaskDone {
         fingerprint: Fingerprint,
         result: Option<crate::engine::constraints::Suggestion>,
     },
+    /// An "Export run…" finished writing (or failed).
+    Exported(export_actions::Exported),
 }
 
 /// The desktop app.

@@ -272,6 +272,8 @@ impl App {
                 stop: r.stop.clone(),
                 snapshot: None,
                 evaluation: None,
+                predictions: None,
+                exports: Arc::default(),
             });
         }
         let note = if missing > 0 {

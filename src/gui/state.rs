@@ -363,6 +363,10 @@ pub struct HistoryRow {
     pub snapshot: Option<Arc<crate::engine::worker::Snapshot>>,
     /// Its evaluation, once it arrives (every metric, for the table and the CSV).
     pub evaluation: Option<Arc<Evaluation>>,
+    /// A classifier's predictions (2-STGINMF) and the arrays the model exports beyond W and
+    /// H (FNMF's Θ, PSMF's G), for "Export run…"; empty for runs read from a session.
+    pub predictions: Option<Arc<crate::engine::models::Predictions>>,
+    pub exports: Arc<Vec<crate::engine::models::Export>>,
 }
 
 /// Domain state of one app session (never persisted): the dataset, its constraints, the
@@ -407,6 +411,8 @@ pub struct Session {
     pub opening: Option<super::OpeningSession>,
     /// Unsaved edits a killed session left for this dataset, offered back.
     pub recovery_offer: Option<crate::engine::recovery::Found>,
+    /// The run being exported on a background thread ("Export run…"), if any.
+    pub exporting: Option<u64>,
 }
 
 /// What a click on the scatter does.

@@ -59,6 +59,8 @@ pub struct ViewState {
     pub selected_runs: Vec<u64>,
     /// Text of the history export path field.
     pub history_path_input: String,
+    /// Folder typed for "Export run…".
+    pub export_dir_input: String,
     // ----- text fields and windows
     /// Text of the typed dataset path field.
     pub path_input: String,
@@ -103,6 +105,7 @@ impl ViewState {
             explore: ExploreView::default(),
             selected_runs: Vec::new(),
             history_path_input: String::new(),
+            export_dir_input: String::new(),
             path_input: last_path
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),

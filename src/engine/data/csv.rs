@@ -7,6 +7,7 @@
 
 use super::labels::index_labels;
 use super::{Column, DataError, Dataset, LabelColumn, LoadOptions, Place, check_value, excerpt};
+use crate::engine::limits;
 use ndarray::Array2;
 use std::path::Path;
 
@@ -65,8 +66,41 @@ fn parse_number(cell: &str, decimal_comma: bool) -> Option<f64> {
     }
 }
 
+/// Bytes held per parsed cell while loading: the row-major values and, at the end, X
+/// transposed beside them.
+const BYTES_PER_CELL: u128 = 16;
+
+/// Bytes at the start of the text whose line lengths estimate the number of rows.
+const ESTIMATE_SAMPLE: usize = 64 << 10;
+
 /// Load a delimited table. See the module docs for the rules.
 pub fn load_table(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
+    load_table_within(path, opts, limits::available_bytes)
+}
+
+/// [`load_table`] with the memory budget from `memory` (bytes; asked before reading the
+/// file and again once it is read). A file that would not fit is refused before the cells
+/// are allocated: once from the row count the first [`ESTIMATE_SAMPLE`] bytes predict, and
+/// again as rows accumulate (a cap on the parsed cells), so a file whose first rows mislead
+/// the estimate is refused when the cap is reached, not after filling memory.
+pub(crate) fn load_table_within(
+    path: &Path,
+    opts: &LoadOptions,
+    memory: impl Fn() -> u64,
+) -> Result<Dataset, DataError> {
+    let too_large = |t: limits::TooLarge| DataError::Unsupported {
+        path: path.to_path_buf(),
+        why: format!("{t}; use fewer samples or features (split the file, or drop columns)"),
+    };
+    if let Ok(meta) = std::fs::metadata(path) {
+        limits::check_against(
+            &format!("reading the file ({})", limits::human(meta.len())),
+            u128::from(meta.len()),
+            1,
+            memory(),
+        )
+        .map_err(too_large)?;
+    }
     let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
     let text = String::from_utf8_lossy(&bytes);
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
@@ -189,7 +223,29 @@ pub fn load_table(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
         });
     }
 
-    let mut values: Vec<f64> = Vec::new();
+    // The cells the budget allows, and the rows the first bytes predict.
+    let budget = memory();
+    let cap_cells = usize::try_from(u128::from(budget) / BYTES_PER_CELL).unwrap_or(usize::MAX);
+    let sample = &text.as_bytes()[..text.len().min(ESTIMATE_SAMPLE)];
+    let sample_lines = sample.iter().filter(|&&b| b == b'\n').count().max(1);
+    let est_rows = (text.len() as u128 * sample_lines as u128).div_ceil(sample.len() as u128);
+    // `how`: "about" (estimated) or "at least … (line L)" (counted).
+    let refuse = |rows: u128, how: &str, at: &str| {
+        too_large(limits::TooLarge {
+            what: format!(
+                "X of {how} {rows} samples{at} × {m} features (f64, held twice while loading)"
+            ),
+            bytes: u64::try_from(rows * m as u128 * BYTES_PER_CELL).unwrap_or(u64::MAX),
+            available: budget,
+        })
+    };
+    // Every cell takes at least two bytes of text ("1,"): no estimate goes beyond that.
+    let est_cells = (est_rows * m as u128).min(text.len() as u128 / 2 + m as u128);
+    if est_cells > cap_cells as u128 {
+        return Err(refuse(est_rows, "about", " (estimated from the file size)"));
+    }
+    let mut values: Vec<f64> =
+        Vec::with_capacity(usize::try_from(est_cells).unwrap_or(0).min(cap_cells));
     let mut raw_labels: Vec<String> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut handle = |rec: &::csv::StringRecord, line: usize| -> Result<(), DataError> {
@@ -201,6 +257,18 @@ pub fn load_table(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
                 expected: ncols,
                 found: rec.len(),
             });
+        }
+        if values.len() + m > cap_cells {
+            return Err(refuse(
+                names.len() as u128 + 1,
+                "at least",
+                &format!(" (by line {line})"),
+            ));
+        }
+        if values.len() + m > values.capacity() {
+            // Grow by doubling, but never past the cap.
+            let want = (2 * values.capacity()).max(values.len() + m).min(cap_cells);
+            values.reserve_exact(want - values.len());
         }
         for (j, cell) in rec.iter().enumerate() {
             let place = || Place {
@@ -282,5 +350,66 @@ mod tests {
         assert_eq!(sniff_delimiter("a\tb\n1\t2\n"), b'\t');
         assert_eq!(sniff_delimiter("\"x,y\";b\n1;2\n"), b';');
         assert_eq!(sniff_delimiter("single\n1\n"), b',');
+    }
+
+    fn table(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.csv");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    const ROW: &str = "1,2,3,4,5,6,7,8,9,10\n";
+
+    #[test]
+    fn a_table_over_the_budget_is_refused_from_its_estimated_size() {
+        // 2000 rows × 10 cells, 16 bytes each while loading: 312.5 KiB.
+        let (_dir, path) = table(&ROW.repeat(2000));
+        let opts = LoadOptions::default();
+        let e = load_table_within(&path, &opts, || 100_000)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("big.csv"), "{e}");
+        assert!(
+            e.contains(
+                "X of about 2000 samples (estimated from the file size) × 10 features (f64, held \
+                 twice while loading) would need 312.5 KiB but only 97.7 KiB of memory is \
+                 available; use fewer samples or features"
+            ),
+            "{e}"
+        );
+        assert_eq!(
+            load_table_within(&path, &opts, || 1 << 20).unwrap().n(),
+            2000
+        );
+    }
+
+    #[test]
+    fn a_table_whose_first_rows_mislead_the_estimate_is_refused_at_the_cell_cap() {
+        // 64 rows padded to 1 KiB (trimmed away) make the estimate ~1000 rows, within the
+        // budget of 62,500 cells (1 MB); the 40,000 short rows after them reach the cap at
+        // row 6251.
+        let long = format!("{}{}\n", ROW.trim_end(), " ".repeat(1000));
+        let text = long.repeat(64) + &ROW.repeat(40_000);
+        let (_dir, path) = table(&text);
+        let e = load_table_within(&path, &LoadOptions::default(), || 1_000_000)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("big.csv") && e.contains("X of at least 6251 samples (by line 6251) × 10"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_file_larger_than_the_budget_is_not_read() {
+        let (_dir, path) = table(&ROW.repeat(100));
+        let e = load_table_within(&path, &LoadOptions::default(), || 1000)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("big.csv") && e.contains("reading the file (2.1 KiB)"),
+            "{e}"
+        );
     }
 }

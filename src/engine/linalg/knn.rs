@@ -310,6 +310,30 @@ pub fn knn_unless(
     Some(Neighbours { p, idx, dist2 })
 }
 
+/// Bytes [`knn`] holds at its peak for `n` samples of `m` features and `p` neighbours with
+/// `threads` blocks in flight: the samples as rows (an f64 and an f32 copy), each block's
+/// distances (f32 and f64) and candidates, every block's lists for the samples after it
+/// (≈ n²·p/256 pairs in all: the part that grows as n², 31 MB at n = 10,000 and p = 5 but
+/// 3 GB at n = 100,000), and the result. Checked by the models before they search
+/// ([`crate::engine::models::footprint`]).
+pub fn footprint(m: usize, n: usize, p: usize, threads: usize) -> u128 {
+    let p = p.min(n.saturating_sub(1)) as u128;
+    if p == 0 {
+        return 0;
+    }
+    let (mu, nu) = (m as u128, n as u128);
+    let cap = (2 * p).max(p + 4);
+    let pair = 16u128; // (f64, usize)
+    let rows = nu * mu * 12;
+    let in_flight = (threads.max(1) as u128).min(nu.div_ceil(BLOCK as u128));
+    let block = in_flight * (BLOCK as u128) * nu * (12 + pair);
+    let later: u128 = (0..n)
+        .step_by(BLOCK)
+        .map(|b0| (n - (b0 + BLOCK).min(n)) as u128 * cap * pair)
+        .sum();
+    rows + block + later + nu * p * pair
+}
+
 /// The binary symmetrised p-NN graph of the columns of `x` (docs/models.md §2.1), as CSR.
 pub fn knn_graph(x: ArrayView2<'_, f64>, p: usize) -> Csr {
     knn(x, p).binary_graph()
@@ -325,6 +349,21 @@ mod tests {
     fn random(m: usize, n: usize, seed: u64) -> Array2<f64> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         Array2::from_shape_fn((m, n), |_| rng.r#gen::<f64>())
+    }
+
+    #[test]
+    fn the_footprint_grows_as_n_squared_in_the_candidate_lists() {
+        assert_eq!(footprint(5, 1, 3, 2), 0, "one sample has no neighbours");
+        // n = 300, both blocks in flight: rows 300·4·12, block 256·300·28, the first
+        // block's lists for the 44 samples after it (cap 7 pairs of 16 bytes), result 300·3·16.
+        assert_eq!(
+            footprint(4, 300, 3, 2),
+            300 * 4 * 12 + 2 * 256 * 300 * 28 + 44 * 7 * 16 + 300 * 3 * 16
+        );
+        let small = footprint(10, 10_000, 5, 1);
+        let big = footprint(10, 100_000, 5, 1);
+        assert!(big > 30 * small, "{small} {big}");
+        assert!(big > 3_000_000_000, "{big}");
     }
 
     fn brute(x: &Array2<f64>, p: usize) -> Vec<Vec<usize>> {

@@ -7,6 +7,7 @@
 //! cancellation) and by [`crate::engine::worker`] (the same loop on a thread).
 
 pub mod alm;
+pub mod footprint;
 pub mod mu;
 pub mod params;
 pub mod registry;
@@ -356,18 +357,6 @@ impl ModelSpec {
 }
 
 /// `name=value` pairs in name order joined by `sep` (values by [`ParamValue`]'s `Display`).
-/// Refuse, before anything is allocated, a model whose dense n×n state (`matrices` n×n f64
-/// arrays) would not fit in the memory available ([`crate::engine::limits`]); the message gives
-/// the size and what to do.
-pub(crate) fn refuse_nn_state(model: &str, n: usize, matrices: u128) -> Result<(), ModelError> {
-    let what = format!("{model}'s dense n×n state ({matrices} × {n}×{n} f64)");
-    crate::engine::limits::check_alloc(&what, (n as u128) * (n as u128) * matrices, 8).map_err(
-        |t| ModelError::BadData {
-            why: format!("{t}; use fewer samples, or a model without n×n state (NMF, GNMF, RPNMF)"),
-        },
-    )
-}
-
 pub fn params_string(params: &BTreeMap<String, ParamValue>, sep: &str) -> String {
     params
         .iter()
@@ -440,10 +429,21 @@ pub fn build(
     }
     // Problems with the data name the dataset they are about (its file or sample).
     let source = data.source.clone();
-    (spec.kind.descriptor().build)(spec, &params, data, side).map_err(|e| match e {
+    let named = |e: ModelError| match e {
         ModelError::BadData { why } if !why.starts_with(&source) => ModelError::BadData {
             why: format!("{source}: {why}"),
         },
         e => e,
-    })
+    };
+    // The model's large intermediates, before any of them is allocated.
+    let sizes = footprint::Sizes {
+        m,
+        n,
+        k: spec.k,
+        labelled: side.n_known_labels(),
+        params: &params,
+    };
+    footprint::check(spec.kind, &sizes, crate::engine::limits::available_bytes())
+        .map_err(&named)?;
+    (spec.kind.descriptor().build)(spec, &params, data, side).map_err(named)
 }

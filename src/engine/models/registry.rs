@@ -4,6 +4,7 @@
 //! `models/mod.rs`). The CLI's `--model` parsing and help, the GUI's picker and parameter
 //! widgets and `sweep`'s grid all read it through [`ModelKind`].
 
+use super::footprint::MemoryFn;
 use super::params::{Checked, HyperParam, ParamKind, ParamValue, Preset};
 use super::{MODELS, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
@@ -65,6 +66,9 @@ pub struct Descriptor {
     pub has_w: bool,
     pub output: Output,
     pub build: BuildFn,
+    /// The large intermediates the model allocates (dense n×n state, the p-NN search, m×n
+    /// working copies), checked against the memory available before it is built.
+    pub memory: MemoryFn,
 }
 
 impl fmt::Debug for Descriptor {

@@ -317,6 +317,32 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
             )));
         }
     });
+    ui.horizontal(|ui| {
+        let l = ui.label("Export folder");
+        ui.add(
+            egui::TextEdit::singleline(&mut view.export_dir_input)
+                .desired_width(140.0)
+                .hint_text("results/run"),
+        )
+        .labelled_by(l.id);
+        let ready = !session.history.is_empty() && session.exporting.is_none();
+        if ui
+            .add_enabled(ready, egui::Button::new("Export run…"))
+            .on_hover_text(
+                "Write the shown run (else the last) into the typed folder, as run --out does: \
+                 H and W (CSV and .npy), clusters.csv, labels.csv/.npy (truth, painted, \
+                 cluster per sample) and a classifier's predictions.csv/.npy",
+            )
+            .clicked()
+        {
+            cmds.push(UiCommand::ExportRun(PathBuf::from(
+                view.export_dir_input.trim(),
+            )));
+        }
+        if session.exporting.is_some() {
+            ui.spinner();
+        }
+    });
     // Room for the panel's horizontal scroll bar, which floats over the bottom edge.
     ui.add_space(16.0);
 }

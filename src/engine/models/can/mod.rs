@@ -32,11 +32,23 @@ pub mod params;
 pub use algorithm::{Can, EIGEN_ZERO, components};
 pub use params::CanParams;
 
+use crate::engine::models::footprint::{Intermediate, Sizes};
 use super::registry::{Descriptor, ModelKind, Output, SideNeed};
 use super::{Checked, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use std::sync::Arc;
+
+/// CAN's large intermediates: its dense n×n state and the p-NN search of its first graph.
+fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
+    vec![
+        s.dense_nn(
+            "the dense n×n Laplacian, eigenvectors and eigensolver workspace",
+            NN_MATRICES,
+        ),
+        s.knn("the p-NN search", s.m, s.count("neighbors", 5) + 1),
+    ]
+}
 
 /// CAN in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
@@ -59,11 +71,12 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     has_w: false,
     output: Output::ClusterLabels,
     build,
+    memory,
 };
 
 /// Dense n×n f64 arrays CAN holds at once: the Laplacian, its eigenvectors and the
 /// eigensolver's workspace (docs/models.md §2.7 step 2).
-const NN_MATRICES: u128 = 3;
+pub(crate) const NN_MATRICES: u128 = 3;
 
 /// The handle of CAN.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
@@ -82,7 +95,6 @@ fn build(
         });
     }
     let params = CanParams::from_checked(params)?;
-    crate::engine::models::refuse_nn_state("CAN", data.n(), NN_MATRICES)?;
     Ok(Box::new(Can::new(data.x.view(), spec.k, spec.seed, params)?))
 }
 

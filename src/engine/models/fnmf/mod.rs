@@ -36,11 +36,21 @@ pub mod params;
 pub use algorithm::Fnmf;
 pub use params::FnmfParams;
 
+use crate::engine::models::footprint::{Intermediate, Sizes};
 use super::registry::{Descriptor, ModelKind, Output, SideNeed};
 use super::{Checked, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use std::sync::Arc;
+
+/// FNMF's large intermediates: the adaptive-neighbour graph's p-NN search and its two m×n
+/// working arrays (docs/models.md §2.2).
+fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
+    vec![
+        s.knn("the adaptive-neighbour graph", s.m, s.count("neighbors", 5) + 1),
+        s.like_x("the m×n working arrays", 2),
+    ]
+}
 
 /// FNMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
@@ -61,6 +71,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     has_w: true,
     output: Output::Representation,
     build,
+    memory,
 };
 
 /// The handle of FNMF.

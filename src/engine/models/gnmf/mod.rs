@@ -26,11 +26,17 @@ pub use algorithm::Gnmf;
 pub(crate) use algorithm::graph_pass;
 pub use params::GnmfParams;
 
+use crate::engine::models::footprint::{Intermediate, Sizes};
 use super::registry::{Descriptor, ModelKind, Output, SideNeed};
 use super::{Checked, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use std::sync::Arc;
+
+/// GNMF's large intermediates: the p-NN search and graph (docs/models.md §2.1).
+fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
+    vec![s.knn("the p-NN graph", s.m, s.count("neighbors", 5))]
+}
 
 /// GNMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
@@ -51,6 +57,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     has_w: true,
     output: Output::Representation,
     build,
+    memory,
 };
 
 /// The handle of GNMF.

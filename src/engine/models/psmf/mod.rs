@@ -32,11 +32,33 @@ pub mod params;
 pub use algorithm::{Psmf, Whitened, argmax_rows, laplacian_apply, lw_apply, scaled_indicator, whiten};
 pub use params::{LwVariant, PsmfInit, PsmfParams};
 
+use crate::engine::models::footprint::{Intermediate, Sizes};
 use super::registry::{Descriptor, ModelKind, Output, SideNeed};
 use super::{Checked, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use std::sync::Arc;
+
+/// PSMF's large intermediates: the whitened data, the p-NN graph of the subspace and, when
+/// it starts from CAN, CAN's dense n×n state (docs/models.md §6.6).
+fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
+    let dims = match s.count("subspace", 0) {
+        0 => s.k,
+        d => d,
+    };
+    let mut parts = vec![
+        s.like_x("the whitened data", 1),
+        s.knn("the p-NN graph of the subspace", dims, s.count("neighbors", 5)),
+    ];
+    if s.params.choice("init", &[("can", true), ("kmeans", false)]).unwrap_or(false) {
+        parts.push(s.dense_nn(
+            "CAN's dense n×n state for the start",
+            crate::engine::models::can::NN_MATRICES,
+        ));
+        parts.push(s.knn("CAN's p-NN search", s.m, s.count("can_neighbors", 5) + 1));
+    }
+    parts
+}
 
 /// PSMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
@@ -60,6 +82,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     has_w: false,
     output: Output::ClusterLabels,
     build,
+    memory,
 };
 
 /// The handle of PSMF.

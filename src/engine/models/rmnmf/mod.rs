@@ -48,12 +48,22 @@ pub mod params;
 pub use algorithm::{RESIDUAL_TOL, Rmnmf};
 pub use params::RmnmfParams;
 
+use crate::engine::models::footprint::{Intermediate, Sizes};
 use super::registry::{Descriptor, ModelKind, Output, SideNeed};
 use super::{Checked, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::GraphWeight;
 use std::sync::Arc;
+
+/// RMNMF's large intermediates: the p-NN graph and its n×m ALM state (the residual E, the
+/// multiplier Γ and two working arrays, all transposed, docs/models.md §2.5).
+fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
+    vec![
+        s.knn("the p-NN graph", s.m, s.count("neighbors", 5)),
+        s.like_x("the n×m residual, multiplier and working arrays", 4),
+    ]
+}
 
 /// RMNMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
@@ -79,6 +89,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     has_w: false,
     output: Output::ClusterLabels,
     build,
+    memory,
 };
 
 /// The handle of RMNMF.

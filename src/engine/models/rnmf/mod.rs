@@ -51,6 +51,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     has_w: true,
     output: Output::Representation,
     build,
+    memory: crate::engine::models::footprint::none,
 };
 
 /// The handle of RNMF.

@@ -44,11 +44,29 @@ pub mod similarity;
 pub use algorithm::{Stginmf, TERM_NAMES, cmn, ridge_inverse};
 pub use params::{Priors, SigmaRule, SimKind, StginmfParams};
 
+use crate::engine::models::footprint::{Intermediate, Sizes};
 use super::registry::{Descriptor, ModelKind, Output, SideNeed};
 use super::{Checked, Model, ModelError, ModelSpec};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use std::sync::Arc;
+
+/// 2-STGINMF's large intermediates: the dense train–train similarity and distances
+/// (n_L×n_L, n_L the labelled samples) and the blocks of similarities of every sample
+/// (docs/models.md §7.1).
+fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
+    let nl = s.labelled as u128;
+    vec![
+        Intermediate {
+            what: "the dense train–train similarity and distances",
+            bytes: 2 * nl * nl * 8,
+        },
+        Intermediate {
+            what: "the similarity blocks",
+            bytes: 2 * 256 * s.n as u128 * 8,
+        },
+    ]
+}
 
 /// 2-STGINMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
@@ -72,6 +90,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     has_w: false,
     output: Output::ClassPredictions,
     build,
+    memory,
 };
 
 /// The handle of 2-STGINMF.

@@ -59,6 +59,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     has_w: false,
     output: Output::Representation,
     build,
+    memory: crate::engine::models::footprint::none,
 };
 
 /// The handle of t-STE.
