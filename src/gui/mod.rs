@@ -20,6 +20,8 @@ mod input;
 mod layout;
 mod loading;
 mod panels;
+mod points;
+mod points_actions;
 mod run_controller;
 mod scatter_cache;
 mod session_actions;
@@ -31,6 +33,7 @@ pub use command::{FileAction, Resolution, UiCommand};
 pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use panels::model::{ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
+pub use points::{NEIGHBOURS, SnapshotKey};
 pub use run_controller::RunController;
 pub use session_actions::OpeningSession;
 pub use state::{
@@ -156,6 +159,10 @@ enum TaskDone {
         fingerprint: Fingerprint,
         result: Option<crate::engine::constraints::Suggestion>,
     },
+    /// The projection of an isolated selection.
+    Isolated(Box<points_actions::IsolatedDone>),
+    /// The nearest neighbours of a sample in X and in H.
+    Neighbours(Box<points_actions::NeighboursDone>),
 }
 
 /// The desktop app.
@@ -333,6 +340,7 @@ impl eframe::App for App {
         self.drain_run(start + DRAIN_BUDGET);
         self.run.reap();
         self.update_kept();
+        self.update_points();
         self.handle_input(ctx);
         self.sync_journal();
     }
