@@ -314,6 +314,6 @@ fn neighbours_in_x_and_in_h_equal_brute_force() {
     assert_eq!(in_x, brute(&data.x, s, 8), "in X");
     assert_eq!(in_h, brute(&snap.h, s, 8), "in H");
     let both = in_x.iter().filter(|i| in_h.contains(i)).count();
-    h.get_by_label(&format!("{both} of 8 shared (marked ●)"));
+    h.get_by_label(&format!("{both} of 8 shared (marked *)"));
     h.get_by_label_contains(&format!("#{s} {}", data.sample_names[s]));
 }

@@ -243,6 +243,16 @@ impl NeighbourCache {
             .map(|(_, l)| l)
     }
 
+    /// The newest neighbours of `sample` in H, of whichever snapshot (shown while the current
+    /// snapshot's are computed).
+    pub fn latest_h(&self, sample: usize) -> Option<&NeighbourList> {
+        self.h
+            .iter()
+            .rev()
+            .find(|((s, _), _)| *s == sample)
+            .map(|(_, l)| l)
+    }
+
     /// Keep the answer of a finished query.
     pub fn insert(
         &mut self,

@@ -59,7 +59,7 @@ pub fn bar(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
             ui.label(shown);
             ui.add_enabled_ui(n_matches > 0, |ui| {
                 if ui
-                    .small_button("◀")
+                    .small_button("<")
                     .on_hover_text("Previous match")
                     .clicked()
                 {
@@ -253,7 +253,7 @@ pub fn window(
     egui::Window::new("Neighbours in X and in H")
         .open(&mut open)
         .default_width(380.0)
-        .default_pos(ctx.content_rect().right_bottom() - egui::vec2(700.0, 470.0))
+        .default_pos(ctx.content_rect().right_top() + egui::vec2(-400.0, 300.0))
         .vscroll(true)
         .show(ctx, |ui| match data {
             Some(data) => body(ui, data, run, view),
@@ -303,16 +303,17 @@ fn body(ui: &mut egui::Ui, data: &Dataset, run: &RunController, view: &mut ViewS
     });
     let snap = run.snapshot.as_ref().filter(|s| s.h.ncols() == data.n());
     let in_x = view.points.neighbours.in_x(s).cloned();
+    // The current snapshot's list, else (while it is computed) the newest one of the sample.
     let in_h = snap.and_then(|snap| {
-        view.points
-            .neighbours
-            .in_h(s, &SnapshotKey::of(snap))
+        let c = &view.points.neighbours;
+        c.in_h(s, &SnapshotKey::of(snap))
+            .or_else(|| c.latest_h(s))
             .cloned()
     });
     match (&in_x, &in_h) {
         (Some(x), Some(h)) => {
             ui.label(
-                RichText::new(format!("{} of {} shared (marked ●)", shared(x, h), x.len()))
+                RichText::new(format!("{} of {} shared (marked *)", shared(x, h), x.len()))
                     .strong(),
             );
         }
@@ -372,7 +373,7 @@ fn column(
     for &(j, d2) in list.iter() {
         let both = other.is_some_and(|o| o.iter().any(|&(k, _)| k == j));
         ui.horizontal(|ui| {
-            ui.label(if both { "●" } else { "○" });
+            ui.label(if both { "*" } else { " " });
             if thumbs && let Some(tex) = view.thumbnails.get(ui.ctx(), data, j) {
                 ui.add(egui::Image::new((tex.id(), egui::vec2(THUMB, THUMB))));
             }
