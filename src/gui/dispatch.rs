@@ -47,6 +47,8 @@ impl App {
                 self.run.set_rate(rate);
             }
             UiCommand::Suggest => self.start_suggest(),
+            UiCommand::Isolate => self.isolate(),
+            UiCommand::ShowAll => self.show_all(),
             UiCommand::SetDark(dark) => {
                 self.settings.dark = dark;
                 set_theme(&self.ctx, dark);
@@ -141,6 +143,8 @@ impl App {
                 result,
             } => self.suggested(fingerprint, result),
             TaskDone::Exported(done) => self.exported(done),
+            TaskDone::Isolated(done) => self.isolated(*done),
+            TaskDone::Neighbours(done) => self.neighbours_done(*done),
         }
     }
 

@@ -152,6 +152,12 @@ impl App {
             &self.run,
             &mut self.view,
         );
+        panels::points::window(
+            &ctx,
+            self.session.dataset.as_deref(),
+            &self.run,
+            &mut self.view,
+        );
         panels::tour::shortcuts(&ctx, &mut self.view);
         panels::constraints::generate_window(
             &ctx,

@@ -21,6 +21,8 @@ mod input;
 mod layout;
 mod loading;
 mod panels;
+mod points;
+mod points_actions;
 mod run_controller;
 mod scatter_cache;
 mod session_actions;
@@ -32,6 +34,7 @@ pub use command::{FileAction, Resolution, UiCommand};
 pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use panels::model::{ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
+pub use points::{NEIGHBOURS, SnapshotKey};
 pub use run_controller::RunController;
 pub use session_actions::OpeningSession;
 pub use state::{
@@ -159,6 +162,10 @@ enum TaskDone {
     },
     /// An "Export run…" finished writing (or failed).
     Exported(export_actions::Exported),
+    /// The projection of an isolated selection.
+    Isolated(Box<points_actions::IsolatedDone>),
+    /// The nearest neighbours of a sample in X and in H.
+    Neighbours(Box<points_actions::NeighboursDone>),
 }
 
 /// The desktop app.
@@ -341,6 +348,7 @@ impl eframe::App for App {
         self.drain_run(start + DRAIN_BUDGET);
         self.run.reap();
         self.update_kept();
+        self.update_points();
         self.handle_input(ctx);
         self.sync_journal();
     }

@@ -413,9 +413,33 @@ impl ScatterCache {
         }
     }
 
-    /// Position of sample `i`, if it is drawn.
+    /// Position of sample `i`, if it is drawn (an isolated view leaves the others at NaN).
     pub fn position(&self, i: usize) -> Option<PlotPoint> {
-        self.by_sample.get(i).copied()
+        self.by_sample
+            .get(i)
+            .copied()
+            .filter(|p| p.x.is_finite() && p.y.is_finite())
+    }
+
+    /// Drop the points at non-finite positions from the groups (and the misassigned crosses),
+    /// and the groups left empty: an isolated view's projection has NaN for every sample it
+    /// leaves out. `by_sample` keeps them (at NaN) so indices stay global; picking, the lasso
+    /// and [`Self::position`] skip them.
+    pub fn retain_finite(&mut self) {
+        let finite = |p: &PlotPoint| p.x.is_finite() && p.y.is_finite();
+        for g in &mut self.groups {
+            let (points, indices): (Vec<PlotPoint>, Vec<usize>) = g
+                .points
+                .iter()
+                .zip(&g.indices)
+                .filter(|(p, _)| finite(p))
+                .map(|(p, i)| (*p, *i))
+                .unzip();
+            g.points = points;
+            g.indices = indices;
+        }
+        self.groups.retain(|g| !g.points.is_empty());
+        self.misassigned.retain(finite);
     }
 
     /// The sample drawn nearest to screen position `pos`, within `max_px` points.

@@ -425,16 +425,19 @@ pub enum Tool {
     Triplet,
     /// Click or lasso to paint the selected class.
     Label,
+    /// Click or lasso to select samples (to isolate them).
+    Select,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 3] = [Tool::Inspect, Tool::Triplet, Tool::Label];
+    pub const ALL: [Tool; 4] = [Tool::Inspect, Tool::Triplet, Tool::Label, Tool::Select];
 
     pub fn label(self) -> &'static str {
         match self {
             Tool::Inspect => "Inspect",
             Tool::Triplet => "Triplet",
             Tool::Label => "Label",
+            Tool::Select => "Select",
         }
     }
 }

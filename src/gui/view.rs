@@ -12,6 +12,7 @@ use egui_plot::{PlotPoint, PlotTransform};
 use std::path::Path;
 
 use super::explore::ExploreView;
+use super::points::PointsView;
 use super::state::{ColorBy, Evaluation, ScatterCache, Tool};
 use super::textures::ThumbnailCache;
 
@@ -54,6 +55,8 @@ pub struct ViewState {
     pub(crate) thumbnails: ThumbnailCache,
     /// The exploration views: basis gallery, teaching controls, suggestions, tour.
     pub explore: ExploreView,
+    /// Search, isolated selection, pinned sample and neighbours (issue 21 point 4).
+    pub points: PointsView,
     // ----- results
     /// History ids selected in the table (at most two; two overlay their curves).
     pub selected_runs: Vec<u64>,
@@ -103,6 +106,7 @@ impl ViewState {
             feature_textures: (None, Vec::new()),
             thumbnails: ThumbnailCache::default(),
             explore: ExploreView::default(),
+            points: PointsView::default(),
             selected_runs: Vec::new(),
             history_path_input: String::new(),
             export_dir_input: String::new(),
@@ -138,6 +142,7 @@ impl ViewState {
     /// (clusters need the run's `evaluation`).
     ///
     /// Without a run's snapshot, the PCA-2D of X (`x_view`) is shown, coloured by the truth.
+    /// While a selection is isolated, only its samples are kept, at their own projection.
     pub fn rebuild_scatter(
         &mut self,
         data: Option<&Dataset>,
@@ -167,6 +172,23 @@ impl ViewState {
             }
             _ => snap,
         };
+        // Isolated: only the selection, at its own projection (the others at NaN, dropped).
+        let isolated;
+        let full = self
+            .points
+            .isolation
+            .as_ref()
+            .and_then(|iso| iso.full_projection(snap.projection.nrows()));
+        let snap = match full {
+            Some(projection) => {
+                isolated = Snapshot {
+                    projection,
+                    ..snap.clone()
+                };
+                &isolated
+            }
+            None => snap,
+        };
         self.scatter = match self.color_by {
             ColorBy::Cluster if !of_data => ScatterCache::build_coloured(data, snap, evaluation),
             ColorBy::ModelValue if !of_data => ScatterCache::build_by_value(data, snap),
@@ -176,6 +198,9 @@ impl ViewState {
         };
         self.scatter.of_data = of_data;
         self.scatter.subspace = subspace;
+        if self.points.isolation.is_some() {
+            self.scatter.retain_finite();
+        }
     }
 
     /// Select or unselect a history row; selecting a third drops the oldest selection.

@@ -334,6 +334,41 @@ pub fn footprint(m: usize, n: usize, p: usize, threads: usize) -> u128 {
     rows + block + later + nu * p * pair
 }
 
+/// The `p` nearest columns of `x` (m×n) to column `i`, itself excluded, nearest first, as
+/// `(index, squared distance)`; ties broken by the smaller index, as [`knn`] does. `p` is
+/// capped at `n − 1`; an `i` out of range gives none.
+///
+/// One query, for the GUI's neighbour panel: a direct O(nm) pass in f64 (no GEMM, no n×n
+/// work), summing each distance over the features in order, so the distances are the same
+/// numbers [`knn`] reports. Reads `x` row by row (contiguous for a standard-layout X).
+pub fn knn_of(x: ArrayView2<'_, f64>, i: usize, p: usize) -> Vec<(usize, f64)> {
+    let n = x.ncols();
+    if i >= n {
+        return Vec::new();
+    }
+    let p = p.min(n - 1);
+    if p == 0 {
+        return Vec::new();
+    }
+    let mut d2 = vec![0.0f64; n];
+    for row in x.rows() {
+        let xi = row[i];
+        for (d, &v) in d2.iter_mut().zip(row.iter()) {
+            *d += (v - xi) * (v - xi);
+        }
+    }
+    let mut cand: Vec<(f64, usize)> = d2
+        .into_iter()
+        .enumerate()
+        .filter(|&(c, _)| c != i)
+        .map(|(c, d)| (d, c))
+        .collect();
+    cand.select_nth_unstable_by(p - 1, by_dist_then_index);
+    cand.truncate(p);
+    cand.sort_unstable_by(by_dist_then_index);
+    cand.into_iter().map(|(d, c)| (c, d)).collect()
+}
+
 /// The binary symmetrised p-NN graph of the columns of `x` (docs/models.md §2.1), as CSR.
 pub fn knn_graph(x: ArrayView2<'_, f64>, p: usize) -> Csr {
     knn(x, p).binary_graph()
@@ -447,6 +482,38 @@ mod tests {
         );
         let single = knn(Array2::<f64>::ones((2, 1)).view(), 5);
         assert_eq!(single.n(), 0);
+    }
+
+    /// The one-query search equals brute force (and the all-pairs search, distances bit for
+    /// bit) on random data, on data full of ties, and in a non-standard (transposed) layout.
+    #[test]
+    fn one_query_matches_brute_force_and_the_full_search() {
+        let x = random(9, 300, 11);
+        let all = knn(x.view(), 8);
+        let want = brute(&x, 8);
+        for i in [0, 1, 150, 299] {
+            let got = knn_of(x.view(), i, 8);
+            let idx: Vec<usize> = got.iter().map(|&(c, _)| c).collect();
+            assert_eq!(idx, want[i], "sample {i}");
+            assert_eq!(idx.as_slice(), all.of(i));
+            let d: Vec<f64> = got.iter().map(|&(_, d)| d).collect();
+            assert_eq!(d.as_slice(), all.sq_dist(i), "same sums, same order");
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(12);
+        let ties = Array2::from_shape_fn((2, 80), |_| f64::from(rng.gen_range(0..2u8)));
+        let brute_ties = brute(&ties, 8);
+        for i in 0..80 {
+            let idx: Vec<usize> = knn_of(ties.view(), i, 8).iter().map(|c| c.0).collect();
+            assert_eq!(idx, brute_ties[i]);
+        }
+        let t = random(40, 6, 13).reversed_axes();
+        let brute_t = brute(&t.to_owned(), 3);
+        let idx: Vec<usize> = knn_of(t.view(), 2, 3).iter().map(|c| c.0).collect();
+        assert_eq!(idx, brute_t[2]);
+        // p capped at n − 1; no sample, no neighbours.
+        assert_eq!(knn_of(x.view(), 0, 1000).len(), 299);
+        assert!(knn_of(x.view(), 300, 8).is_empty());
+        assert!(knn_of(Array2::<f64>::ones((3, 1)).view(), 0, 8).is_empty());
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub(crate) mod thin;
 pub use adaptive::{adaptive_graph, adaptive_rows};
 pub use gemm::{Op, gemm, gemm_into, gram_of_columns, gram_of_rows, par, set_threads, threads};
 pub use graph::{GraphWeight, weighted_graph};
-pub use knn::{Neighbours, knn, knn_graph};
+pub use knn::{Neighbours, knn, knn_graph, knn_of};
 pub use procrustes::{ProcrustesError, procrustes};
 pub use shrink::shrink_columns;
 pub use simplex::{project_to_simplex, weighted_simplex_qp};

@@ -8,6 +8,7 @@ pub mod data;
 pub mod features;
 pub mod gallery;
 pub mod model;
+pub mod points;
 pub mod results;
 pub mod scatter;
 pub mod suggest;
@@ -70,6 +71,7 @@ pub fn top_bar(
                 ui.checkbox(&mut settings.show_data_panel, "Data and constraints panel");
                 ui.checkbox(&mut settings.show_model_panel, "Model and results panel");
                 ui.checkbox(&mut view.explore.show_gallery, "Basis gallery");
+                ui.checkbox(&mut view.points.show_neighbours, "Neighbours in X and in H");
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("About NMF Playground").clicked() {

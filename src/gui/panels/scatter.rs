@@ -156,6 +156,9 @@ fn toolbar(
                     Tool::Inspect => "Hover to see a sample; drag pans, scroll zooms",
                     Tool::Triplet => "Click anchor i, closer j, farther q (Esc cancels)",
                     Tool::Label => "Click or drag a lasso to paint the class",
+                    Tool::Select => {
+                        "Drag a lasso to select samples (Shift adds), click one to toggle it"
+                    }
                 })
                 .clicked()
                 && view.tool != tool
@@ -302,6 +305,11 @@ fn toolbar(
             [i] => format!("Triplet ({i}, ?, ?): now the closer sample j (Esc cancels)"),
             [i, j, ..] => format!("Triplet ({i}, {j}, ?): now the farther sample q (Esc cancels)"),
         },
+        Tool::Select => format!(
+            "Select: drag a lasso around samples (Shift adds to the {} selected), click one to \
+             toggle it; then Isolate",
+            view.explore.selection.len()
+        ),
         Tool::Label => {
             if view.paint_class.trim().is_empty() {
                 "Label: type or pick a class first".to_owned()
@@ -359,8 +367,17 @@ pub fn show(
         return;
     }
     toolbar(ui, session, run, view, &data);
+    super::points::bar(ui, session, view, cmds);
     let cache = &view.scatter;
-    let caption = if cache.of_data {
+    let caption = if let Some(iso) = &view.points.isolation {
+        let what = if cache.of_data { "X" } else { "H" };
+        format!(
+            "Isolated: PCA-2D of {what} of the {} selected samples alone · iteration {} \
+             (Show all for every sample)",
+            iso.samples.len(),
+            cache.iteration
+        )
+    } else if cache.of_data {
         "PCA-2D of X (the data; a run replaces it with its H)".to_owned()
     } else if let Some(name) = cache.subspace {
         format!(
@@ -419,10 +436,10 @@ pub fn show(
             let labels = st.labels();
             let mut by_class: Vec<Vec<PlotPoint>> = vec![Vec::new(); labels.n_classes()];
             for (i, c) in labels.as_slice().iter().enumerate() {
-                if let (Some(c), Some(p)) = (c, cache.by_sample.get(i))
+                if let (Some(c), Some(p)) = (c, cache.position(i))
                     && let Some(v) = by_class.get_mut(*c)
                 {
-                    v.push(*p);
+                    v.push(p);
                 }
             }
             labels
@@ -463,10 +480,11 @@ pub fn show(
         side_legend(&mut legend_ui, &groups, view);
     }
     ui.advance_cursor_after_rect(ui.available_rect_before_wrap());
+    let overlay = super::points::Overlay::gather(view, &data);
     let cache = &view.scatter;
     let mut plot_area = ui.new_child(egui::UiBuilder::new().max_rect(plot_ui_rect));
     let ui = &mut plot_area;
-    let at = |i: usize| cache.by_sample.get(i).copied();
+    let at = |i: usize| cache.position(i);
     let response = plot.show(ui, |plot_ui| {
         // The highlighted group last (on top), the others faded.
         let order = cache
@@ -611,6 +629,7 @@ pub fn show(
                 plot_ui.text(Text::new("partial", *p, RichText::new(s).strong()).color(HIGHLIGHT));
             }
         }
+        super::points::draw(plot_ui, overlay, radius);
         if lasso.len() > 1 {
             let pts: Vec<[f64; 2]> = lasso.iter().map(|p| [p.x, p.y]).collect();
             plot_ui.polygon(
@@ -641,6 +660,9 @@ pub fn show(
         .hover_pos()
         .and_then(|pos| view.scatter.nearest(&transform, pos, HOVER_PX));
     view.hovered = hovered;
+    if hovered.is_some() {
+        view.points.last_hovered = hovered;
+    }
     let Some(i) = hovered else {
         return;
     };
@@ -701,7 +723,8 @@ fn draw_edges(
     }
 }
 
-/// Clicks and drags on the plot in Triplet and Label modes.
+/// Clicks and drags on the plot: Inspect pins the clicked sample (a click on nothing
+/// unpins), Triplet picks i, j, q, Label paints, Select selects.
 fn interact(
     session: &mut Session,
     view: &mut ViewState,
@@ -710,7 +733,13 @@ fn interact(
     cmds: &mut Commands,
 ) {
     match view.tool {
-        Tool::Inspect => {}
+        Tool::Inspect => {
+            if resp.clicked()
+                && let Some(pos) = resp.interact_pointer_pos()
+            {
+                view.points.focus = view.scatter.nearest(transform, pos, PICK_PX);
+            }
+        }
         Tool::Triplet => {
             if !resp.clicked() {
                 return;
@@ -748,38 +777,83 @@ fn interact(
                 }
                 return;
             }
-            if resp.dragged_by(egui::PointerButton::Primary)
-                && let Some(pos) = resp.interact_pointer_pos()
-            {
-                let p = transform.value_from_position(pos);
-                let far = view
-                    .lasso
-                    .last()
-                    .is_none_or(|last| transform.position_from_point(last).distance(pos) > 2.0);
-                if far {
-                    view.lasso.push(p);
-                }
-            }
-            if resp.drag_stopped() {
-                let poly = std::mem::take(&mut view.lasso);
-                if poly.len() >= 3 {
-                    let inside_ids: Vec<usize> = view
-                        .scatter
-                        .by_sample
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, p)| inside(&poly, **p))
-                        .map(|(i, _)| i)
-                        .collect();
-                    if inside_ids.is_empty() {
-                        session.set_status("Lasso: no sample inside");
-                    } else {
-                        cmds.push(UiCommand::PaintLabels(inside_ids));
-                    }
-                }
+            match lasso(view, resp, transform) {
+                Some(ids) if ids.is_empty() => session.set_status("Lasso: no sample inside"),
+                Some(ids) => cmds.push(UiCommand::PaintLabels(ids)),
+                None => {}
             }
         }
+        Tool::Select => {
+            if resp.clicked() {
+                if let Some(pos) = resp.interact_pointer_pos()
+                    && let Some(i) = view.scatter.nearest(transform, pos, PICK_PX)
+                {
+                    let sel = &mut view.explore.selection;
+                    match sel.iter().position(|&s| s == i) {
+                        Some(at) => {
+                            sel.remove(at);
+                        }
+                        None => sel.push(i),
+                    }
+                    view.explore.basis = None;
+                }
+                return;
+            }
+            let Some(ids) = lasso(view, resp, transform) else {
+                return;
+            };
+            let add = resp.ctx.input(|i| i.modifiers.shift);
+            let sel = &mut view.explore.selection;
+            if !add {
+                sel.clear();
+            }
+            for i in ids {
+                if !sel.contains(&i) {
+                    sel.push(i);
+                }
+            }
+            view.explore.basis = None;
+            let count = sel.len();
+            session.set_status(format!(
+                "Selected {count} samples: Isolate shows them alone"
+            ));
+        }
     }
+}
+
+/// The lasso of Label and Select modes: grow it while the primary button drags (a point
+/// every 2 px), and when the drag stops return the drawn samples inside it (none when the
+/// lasso had fewer than three points: `None`).
+fn lasso(
+    view: &mut ViewState,
+    resp: &egui::Response,
+    transform: &egui_plot::PlotTransform,
+) -> Option<Vec<usize>> {
+    if resp.dragged_by(egui::PointerButton::Primary)
+        && let Some(pos) = resp.interact_pointer_pos()
+    {
+        let p = transform.value_from_position(pos);
+        let far = view
+            .lasso
+            .last()
+            .is_none_or(|last| transform.position_from_point(last).distance(pos) > 2.0);
+        if far {
+            view.lasso.push(p);
+        }
+    }
+    if !resp.drag_stopped() {
+        return None;
+    }
+    let poly = std::mem::take(&mut view.lasso);
+    (poly.len() >= 3).then(|| {
+        view.scatter
+            .by_sample
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| inside(&poly, **p))
+            .map(|(i, _)| i)
+            .collect()
+    })
 }
 
 #[cfg(test)]

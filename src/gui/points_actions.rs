@@ -1,0 +1,215 @@
+//! What "explore the points" asks of the app (issue 21 point 4): isolate the selection
+//! (PCA-2D of its columns, on a background task, again for each new snapshot) and answer the
+//! neighbour panel (k nearest in X and in H, on a background task, cached). Both keep at most
+//! one task in flight, so a running job's 20 snapshots a second cannot pile tasks up: the
+//! next one starts when the last has answered, for the snapshot shown then.
+
+use super::points::{Isolation, NEIGHBOURS, NeighbourList, SnapshotKey};
+use super::{App, TaskDone};
+use crate::engine::data::Fingerprint;
+use crate::engine::linalg::knn_of;
+use crate::engine::projection::{Projector, pca2_of_samples};
+use crate::engine::worker::Snapshot;
+use ndarray::{Array2, Axis};
+use std::sync::Arc;
+
+/// A finished projection of an isolated selection.
+pub struct IsolatedDone {
+    fingerprint: Fingerprint,
+    key: SnapshotKey,
+    samples: Vec<usize>,
+    projector: Projector,
+    result: Result<Array2<f64>, String>,
+}
+
+/// A finished neighbour query.
+pub struct NeighboursDone {
+    fingerprint: Fingerprint,
+    sample: usize,
+    in_x: Option<NeighbourList>,
+    in_h: Option<(SnapshotKey, NeighbourList)>,
+}
+
+impl App {
+    /// Once per frame: forget another dataset's points, start the neighbour query and the
+    /// isolated re-projection that the shown snapshot calls for (O(1) when nothing changed).
+    pub(super) fn update_points(&mut self) {
+        self.view
+            .points
+            .clear_for(self.session.dataset.as_ref().map(|d| d.fingerprint));
+        self.update_neighbours();
+        self.reproject_isolation();
+    }
+
+    /// The run's snapshot when it has H for every sample of the dataset.
+    fn h_snapshot(&self) -> Option<Arc<Snapshot>> {
+        let n = self.session.dataset.as_ref()?.n();
+        self.run
+            .snapshot
+            .as_ref()
+            .filter(|s| s.h.ncols() == n)
+            .cloned()
+    }
+
+    /// Ask for the neighbours of the panel's sample that are not cached yet.
+    fn update_neighbours(&mut self) {
+        let p = &self.view.points;
+        if !p.show_neighbours || p.neighbours.in_flight.is_some() {
+            return;
+        }
+        let (Some(data), Some(sample)) = (self.session.dataset.clone(), p.subject()) else {
+            return;
+        };
+        if sample >= data.n() {
+            return;
+        }
+        let need_x = p.neighbours.in_x(sample).is_none();
+        let snap = self
+            .h_snapshot()
+            .filter(|s| p.neighbours.in_h(sample, &SnapshotKey::of(s)).is_none());
+        if !need_x && snap.is_none() {
+            return;
+        }
+        let key = snap.as_ref().map(SnapshotKey::of);
+        let fingerprint = data.fingerprint;
+        let spawned = self.tasks.spawn("neighbours", move || {
+            let in_x = need_x.then(|| Arc::new(knn_of(data.x.view(), sample, NEIGHBOURS)));
+            let in_h = snap.map(|s| {
+                (
+                    SnapshotKey::of(&s),
+                    Arc::new(knn_of(s.h.view(), sample, NEIGHBOURS)),
+                )
+            });
+            TaskDone::Neighbours(Box::new(NeighboursDone {
+                fingerprint,
+                sample,
+                in_x,
+                in_h,
+            }))
+        });
+        match spawned {
+            Ok(()) => self.view.points.neighbours.in_flight = Some((sample, key)),
+            Err(e) => self.session.set_error(e),
+        }
+    }
+
+    /// A neighbour query answered: cache it (unless the dataset changed meanwhile).
+    pub(super) fn neighbours_done(&mut self, done: NeighboursDone) {
+        self.view.points.neighbours.in_flight = None;
+        if self.session.dataset.as_ref().map(|d| d.fingerprint) == Some(done.fingerprint) {
+            self.view
+                .points
+                .neighbours
+                .insert(done.sample, done.in_x, done.in_h);
+        }
+    }
+
+    /// Isolate the selection: the scatter shows only those samples, projected on their own.
+    pub(super) fn isolate(&mut self) {
+        let selection = self.view.explore.selection.clone();
+        if selection.len() < 2 {
+            self.session.set_error(
+                "Isolate: select at least two samples first (Select tool: drag a lasso)",
+            );
+            return;
+        }
+        let count = selection.len();
+        self.view.points.isolation = Some(Isolation::new(selection));
+        self.reproject_isolation();
+        self.session.set_status(format!(
+            "Isolated {count} samples: their own PCA-2D; Show all brings every sample back"
+        ));
+    }
+
+    /// Leave the isolated view.
+    pub(super) fn show_all(&mut self) {
+        if self.view.points.isolation.take().is_some() {
+            self.view.points.refit = true;
+            self.rebuild_scatter();
+            self.session.set_status("Showing every sample");
+        }
+    }
+
+    fn rebuild_scatter(&mut self) {
+        self.view.rebuild_scatter(
+            self.session.dataset.as_deref(),
+            self.run.snapshot.as_deref(),
+            self.session.x_view.as_deref(),
+            self.session.evaluation.as_deref(),
+        );
+    }
+
+    /// Project the isolated samples of the shown snapshot (H of the run, else X before any
+    /// run) on a background task, unless it is done or one is in flight.
+    fn reproject_isolation(&mut self) {
+        let Some(data) = self.session.dataset.clone() else {
+            return;
+        };
+        let h = self.h_snapshot();
+        let Some(iso) = self.view.points.isolation.as_mut() else {
+            return;
+        };
+        let (snap, of_data) = match (h, &self.session.x_view) {
+            (Some(s), _) => (s, false),
+            (None, Some(x)) if x.projection.nrows() == data.n() => (Arc::clone(x), true),
+            _ => return,
+        };
+        let key = SnapshotKey::of(&snap);
+        if iso.pending.is_some() || iso.done.as_ref() == Some(&key) {
+            return;
+        }
+        let Some(mut projector) = iso.projector.take() else {
+            return;
+        };
+        let samples = iso.samples.clone();
+        let fingerprint = data.fingerprint;
+        let task_key = key.clone();
+        let spawned = self.tasks.spawn("isolate", move || {
+            let result = if of_data {
+                pca2_of_samples(data.x.select(Axis(1), &samples).view())
+            } else {
+                projector.project(snap.h.select(Axis(1), &samples).view())
+            };
+            TaskDone::Isolated(Box::new(IsolatedDone {
+                fingerprint,
+                key: task_key,
+                samples,
+                projector,
+                result: result.map_err(|e| e.to_string()),
+            }))
+        });
+        match spawned {
+            Ok(()) => iso.pending = Some(key),
+            Err(e) => {
+                iso.projector = Some(Projector::new());
+                self.session.set_error(e);
+            }
+        }
+    }
+
+    /// An isolated projection arrived: show it (unless the isolation or the dataset changed
+    /// meanwhile), then project the next snapshot if one came in since.
+    pub(super) fn isolated(&mut self, done: IsolatedDone) {
+        let here = self.session.dataset.as_ref().map(|d| d.fingerprint);
+        let Some(iso) = self.view.points.isolation.as_mut() else {
+            return;
+        };
+        if here != Some(done.fingerprint) || iso.samples != done.samples {
+            return;
+        }
+        iso.pending = None;
+        iso.projector = Some(done.projector);
+        iso.done = Some(done.key);
+        match done.result {
+            Ok(coords) => {
+                if iso.coords.is_none() {
+                    self.view.points.refit = true;
+                }
+                iso.coords = Some(coords);
+                self.rebuild_scatter();
+            }
+            Err(e) => self.session.set_error(format!("Isolate: {e}")),
+        }
+        self.reproject_isolation();
+    }
+}

@@ -1,0 +1,319 @@
+//! UI tests of "explore the points" (issue 21 point 4) with egui_kittest, on small hand-made
+//! datasets: the search field rings the samples whose name or class matches and Enter goes
+//! to them; the Select tool's lasso selects exactly the samples inside it; Isolate shows only
+//! the selection (and keeps doing so through a run's snapshots) until Show all; the neighbour
+//! window's lists equal brute force in X and in H.
+
+#![cfg(feature = "gui")]
+#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
+
+mod common;
+
+use common::{MAX_STEPS, harness, step_until};
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use ndarray::Array2;
+use nmf_playground::engine::data::Dataset;
+use nmf_playground::gui::{App, SnapshotKey, Tool, WorkerState};
+
+/// Three well-separated groups of `per` samples in 4 features, named `cat_i.png`,
+/// `dog_i.png`, `owl_i.png`, labelled `felines`, `canines`, `birds`; a little deterministic
+/// jitter so no two samples coincide.
+fn animals(per: usize) -> Dataset {
+    let n = 3 * per;
+    let mut seed = 7u64;
+    let mut jitter = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let centres = [
+        [8.0, 1.0, 1.0, 1.0],
+        [1.0, 8.0, 1.0, 1.0],
+        [1.0, 1.0, 8.0, 2.0],
+    ];
+    let mut x = Array2::zeros((4, n));
+    for i in 0..n {
+        for f in 0..4 {
+            x[[f, i]] = centres[i / per][f] + jitter();
+        }
+    }
+    let labels = (0..n).map(|i| i / per).collect();
+    let classes = ["felines", "canines", "birds"].map(str::to_owned).to_vec();
+    let mut d = Dataset::from_parts(x, Some(labels), classes, "animals");
+    let kinds = ["cat", "dog", "owl"];
+    d.sample_names = (0..n)
+        .map(|i| format!("{}_{i}.png", kinds[i / per]))
+        .collect();
+    d
+}
+
+/// The app on `data`, its scatter (the PCA of X before a run) drawn.
+fn on(data: Dataset) -> Harness<'static, App> {
+    let mut h = harness();
+    step_until(&mut h, "the sample to load", MAX_STEPS, |a| {
+        a.session().dataset.is_some()
+    });
+    h.state_mut().set_dataset(data);
+    step_until(&mut h, "the scatter of X", MAX_STEPS, |a| {
+        a.view().scatter.point_count() > 0 && a.view().plot_transform.is_some()
+    });
+    h.run_steps(2);
+    h
+}
+
+/// Screen position of sample `i` on the scatter.
+fn screen_of(h: &Harness<'static, App>, i: usize) -> egui::Pos2 {
+    let v = h.state().view();
+    let t = v.plot_transform.expect("transform");
+    t.position_from_point(&v.scatter.by_sample[i])
+}
+
+/// Press and release the primary button at `pos` (a click), one event per frame.
+fn click_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    h.step();
+    h.drag_at(pos);
+    h.step();
+    h.event(egui::Event::PointerButton {
+        pos,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+}
+
+/// Drag the primary button along the outline of `r` (a point every 8 px), one pointer event
+/// per frame.
+fn lasso_rect(h: &mut Harness<'static, App>, r: egui::Rect) {
+    let corners = [
+        r.left_top(),
+        r.right_top(),
+        r.right_bottom(),
+        r.left_bottom(),
+    ];
+    let mut path = Vec::new();
+    for (a, b) in corners.iter().zip(corners.iter().cycle().skip(1)) {
+        let steps = (a.distance(*b) / 8.0).ceil().max(1.0) as usize;
+        for s in 0..steps {
+            path.push(a.lerp(*b, s as f32 / steps as f32));
+        }
+    }
+    path.push(r.left_top());
+    h.hover_at(path[0]);
+    h.step();
+    h.drag_at(path[0]);
+    h.step();
+    for &p in &path[1..] {
+        h.hover_at(p);
+        h.step();
+    }
+    h.event(egui::Event::PointerButton {
+        pos: r.left_top(),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+}
+
+/// The samples the scatter draws, ascending.
+fn shown(h: &Harness<'static, App>) -> Vec<usize> {
+    let mut s: Vec<usize> = h
+        .state()
+        .view()
+        .scatter
+        .groups
+        .iter()
+        .flat_map(|g| g.indices.iter().copied())
+        .collect();
+    s.sort_unstable();
+    s
+}
+
+/// A rectangle around the samples `inside` (screen), padded by `pad`; panics when another
+/// sample lies within `pad` of it (the test would then depend on the boundary).
+fn rect_around(h: &Harness<'static, App>, inside: &[usize], pad: f32) -> egui::Rect {
+    let pts: Vec<egui::Pos2> = inside.iter().map(|&i| screen_of(h, i)).collect();
+    let r = egui::Rect::from_points(&pts).expand(pad);
+    let n = h.state().view().scatter.by_sample.len();
+    for i in (0..n).filter(|i| !inside.contains(i)) {
+        assert!(
+            !r.expand(pad).contains(screen_of(h, i)),
+            "sample {i} is near the lasso"
+        );
+    }
+    r
+}
+
+/// Typing rings the samples whose name or class contains the text, case-insensitively, with
+/// their count; Enter pins the first match and centres on it, again the next.
+#[test]
+fn typing_in_the_search_field_rings_the_matching_samples() {
+    let mut h = on(animals(10));
+    h.get_by_label("Search samples").focus();
+    h.get_by_label("Search samples").type_text("DOG_");
+    h.run_steps(2);
+    let want: Vec<usize> = (10..20).collect();
+    assert_eq!(h.state().view().points.matches, want);
+    h.get_by_label("10 matches");
+    // Class names match too: "feli" is the felines, the cats.
+    h.get_by_label("Search samples").focus();
+    for _ in 0..4 {
+        h.key_press(egui::Key::Backspace);
+    }
+    h.get_by_label("Search samples").type_text("feli");
+    h.run_steps(2);
+    assert_eq!(h.state().view().points.matches, (0..10).collect::<Vec<_>>());
+    // "_1": cat_1 and dog_10 … dog_19.
+    h.get_by_label("Search samples").focus();
+    for _ in 0..4 {
+        h.key_press(egui::Key::Backspace);
+    }
+    h.get_by_label("Search samples").type_text("_1");
+    h.run_steps(2);
+    let want: Vec<usize> = std::iter::once(1).chain(10..20).collect();
+    assert_eq!(h.state().view().points.matches, want);
+    h.get_by_label("11 matches");
+    h.key_press(egui::Key::Enter);
+    h.run_steps(2);
+    assert_eq!(
+        h.state().view().points.focus,
+        Some(1),
+        "Enter pins the first"
+    );
+    h.get_by_label("1/11 matches");
+    h.key_press(egui::Key::Enter);
+    h.run_steps(2);
+    assert_eq!(h.state().view().points.focus, Some(10), "and then the next");
+    // Centred on it: the match sits in the middle of the plot.
+    let frame = h
+        .state()
+        .view()
+        .plot_transform
+        .expect("transform")
+        .frame()
+        .center();
+    assert!(
+        screen_of(&h, 10).distance(frame) < 2.0,
+        "{:?} vs {frame:?}",
+        screen_of(&h, 10)
+    );
+}
+
+/// The Select tool's lasso selects exactly the samples inside it (Shift adds); Isolate shows
+/// only them, projected on their own, through a run's snapshots, until Show all.
+#[test]
+fn a_lasso_selects_the_samples_inside_and_isolate_shows_only_them() {
+    let mut h = on(animals(10));
+    h.get_by_label("Select").click();
+    h.run_steps(2);
+    assert_eq!(h.state().view().tool, Tool::Select);
+    let owls: Vec<usize> = (20..30).collect();
+    let r = rect_around(&h, &owls, 10.0);
+    lasso_rect(&mut h, r);
+    h.run_steps(2);
+    let mut sel = h.state().view().explore.selection.clone();
+    sel.sort_unstable();
+    assert_eq!(sel, owls, "exactly the owls");
+    h.get_by_label("10 selected");
+
+    h.get_by_label("Isolate").click();
+    step_until(&mut h, "the isolated projection", MAX_STEPS, |a| {
+        a.view()
+            .points
+            .isolation
+            .as_ref()
+            .is_some_and(|i| i.coords.is_some())
+    });
+    h.run_steps(2);
+    assert_eq!(shown(&h), owls, "only the selection is drawn");
+    assert_eq!(h.state().view().scatter.point_count(), 10);
+    assert!(h.state().view().scatter.position(0).is_none());
+    h.get_by_label_contains("Isolated: PCA-2D of X of the 10 selected samples");
+
+    // A run: each new snapshot is projected again, still only the selection.
+    h.get_by_label("Run").click();
+    step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
+        matches!(a.run().worker, WorkerState::Finished(_))
+    });
+    let last = h.state().run().snapshot.clone().expect("snapshot");
+    step_until(&mut h, "the last snapshot isolated", MAX_STEPS, |a| {
+        a.view().points.isolation.as_ref().is_some_and(|i| {
+            i.pending.is_none() && i.done.as_ref() == Some(&SnapshotKey::of(&last))
+        })
+    });
+    h.run_steps(2);
+    assert_eq!(shown(&h), owls);
+    h.get_by_label_contains("Isolated: PCA-2D of H of the 10 selected samples");
+
+    h.get_by_label("Show all").click();
+    h.run_steps(2);
+    assert!(h.state().view().points.isolation.is_none());
+    assert_eq!(shown(&h), (0..30).collect::<Vec<_>>());
+}
+
+/// Brute force: the `p` nearest columns of `x` to column `i`, ties by index.
+fn brute(x: &Array2<f64>, i: usize, p: usize) -> Vec<usize> {
+    let mut d: Vec<(f64, usize)> = (0..x.ncols())
+        .filter(|&j| j != i)
+        .map(|j| {
+            let diff = &x.column(i) - &x.column(j);
+            (diff.dot(&diff), j)
+        })
+        .collect();
+    d.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    d.into_iter().take(p).map(|(_, j)| j).collect()
+}
+
+/// Clicking a sample in Inspect mode pins it; the neighbour window lists its 8 nearest in X
+/// and in H as brute force finds them, and says how many are shared.
+#[test]
+fn neighbours_in_x_and_in_h_equal_brute_force() {
+    let mut h = on(animals(12));
+    h.get_by_label("Run").click();
+    step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
+        matches!(a.run().worker, WorkerState::Finished(_))
+    });
+    h.run_steps(3);
+    h.get_by_label("Neighbours").click();
+    h.run_steps(2);
+    assert!(h.state().view().points.show_neighbours);
+    // A sample drawn at least 12 px from any other, so the click picks it.
+    let n = 36;
+    let pos: Vec<egui::Pos2> = (0..n).map(|i| screen_of(&h, i)).collect();
+    let frame = h
+        .state()
+        .view()
+        .plot_transform
+        .expect("transform")
+        .frame()
+        .shrink(10.0);
+    let s = (0..n)
+        .find(|&i| {
+            frame.contains(pos[i]) && (0..n).all(|j| j == i || pos[j].distance(pos[i]) > 12.0)
+        })
+        .expect("an isolated sample");
+    click_at(&mut h, pos[s]);
+    h.run_steps(2);
+    assert_eq!(h.state().view().points.focus, Some(s));
+    let snap = h.state().run().snapshot.clone().expect("snapshot");
+    let key = SnapshotKey::of(&snap);
+    step_until(&mut h, "the neighbours", MAX_STEPS, |a| {
+        let c = &a.view().points.neighbours;
+        c.in_x(s).is_some() && c.in_h(s, &key).is_some()
+    });
+    h.run_steps(2);
+    let data = h.state().session().dataset.clone().expect("data");
+    let c = &h.state().view().points.neighbours;
+    let in_x: Vec<usize> = c.in_x(s).expect("x").iter().map(|e| e.0).collect();
+    let in_h: Vec<usize> = c.in_h(s, &key).expect("h").iter().map(|e| e.0).collect();
+    assert_eq!(in_x, brute(&data.x, s, 8), "in X");
+    assert_eq!(in_h, brute(&snap.h, s, 8), "in H");
+    let both = in_x.iter().filter(|i| in_h.contains(i)).count();
+    h.get_by_label(&format!("{both} of 8 shared (marked *)"));
+    h.get_by_label_contains(&format!("#{s} {}", data.sample_names[s]));
+}
