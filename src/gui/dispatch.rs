@@ -28,6 +28,7 @@ impl App {
             UiCommand::Run => self.start_run(None),
             UiCommand::ContinueRun(id) => self.start_run(Some(id)),
             UiCommand::ShowRun(id) => self.show_run(id),
+            UiCommand::CompareRuns(pair) => self.compare_runs(pair),
             UiCommand::Pause => {
                 let status = self.run.pause();
                 self.show(status);
@@ -139,6 +140,7 @@ impl App {
                 fingerprint,
                 result,
             } => self.suggested(fingerprint, result),
+            TaskDone::Compared { pair, rev, result } => self.compared(pair, rev, result),
         }
     }
 

@@ -10,6 +10,8 @@ use eframe::egui;
 
 mod background;
 mod command;
+mod compare;
+mod compare_actions;
 mod constraint_actions;
 mod dispatch;
 mod evaluation;
@@ -28,6 +30,7 @@ mod textures;
 mod view;
 
 pub use command::{FileAction, Resolution, UiCommand};
+pub use compare::{CompareView, Comparison, PLAY_SECONDS, Pane};
 pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use panels::model::{ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
@@ -155,6 +158,12 @@ enum TaskDone {
     Suggested {
         fingerprint: Fingerprint,
         result: Option<crate::engine::constraints::Suggestion>,
+    },
+    /// The comparison of history runs `pair` at constraint revision `rev`.
+    Compared {
+        pair: [u64; 2],
+        rev: u64,
+        result: Result<Box<Comparison>, String>,
     },
 }
 
@@ -333,6 +342,7 @@ impl eframe::App for App {
         self.drain_run(start + DRAIN_BUDGET);
         self.run.reap();
         self.update_kept();
+        self.update_compare();
         self.handle_input(ctx);
         self.sync_journal();
     }

@@ -11,6 +11,7 @@ use eframe::egui;
 use egui_plot::{PlotPoint, PlotTransform};
 use std::path::Path;
 
+use super::compare::CompareView;
 use super::explore::ExploreView;
 use super::state::{ColorBy, Evaluation, ScatterCache, Tool};
 use super::textures::ThumbnailCache;
@@ -54,6 +55,8 @@ pub struct ViewState {
     pub(crate) thumbnails: ThumbnailCache,
     /// The exploration views: basis gallery, teaching controls, suggestions, tour.
     pub explore: ExploreView,
+    /// The side-by-side comparison of two runs.
+    pub compare: CompareView,
     // ----- results
     /// History ids selected in the table (at most two; two overlay their curves).
     pub selected_runs: Vec<u64>,
@@ -101,6 +104,7 @@ impl ViewState {
             feature_textures: (None, Vec::new()),
             thumbnails: ThumbnailCache::default(),
             explore: ExploreView::default(),
+            compare: CompareView::default(),
             selected_runs: Vec::new(),
             history_path_input: String::new(),
             path_input: last_path
