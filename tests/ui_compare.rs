@@ -178,12 +178,13 @@ fn two_runs_compared_side_by_side_with_linked_hover_and_a_morph() {
     );
     // A click in B selects its sample in all three views; a second click clears it.
     let j = isolated(&h, Pane::B);
-    click_at(&mut h, screen(&h, Pane::B)[j]);
+    let at_j = screen(&h, Pane::B)[j];
+    click_at(&mut h, at_j);
     h.run_steps(2);
     let cv = &h.state().view().compare;
     assert_eq!(cv.selected, Some(j));
     assert_eq!(cv.drawn_selection, [Some(j); 3]);
-    click_at(&mut h, screen(&h, Pane::B)[j]);
+    click_at(&mut h, at_j);
     h.run_steps(2);
     assert_eq!(h.state().view().compare.selected, None);
 
