@@ -63,7 +63,7 @@ fn body(ui: &mut egui::Ui, session: &Session, view: &mut ViewState) {
     let (Some(result), Some(data)) = (cv.result.clone(), session.dataset.as_deref()) else {
         ui.horizontal(|ui| {
             ui.spinner();
-            ui.label(format!("Aligning run {b} to run {a}…"));
+            ui.label(format!("Aligning run {b} to run {a}..."));
         });
         return;
     };
@@ -217,7 +217,7 @@ fn views(ui: &mut egui::Ui, data: &Dataset, c: &Comparison, view: &mut ViewState
                     format!("{} · aligned to run {a}", c.titles[1][1]),
                 ),
                 Pane::Morph => (
-                    format!("Morph: run {a} → run {b} (aligned)"),
+                    format!("Morph: run {a} to run {b} (aligned)"),
                     format!("t = {:.2}", view.compare.morph),
                 ),
             };
