@@ -154,15 +154,16 @@ fn header(ui: &mut egui::Ui, c: &Comparison, view: &mut ViewState) {
     });
     ui.horizontal(|ui| {
         let l = ui.label("Morph");
-        if ui
+        let slider = ui
             .add(egui::Slider::new(&mut cv.morph, 0.0..=1.0).fixed_decimals(2))
             .labelled_by(l.id)
             .on_hover_text(format!(
                 "0: run {a}'s layout, 1: run {b}'s aligned layout; the points move in a \
                  straight line between them"
-            ))
-            .changed()
-        {
+            ));
+        // Only the user's own drag or click stops the play (the slider reports a change
+        // while the value moves under it).
+        if slider.dragged() || slider.clicked() {
             cv.playing = false;
         }
         let play = if cv.playing { "Pause" } else { "Play" };
