@@ -4,6 +4,9 @@
 //! a running fit would flip. Each frame is therefore rotated/reflected onto the previous one by
 //! the 2-D orthogonal Procrustes solution (closed form, no SVD needed), which keeps the points
 //! moving smoothly. With k = 1 there is nothing to project: the frame is (sample index, h).
+//!
+//! The same closed form, with a uniform scale and a translation added, aligns one run's
+//! layout to another's ([`align_similarity`], the side-by-side comparison of two runs).
 
 use crate::engine::linalg::{Op, gemm};
 use ndarray::{Array2, ArrayView2, Axis};
@@ -15,6 +18,15 @@ pub enum ProjectionError {
     Empty,
     #[error("PCA of H failed: {0}")]
     Pca(String),
+    /// Two layouts to align that are not both n×2 with the same n.
+    #[error("cannot align a {moving:?} layout to a {target:?} one: both must be n×2, same n")]
+    Shape {
+        moving: (usize, usize),
+        target: (usize, usize),
+    },
+    /// A NaN or ∞ in a layout to align.
+    #[error("the {which} layout has a non-finite coordinate at sample {sample}")]
+    NonFinite { which: &'static str, sample: usize },
 }
 
 /// Projects successive H's to 2-D, each aligned to the previous frame.
@@ -54,7 +66,7 @@ impl Projector {
         if let Some(prev) = &self.prev
             && prev.dim() == p.dim()
         {
-            let r = procrustes2(&p, prev);
+            let r = procrustes2(p.view(), prev.view());
             p = p.dot(&r);
         }
         self.prev = Some(p.clone());
@@ -106,26 +118,125 @@ fn pca2(h: ArrayView2<'_, f64>) -> Result<Array2<f64>, ProjectionError> {
 
 /// The orthogonal 2×2 R (rotation or reflection) maximising tr(Rᵀ PᵀQ), i.e. minimising
 /// ‖P R − Q‖_F over centred P, Q (both n×2).
-fn procrustes2(p: &Array2<f64>, q: &Array2<f64>) -> Array2<f64> {
-    let pc = p - &p
+fn procrustes2(p: ArrayView2<'_, f64>, q: ArrayView2<'_, f64>) -> Array2<f64> {
+    procrustes2_centred(centred(p).view(), centred(q).view()).0
+}
+
+/// `p` minus its column means (n×2).
+fn centred(p: ArrayView2<'_, f64>) -> Array2<f64> {
+    &p - &p
         .mean_axis(Axis(0))
-        .unwrap_or_else(|| ndarray::arr1(&[0.0, 0.0]));
-    let qc = q - &q
-        .mean_axis(Axis(0))
-        .unwrap_or_else(|| ndarray::arr1(&[0.0, 0.0]));
+        .unwrap_or_else(|| ndarray::arr1(&[0.0, 0.0]))
+}
+
+/// [`procrustes2`] of already centred P, Q, with the trace tr(Rᵀ PᵀQ) it reaches (the sum
+/// of the singular values of PᵀQ, reflection allowed).
+fn procrustes2_centred(pc: ArrayView2<'_, f64>, qc: ArrayView2<'_, f64>) -> (Array2<f64>, f64) {
     let m = pc.t().dot(&qc);
     let (a, b, c, d) = (m[[0, 0]], m[[0, 1]], m[[1, 0]], m[[1, 1]]);
     // Rotation [[cos, −sin], [sin, cos]]: tr = cos(a + d) + sin(c − b).
     let rot = (a + d).hypot(c - b);
     // Reflection [[cos, sin], [sin, −cos]]: tr = cos(a − d) + sin(c + b).
     let refl = (a - d).hypot(c + b);
-    if rot >= refl {
+    let r = if rot >= refl {
         let th = (c - b).atan2(a + d);
         ndarray::arr2(&[[th.cos(), -th.sin()], [th.sin(), th.cos()]])
     } else {
         let th = (c + b).atan2(a - d);
         ndarray::arr2(&[[th.cos(), th.sin()], [th.sin(), -th.cos()]])
+    };
+    (r, rot.max(refl))
+}
+
+/// A similarity transform of the plane acting on row vectors: `x ↦ scale · x R + translation`,
+/// with R orthogonal (a rotation, or a reflection when its determinant is −1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Similarity {
+    pub rotation: [[f64; 2]; 2],
+    pub scale: f64,
+    pub translation: [f64; 2],
+    /// Root mean square distance, over the samples, between the transformed layout and the
+    /// target it was aligned to.
+    pub rms: f64,
+}
+
+impl Similarity {
+    /// The transform applied to every row of `points` (n×2).
+    pub fn apply(&self, points: ArrayView2<'_, f64>) -> Array2<f64> {
+        let [[r00, r01], [r10, r11]] = self.rotation;
+        let mut out = Array2::<f64>::zeros((points.nrows(), 2));
+        for (mut o, p) in out.rows_mut().into_iter().zip(points.rows()) {
+            o[0] = self.scale * (p[0] * r00 + p[1] * r10) + self.translation[0];
+            o[1] = self.scale * (p[0] * r01 + p[1] * r11) + self.translation[1];
+        }
+        out
     }
+
+    /// The angle in degrees, in (−180, 180], by which the first axis turns counterclockwise
+    /// (the image of (1, 0) is the first row of R; for a reflection the second axis also flips).
+    pub fn degrees(&self) -> f64 {
+        self.rotation[0][1].atan2(self.rotation[0][0]).to_degrees()
+    }
+
+    /// The transform flips the plane (det R = −1).
+    pub fn is_reflection(&self) -> bool {
+        let [[a, b], [c, d]] = self.rotation;
+        a * d - b * c < 0.0
+    }
+}
+
+/// The similarity (rotation or reflection, uniform scale, translation) that maps `moving`
+/// onto `target` (both n×2, row i the same sample) in least squares over all samples: the
+/// orthogonal Procrustes R of the centred layouts (closed form, as between live frames),
+/// scale = tr(Rᵀ M_cᵀ T_c) / ‖M_c‖², translation = mean(T) − scale · mean(M) R. A layout with
+/// every sample at one point has no orientation: identity and unit scale, translated onto
+/// the target's mean.
+pub fn align_similarity(
+    moving: ArrayView2<'_, f64>,
+    target: ArrayView2<'_, f64>,
+) -> Result<Similarity, ProjectionError> {
+    if moving.dim() != target.dim() || moving.ncols() != 2 {
+        return Err(ProjectionError::Shape {
+            moving: moving.dim(),
+            target: target.dim(),
+        });
+    }
+    if moving.nrows() == 0 {
+        return Err(ProjectionError::Empty);
+    }
+    for (which, layout) in [("moving", moving.view()), ("target", target.view())] {
+        if let Some(sample) = layout
+            .rows()
+            .into_iter()
+            .position(|r| r.iter().any(|v| !v.is_finite()))
+        {
+            return Err(ProjectionError::NonFinite { which, sample });
+        }
+    }
+    let mean = |p: ArrayView2<'_, f64>| {
+        p.mean_axis(Axis(0))
+            .unwrap_or_else(|| ndarray::arr1(&[0.0, 0.0]))
+    };
+    let (mm, tm) = (mean(moving), mean(target));
+    let (mc, tc) = (centred(moving), centred(target));
+    let spread = mc.iter().map(|v| v * v).sum::<f64>();
+    let (r, scale) = if spread > 0.0 {
+        let (r, trace) = procrustes2_centred(mc.view(), tc.view());
+        (r, trace / spread)
+    } else {
+        (ndarray::arr2(&[[1.0, 0.0], [0.0, 1.0]]), 1.0)
+    };
+    let shifted = mm.dot(&r) * scale;
+    let mut sim = Similarity {
+        rotation: [[r[[0, 0]], r[[0, 1]]], [r[[1, 0]], r[[1, 1]]]],
+        scale,
+        translation: [tm[0] - shifted[0], tm[1] - shifted[1]],
+        rms: 0.0,
+    };
+    let aligned = sim.apply(moving);
+    let sq = (&aligned - &target).iter().map(|v| v * v).sum::<f64>();
+    sim.rms = (sq / moving.nrows() as f64).sqrt();
+    Ok(sim)
 }
 
 /// Block size of [`pca2_of_samples`]'s subspace iteration (two wanted, two to converge them).
@@ -205,11 +316,93 @@ mod tests {
             array![[0.0, 1.0], [1.0, 0.0]],  // axis swap
         ] {
             let p = q.dot(&r.t());
-            let back = p.dot(&procrustes2(&p, &q));
+            let back = p.dot(&procrustes2(p.view(), q.view()));
             for (x, y) in back.iter().zip(q.iter()) {
                 assert!((x - y).abs() < 1e-12, "{back} vs {q}");
             }
         }
+    }
+
+    /// A copy of a layout turned by a known angle (or reflected), scaled and shifted, is
+    /// mapped back onto it to 1e-9, with the transform's parameters recovered; on a noisy copy
+    /// no nearby rotation, scale or shift does better (least squares); bad input is refused.
+    #[test]
+    fn similarity_alignment_undoes_a_known_rotation_scale_and_shift() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(21);
+        let a = Array2::from_shape_fn((40, 2), |_| rng.r#gen::<f64>() * 4.0 - 2.0);
+        for (deg, flip, scale, shift) in [
+            (37.0f64, false, 2.5, [3.0, -1.0]),
+            (-120.0, true, 0.3, [-7.5, 0.25]),
+            (180.0, false, 1.0, [0.0, 0.0]),
+        ] {
+            let th = deg.to_radians();
+            // Row vectors: x ↦ s · x R + t with R turning (1, 0) by θ counterclockwise.
+            let mut r = array![[th.cos(), th.sin()], [-th.sin(), th.cos()]];
+            if flip {
+                r.column_mut(1).mapv_inplace(|v| -v);
+            }
+            let b = a.dot(&r) * scale + &ndarray::arr1(&shift);
+            let sim = align_similarity(b.view(), a.view()).unwrap();
+            let back = sim.apply(b.view());
+            let err = (&back - &a).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            assert!(err < 1e-9, "{deg}°: error {err}");
+            assert!(sim.rms < 1e-9);
+            assert!((sim.scale - 1.0 / scale).abs() < 1e-12, "{}", sim.scale);
+            assert_eq!(sim.is_reflection(), flip);
+            if !flip {
+                // Undoing a turn by θ is a turn by −θ.
+                let want = -deg;
+                let diff = (sim.degrees() - want).rem_euclid(360.0);
+                assert!(diff < 1e-9 || (360.0 - diff) < 1e-9, "{}", sim.degrees());
+            }
+        }
+        // Noise: every small change of the optimum's parameters increases the residual.
+        let noisy = a.mapv(|v| v * 0.8 + rng.r#gen::<f64>() * 0.3);
+        let sim = align_similarity(noisy.view(), a.view()).unwrap();
+        let cost = |s: &Similarity| {
+            (&s.apply(noisy.view()) - &a)
+                .iter()
+                .map(|v| v * v)
+                .sum::<f64>()
+        };
+        let best = cost(&sim);
+        assert!(((best / 40.0).sqrt() - sim.rms).abs() < 1e-12);
+        for k in 0..5 {
+            let d = 1e-3 * if k % 2 == 0 { 1.0 } else { -1.0 };
+            let mut tweaked = sim;
+            match k {
+                0 | 1 => tweaked.scale += d,
+                2 | 3 => tweaked.translation[k - 2] += d,
+                _ => {
+                    let (c, s) = (d.cos(), d.sin());
+                    let r = sim.rotation;
+                    tweaked.rotation = [
+                        [r[0][0] * c - r[0][1] * s, r[0][0] * s + r[0][1] * c],
+                        [r[1][0] * c - r[1][1] * s, r[1][0] * s + r[1][1] * c],
+                    ];
+                }
+            }
+            assert!(cost(&tweaked) > best, "tweak {k} did better");
+        }
+        // One point repeated: a pure translation onto the target's mean.
+        let same = Array2::from_elem((3, 2), 5.0);
+        let target = array![[0.0, 0.0], [2.0, 0.0], [1.0, 3.0]];
+        let sim = align_similarity(same.view(), target.view()).unwrap();
+        assert_eq!(sim.apply(same.view()).row(0).to_vec(), vec![1.0, 1.0]);
+        assert!(matches!(
+            align_similarity(same.view(), a.view()),
+            Err(ProjectionError::Shape { .. })
+        ));
+        let mut bad = target.clone();
+        bad[[2, 1]] = f64::NAN;
+        assert!(matches!(
+            align_similarity(bad.view(), target.view()),
+            Err(ProjectionError::NonFinite {
+                which: "moving",
+                sample: 2
+            })
+        ));
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub enum UiCommand {
     ContinueRun(u64),
     /// Bring a history row's scatter and scores back (when no run is active).
     ShowRun(u64),
+    /// Open the side-by-side comparison of history runs A and B (B aligned to A).
+    CompareRuns([u64; 2]),
     Pause,
     Resume,
     Stop,

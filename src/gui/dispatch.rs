@@ -28,6 +28,7 @@ impl App {
             UiCommand::Run => self.start_run(None),
             UiCommand::ContinueRun(id) => self.start_run(Some(id)),
             UiCommand::ShowRun(id) => self.show_run(id),
+            UiCommand::CompareRuns(pair) => self.compare_runs(pair),
             UiCommand::Pause => {
                 let status = self.run.pause();
                 self.show(status);
@@ -145,6 +146,7 @@ impl App {
             TaskDone::Exported(done) => self.exported(done),
             TaskDone::Isolated(done) => self.isolated(*done),
             TaskDone::Neighbours(done) => self.neighbours_done(*done),
+            TaskDone::Compared { pair, rev, result } => self.compared(pair, rev, result),
         }
     }
 

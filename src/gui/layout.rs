@@ -159,6 +159,7 @@ impl App {
             &mut self.view,
         );
         panels::tour::shortcuts(&ctx, &mut self.view);
+        panels::compare::window(&ctx, &self.session, &mut self.view);
         panels::constraints::generate_window(
             &ctx,
             &self.session,

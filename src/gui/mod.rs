@@ -10,6 +10,8 @@ use eframe::egui;
 
 mod background;
 mod command;
+mod compare;
+mod compare_actions;
 mod constraint_actions;
 mod dispatch;
 mod evaluation;
@@ -31,6 +33,7 @@ mod textures;
 mod view;
 
 pub use command::{FileAction, Resolution, UiCommand};
+pub use compare::{CompareView, Comparison, PLAY_SECONDS, Pane};
 pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use panels::model::{ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
@@ -166,6 +169,12 @@ enum TaskDone {
     Isolated(Box<points_actions::IsolatedDone>),
     /// The nearest neighbours of a sample in X and in H.
     Neighbours(Box<points_actions::NeighboursDone>),
+    /// The comparison of history runs `pair` at constraint revision `rev`.
+    Compared {
+        pair: [u64; 2],
+        rev: u64,
+        result: Result<Box<Comparison>, String>,
+    },
 }
 
 /// The desktop app.
@@ -349,6 +358,7 @@ impl eframe::App for App {
         self.run.reap();
         self.update_kept();
         self.update_points();
+        self.update_compare();
         self.handle_input(ctx);
         self.sync_journal();
     }

@@ -39,7 +39,7 @@ pub use metrics::{
 };
 pub use run::{ClusterMethod, Protocol, RunEvaluation, RunInput, TRAIN_FRACTION, evaluate_run};
 pub use semi::{ClassifierOutput, SemiReport, score_semi, svm_on_given};
-pub use triplets::{triplets_kept, triplets_satisfied};
+pub use triplets::{KeptByOne, kept_by_one, triplets_kept, triplets_satisfied};
 
 /// docs/models.md §8.2 in one call: repeated k-means on the columns of `points` (d×n) and the
 /// mean ± std of ACC and NMI over the restarts against `truth`.

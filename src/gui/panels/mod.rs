@@ -2,6 +2,7 @@
 
 use eframe::egui;
 
+pub mod compare;
 pub mod constraints;
 pub mod convergence;
 pub mod data;
@@ -72,6 +73,20 @@ pub fn top_bar(
                 ui.checkbox(&mut settings.show_model_panel, "Model and results panel");
                 ui.checkbox(&mut view.explore.show_gallery, "Basis gallery");
                 ui.checkbox(&mut view.points.show_neighbours, "Neighbours in X and in H");
+                if ui
+                    .button("Compare two runs side by side")
+                    .on_hover_text("The two runs selected in the history table, B aligned to A")
+                    .clicked()
+                {
+                    match view.selected_runs[..] {
+                        [a, b] => cmds.push(UiCommand::CompareRuns([a, b])),
+                        _ => {
+                            view.compare.open = true;
+                            view.compare.pair = None;
+                            view.compare.refusal = None;
+                        }
+                    }
+                }
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("About NMF Playground").clicked() {

@@ -206,7 +206,7 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
         return;
     }
     ui.label(
-        RichText::new("Select two runs to overlay their convergence curves.")
+        RichText::new("Select two runs to overlay their convergence curves and compare them.")
             .weak()
             .small(),
     );
@@ -298,6 +298,17 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
     }
     if let Some(id) = shown {
         cmds.push(UiCommand::ShowRun(id));
+    }
+    if let [a, b] = view.selected_runs[..]
+        && ui
+            .button("Compare side by side")
+            .on_hover_text(format!(
+                "Run {a}'s and run {b}'s layouts side by side, run {b}'s aligned to run {a}'s \
+                 by Procrustes, with the triplets one keeps and the other violates"
+            ))
+            .clicked()
+    {
+        cmds.push(UiCommand::CompareRuns([a, b]));
     }
     ui.horizontal(|ui| {
         let l = ui.label("CSV path");

@@ -18,19 +18,19 @@ use egui_plot::{
 };
 
 /// Hover radius in screen points.
-const HOVER_PX: f32 = 10.0;
+pub const HOVER_PX: f32 = 10.0;
 
 /// Click-to-pick radius in screen points.
-const PICK_PX: f32 = 8.0;
+pub const PICK_PX: f32 = 8.0;
 
 /// At most this many triplets are drawn (keeps frames fast).
-const MAX_DRAWN: usize = 300;
+pub const MAX_DRAWN: usize = 300;
 
 /// At most this many graph edges are drawn.
 const MAX_EDGES: usize = 5000;
 
 /// Highlight of the partial and the hovered triplet.
-const HIGHLIGHT: Color32 = Color32::from_rgb(255, 215, 0);
+pub const HIGHLIGHT: Color32 = Color32::from_rgb(255, 215, 0);
 
 /// Colour of painted class `c` called `name`: the ground-truth colour of the class with the
 /// same name, else a palette colour after the ground-truth ones.
@@ -338,7 +338,7 @@ fn inside(poly: &[PlotPoint], p: PlotPoint) -> bool {
     c
 }
 
-fn segment(name: &str, a: PlotPoint, b: PlotPoint) -> Line<'static> {
+pub fn segment(name: &str, a: PlotPoint, b: PlotPoint) -> Line<'static> {
     Line::new(name.to_owned(), vec![[a.x, a.y], [b.x, b.y]])
 }
 
@@ -668,28 +668,40 @@ pub fn show(
     };
     let texture = view.thumbnails.get(ui.ctx(), &data, i);
     let pos = view.scatter.position(i).unwrap_or(PlotPoint::new(0.0, 0.0));
-    response.response.on_hover_ui_at_pointer(|ui| {
-        ui.label(RichText::new(format!("#{i}")).strong());
-        if let Some(name) = data.sample_names.get(i)
-            && *name != format!("#{i}")
-        {
-            ui.label(name);
-        }
-        if let Some(labels) = &data.labels
-            && let Some(&c) = labels.get(i)
-        {
-            let name = data.class_names.get(c).map_or("?", String::as_str);
-            ui.label(format!("label: {name}"));
-        }
-        ui.label(
-            RichText::new(format!("({:.3}, {:.3})", pos.x, pos.y))
-                .weak()
-                .small(),
-        );
-        if let Some(tex) = &texture {
-            ui.add(egui::Image::from_texture(tex).fit_to_exact_size(egui::vec2(96.0, 96.0)));
-        }
-    });
+    response
+        .response
+        .on_hover_ui_at_pointer(|ui| sample_card(ui, &data, i, pos, texture.as_ref()));
+}
+
+/// What hovering sample `i` (drawn at `pos`) shows: its index, name, label, position and
+/// thumbnail. Also used by the comparison of two runs.
+pub fn sample_card(
+    ui: &mut egui::Ui,
+    data: &Dataset,
+    i: usize,
+    pos: PlotPoint,
+    texture: Option<&egui::TextureHandle>,
+) {
+    ui.label(RichText::new(format!("#{i}")).strong());
+    if let Some(name) = data.sample_names.get(i)
+        && *name != format!("#{i}")
+    {
+        ui.label(name);
+    }
+    if let Some(labels) = &data.labels
+        && let Some(&c) = labels.get(i)
+    {
+        let name = data.class_names.get(c).map_or("?", String::as_str);
+        ui.label(format!("label: {name}"));
+    }
+    ui.label(
+        RichText::new(format!("({:.3}, {:.3})", pos.x, pos.y))
+            .weak()
+            .small(),
+    );
+    if let Some(tex) = texture {
+        ui.add(egui::Image::from_texture(tex).fit_to_exact_size(egui::vec2(96.0, 96.0)));
+    }
 }
 
 /// The graph's edges (i < j, the first [`MAX_EDGES`]) as faint lines over the plot.
