@@ -593,7 +593,7 @@ fn sweep_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
             "label_budget",
             "Accuracy on the samples not given against the share of labels given (mean ± std over the repeats' seeded splits).",
             &figures::LabelBudget {
-                title: format!("Label budget {data} ({repeats} seeded splits per share)"),
+                title: format!("Label budget: {data} ({repeats} seeded splits per share)"),
                 series,
             },
         )?;
