@@ -7,5 +7,6 @@
 
 pub mod cli;
 pub mod engine;
+pub mod figures;
 #[cfg(feature = "gui")]
 pub mod gui;

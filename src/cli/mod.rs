@@ -1,4 +1,5 @@
-//! Headless command line (DESIGN.md §6): `run`, `triplets`, `sweep`, `score`, `bench`.
+//! Headless command line (DESIGN.md §6): `run`, `triplets`, `sweep`, `score`, `bench`,
+//! `report`.
 //! Results go to stdout or `--out`, progress to stderr. Exit codes: 0 ok, 2 bad input or
 //! arguments (the message names the file and the place), 1 anything else.
 
@@ -6,6 +7,7 @@ pub mod bench;
 mod drive;
 pub mod journal_child;
 mod output;
+mod report;
 mod run;
 pub mod score;
 pub mod sweep;
@@ -55,6 +57,9 @@ pub enum Command {
     /// sweep's, wall-clock times aside. Also spelled `sweep merge`.
     #[command(name = "sweep-merge")]
     SweepMerge(sweep::MergeArgs),
+    /// One self-contained HTML page (plots and key numbers) from a `run --out` or
+    /// `sweep --out` folder; `--figures DIR` also writes each plot as PNG and SVG.
+    Report(report::ReportArgs),
 }
 
 /// The command line with `sweep merge` spelled as the subcommand `sweep-merge`. `sweep`
@@ -101,6 +106,7 @@ pub fn dispatch(command: &Command) -> Result<(), CliError> {
         Command::Sweep(args) => sweep::run(args),
         Command::JournalEdits(args) => journal_child::run(args),
         Command::SweepMerge(args) => sweep::run_merge(args),
+        Command::Report(args) => report::run(args),
         Command::Score(args) => score::run(args, &mut std::io::stdout().lock()).map_err(|e| {
             if e.is_bad_input() {
                 CliError::BadInput(e.into())
