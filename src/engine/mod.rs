@@ -6,6 +6,7 @@ pub mod constraints;
 pub mod data;
 pub mod eval;
 pub mod experiment;
+pub mod kscan;
 pub mod fsutil;
 pub mod limits;
 pub mod linalg;

@@ -153,6 +153,15 @@ impl App {
             &mut self.view,
         );
         panels::tour::shortcuts(&ctx, &mut self.view);
+        panels::kscan::window(
+            &ctx,
+            &self.settings,
+            &self.session,
+            &self.run,
+            &mut self.scan,
+            &mut self.view,
+            &mut self.commands,
+        );
         panels::constraints::generate_window(
             &ctx,
             &self.session,

@@ -17,6 +17,7 @@ mod explore;
 mod explore_actions;
 mod format;
 mod input;
+mod kscan;
 mod layout;
 mod loading;
 mod panels;
@@ -28,6 +29,7 @@ mod textures;
 mod view;
 
 pub use command::{FileAction, Resolution, UiCommand};
+pub use kscan::{KScan, ScanForm};
 pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use panels::model::{ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
@@ -164,6 +166,8 @@ pub struct App {
     session: Session,
     view: ViewState,
     run: RunController,
+    /// The "Scan k" window's scan.
+    scan: kscan::KScan,
     tasks: Background<TaskDone>,
     commands: Commands,
     load_ticket: u64,
@@ -234,6 +238,7 @@ impl App {
             settings,
             session: Session::default(),
             run: RunController::new(ctx),
+            scan: kscan::KScan::default(),
             tasks: Background::new(ctx),
             commands: Commands::default(),
             load_ticket: 0,
@@ -272,6 +277,11 @@ impl App {
     /// The live run: worker state, progress, convergence, snapshot, result (read-only).
     pub fn run(&self) -> &RunController {
         &self.run
+    }
+
+    /// The "Scan k" window: its form, the rows so far, progress (read-only).
+    pub fn scan(&self) -> &KScan {
+        &self.scan
     }
 
     /// View state: tool mode, hover, selections, typed text, scatter cache (read-only).
@@ -331,6 +341,7 @@ impl eframe::App for App {
             self.task_done(done);
         }
         self.drain_run(start + DRAIN_BUDGET);
+        self.drain_scan();
         self.run.reap();
         self.update_kept();
         self.handle_input(ctx);

@@ -7,6 +7,7 @@ pub mod convergence;
 pub mod data;
 pub mod features;
 pub mod gallery;
+pub mod kscan;
 pub mod model;
 pub mod results;
 pub mod scatter;
