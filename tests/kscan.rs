@@ -55,8 +55,13 @@ fn the_planted_rank_is_the_most_stable_and_the_table_repeats() {
     let data = blobs(20);
     let events = Mutex::new(Vec::new());
     let record = |e: ScanEvent| events.lock().expect("lock").push(e);
-    let rows = scan_k(&data, &spec(vec![2, 3, 4]), &AtomicBool::new(false), &record)
-        .expect("scan");
+    let rows = scan_k(
+        &data,
+        &spec(vec![2, 3, 4]),
+        &AtomicBool::new(false),
+        &record,
+    )
+    .expect("scan");
     assert_eq!(rows.iter().map(|r| r.k).collect::<Vec<_>>(), [2, 3, 4]);
     let coph: Vec<f64> = rows
         .iter()
@@ -66,14 +71,20 @@ fn the_planted_rank_is_the_most_stable_and_the_table_repeats() {
         coph[1] >= coph[0] && coph[1] >= coph[2],
         "cophenetic by k (2, 3, 4): {coph:?}"
     );
-    assert!((coph[1] - 1.0).abs() < 1e-9, "k = 3 splits the blobs alike: {coph:?}");
+    assert!(
+        (coph[1] - 1.0).abs() < 1e-9,
+        "k = 3 splits the blobs alike: {coph:?}"
+    );
     let acc3 = rows[1].acc.expect("labelled data are scored").mean;
     assert!(acc3 > 0.99, "ACC at the true k: {acc3}");
     let errs: Vec<f64> = rows
         .iter()
         .map(|r| r.recon_error.expect("NMF has a W").mean)
         .collect();
-    assert!(errs[0] > errs[1] && errs[1] >= errs[2], "error falls with k: {errs:?}");
+    assert!(
+        errs[0] > errs[1] && errs[1] >= errs[2],
+        "error falls with k: {errs:?}"
+    );
     for r in &rows {
         assert_eq!((r.runs, r.errors.len()), (6, 0), "k = {}", r.k);
     }
@@ -91,8 +102,13 @@ fn the_planted_rank_is_the_most_stable_and_the_table_repeats() {
             .collect();
         assert_eq!(done, [1, 2, 3, 4, 5, 6]);
     }
-    let again = scan_k(&data, &spec(vec![2, 3, 4]), &AtomicBool::new(false), &|_| {})
-        .expect("scan");
+    let again = scan_k(
+        &data,
+        &spec(vec![2, 3, 4]),
+        &AtomicBool::new(false),
+        &|_| {},
+    )
+    .expect("scan");
     assert_eq!(again, rows, "same seeds, same table, bit for bit");
 }
 

@@ -106,7 +106,10 @@ fn cancel_stops_a_scan_and_a_running_job_refuses_one() {
     assert!(h.state().scan().is_running());
     click(&mut h, "Cancel scan");
     let scan = h.state().scan();
-    assert!(!scan.is_running(), "Cancel ends the scan at once for the UI");
+    assert!(
+        !scan.is_running(),
+        "Cancel ends the scan at once for the UI"
+    );
     assert!(
         matches!(&scan.outcome, Some(Err(m)) if m.starts_with("Cancelled")),
         "{:?}",
@@ -118,7 +121,11 @@ fn cancel_stops_a_scan_and_a_running_job_refuses_one() {
         h.step();
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    assert_eq!(h.state().scan().rows.len(), rows, "nothing arrives after Cancel");
+    assert_eq!(
+        h.state().scan().rows.len(),
+        rows,
+        "nothing arrives after Cancel"
+    );
     // Start is offered again (get_by_label panics when it is missing).
     let _ = h.get_by_label("Start scan");
 

@@ -194,7 +194,11 @@ fn fit_one(
             .w
             .as_ref()
             .and_then(|w| relative_error(data.x.view(), w.view(), result.h.view())),
-        objective: rec.objective.last().copied().unwrap_or(rec.initial_objective),
+        objective: rec
+            .objective
+            .last()
+            .copied()
+            .unwrap_or(rec.initial_objective),
         acc: ev.clustering.as_ref().map(|c| c.acc.mean),
         nmi_max: ev.clustering.as_ref().map(|c| c.nmi_max.mean),
     })
@@ -235,4 +239,3 @@ pub fn k_range(from: usize, to: usize, data: &Dataset) -> Vec<usize> {
     let (lo, hi) = (from.min(to).max(1), from.max(to).min(cap));
     (lo..=hi).collect()
 }
-

@@ -229,7 +229,9 @@ impl App {
 
     /// The dataset and the model spec of the settings; `None` (with the reason on the status
     /// line) when there is no dataset or no model.
-    pub(super) fn data_and_spec(&mut self) -> Option<(Arc<crate::engine::data::Dataset>, ModelSpec)> {
+    pub(super) fn data_and_spec(
+        &mut self,
+    ) -> Option<(Arc<crate::engine::data::Dataset>, ModelSpec)> {
         let Some(data) = self.session.dataset.clone() else {
             self.session
                 .set_error("No dataset loaded: open a file or a sample first");

@@ -210,7 +210,11 @@ impl super::App {
         let ks = crate::engine::kscan::k_range(form.from, form.to, &data);
         let params = spec.params_string(", ");
         let what = if params.is_empty() {
-            format!("{} (default parameters), seed {}", spec.kind.label(), spec.seed)
+            format!(
+                "{} (default parameters), seed {}",
+                spec.kind.label(),
+                spec.seed
+            )
         } else {
             format!("{} ({params}), seed {}", spec.kind.label(), spec.seed)
         };
@@ -265,7 +269,7 @@ impl KScan {
         let mut c = ScanCurves::default();
         for r in &self.rows {
             let k = r.k as f64;
-            let mut push = |series: &mut Vec<[f64; 2]>, v: Option<f64>| {
+            let push = |series: &mut Vec<[f64; 2]>, v: Option<f64>| {
                 if let Some(v) = v.filter(|v| v.is_finite()) {
                     series.push([k, v]);
                 }

@@ -29,8 +29,8 @@ mod textures;
 mod view;
 
 pub use command::{FileAction, Resolution, UiCommand};
-pub use kscan::{KScan, ScanForm};
 pub use evaluation::{EvalInput, evaluate, history_csv};
+pub use kscan::{KScan, ScanForm};
 pub use panels::model::{ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
 pub use run_controller::RunController;

@@ -34,8 +34,8 @@ pub use classify::{
 pub use consensus::{
     argmax_labels, consensus_cophenetic, consensus_matrix, cophenetic_correlation,
 };
-pub use ksel::{RankStability, rank_stability, relative_error, run_labelling};
 pub use kmeans::{KMeansParams, KMeansResult, KMeansRun, RepeatedKMeans, kmeans, repeated_kmeans};
+pub use ksel::{RankStability, rank_stability, relative_error, run_labelling};
 pub use metrics::{
     ClassScore, ClassificationReport, ClusteringScores, ClusteringSummary, ConfusionMatrix,
     MeanStd, NmiNorm, accuracy, classification_report, clustering_accuracy, clustering_scores,

@@ -73,17 +73,25 @@ fn body(
     ui.add_enabled_ui(!running, |ui| {
         ui.horizontal(|ui| {
             let l = ui.label("k from");
-            ui.add(DragValue::new(&mut scan.form.from).range(1..=cap).speed(0.05))
-                .labelled_by(l.id);
+            ui.add(
+                DragValue::new(&mut scan.form.from)
+                    .range(1..=cap)
+                    .speed(0.05),
+            )
+            .labelled_by(l.id);
             let l = ui.label("to");
             ui.add(DragValue::new(&mut scan.form.to).range(1..=cap).speed(0.05))
                 .labelled_by(l.id);
             let l = ui.label("repeats");
-            ui.add(DragValue::new(&mut scan.form.repeats).range(1..=100).speed(0.05))
-                .labelled_by(l.id)
-                .on_hover_text(
-                    "Seeds per k; the cophenetic correlation compares their clusterings (≥ 2)",
-                );
+            ui.add(
+                DragValue::new(&mut scan.form.repeats)
+                    .range(1..=100)
+                    .speed(0.05),
+            )
+            .labelled_by(l.id)
+            .on_hover_text(
+                "Seeds per k; the cophenetic correlation compares their clusterings (at least 2)",
+            );
         });
     });
     ui.horizontal(|ui| {
@@ -119,7 +127,11 @@ fn body(
         None => {}
     }
     if !scan.what.is_empty() && (running || !scan.rows.is_empty()) {
-        ui.label(RichText::new(format!("Scanned: {}", scan.what)).weak().small());
+        ui.label(
+            RichText::new(format!("Scanned: {}", scan.what))
+                .weak()
+                .small(),
+        );
     }
     if scan.rows.is_empty() {
         return;
@@ -145,7 +157,11 @@ fn body(
     });
     for r in &scan.rows {
         for e in &r.errors {
-            ui.label(RichText::new(format!("k = {}: {e}", r.k)).color(ERROR_RED).small());
+            ui.label(
+                RichText::new(format!("k = {}: {e}", r.k))
+                    .color(ERROR_RED)
+                    .small(),
+            );
         }
     }
 }
@@ -181,7 +197,7 @@ fn plots(ui: &mut egui::Ui, scan: &KScan) {
     let orange = egui::Color32::from_rgb(230, 140, 40);
     let green = egui::Color32::from_rgb(70, 170, 90);
     if !c.error.is_empty() {
-        small("error", "‖X − WH‖/‖X‖").show(ui, |p| series(p, "relative error", &c.error, blue));
+        small("error", "relative error").show(ui, |p| series(p, "relative error", &c.error, blue));
     }
     if !c.acc.is_empty() || !c.nmi.is_empty() {
         small("scores", "score")
