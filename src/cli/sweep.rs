@@ -607,10 +607,7 @@ fn fit_and_score(
         row.insert("macro_f1_of_means".into(), f(r.macro_f1_of_means));
     }
     // For clusterings.csv (not runs.csv columns): the labelling and the relative error.
-    let labels = match &result.assignments {
-        Some(a) => a.clone(),
-        None => eval::argmax_labels(result.h.view()),
-    };
+    let labels = eval::run_labelling(result.assignments.as_deref(), result.h.view());
     row.insert(
         "labels".into(),
         labels
@@ -619,13 +616,10 @@ fn fit_and_score(
             .collect::<Vec<_>>()
             .join(" "),
     );
-    if let Some(w) = &result.w {
-        let norm = data.x.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let wh = w.dot(&result.h);
-        let diff = (&data.x - &wh).iter().map(|v| v * v).sum::<f64>().sqrt();
-        if norm > 0.0 && diff.is_finite() {
-            row.insert("recon_error".into(), f(diff / norm));
-        }
+    if let Some(e) = (result.w.as_ref())
+        .and_then(|w| eval::relative_error(data.x.view(), w.view(), result.h.view()))
+    {
+        row.insert("recon_error".into(), f(e));
     }
     if semi {
         semi_scores(&result, data, truth, k, &known, job.seed, row)?;

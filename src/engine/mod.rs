@@ -8,6 +8,7 @@ pub mod eval;
 pub mod experiment;
 pub mod export;
 pub mod fsutil;
+pub mod kscan;
 pub mod limits;
 pub mod linalg;
 pub mod models;

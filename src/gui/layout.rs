@@ -160,6 +160,15 @@ impl App {
         );
         panels::tour::shortcuts(&ctx, &mut self.view);
         panels::compare::window(&ctx, &self.session, &mut self.view);
+        panels::kscan::window(
+            &ctx,
+            &self.settings,
+            &self.session,
+            &self.run,
+            &mut self.scan,
+            &mut self.view,
+            &mut self.commands,
+        );
         panels::constraints::generate_window(
             &ctx,
             &self.session,

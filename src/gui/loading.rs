@@ -91,6 +91,8 @@ impl App {
         let was_running = self.run.worker.is_active();
         self.run.retire();
         self.clear_run();
+        // A scan of the old data is cancelled and its curves forgotten.
+        self.scan.reset();
         self.run.worker = if was_running {
             super::WorkerState::Cancelled
         } else {

@@ -20,6 +20,7 @@ mod explore_actions;
 mod export_actions;
 mod format;
 mod input;
+mod kscan;
 mod layout;
 mod loading;
 mod panels;
@@ -35,6 +36,7 @@ mod view;
 pub use command::{FileAction, Resolution, UiCommand};
 pub use compare::{CompareView, Comparison, PLAY_SECONDS, Pane};
 pub use evaluation::{EvalInput, evaluate, history_csv};
+pub use kscan::{KScan, ScanForm};
 pub use panels::model::{ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
 pub use points::{NEIGHBOURS, SnapshotKey};
@@ -183,6 +185,8 @@ pub struct App {
     session: Session,
     view: ViewState,
     run: RunController,
+    /// The "Scan k" window's scan.
+    scan: kscan::KScan,
     tasks: Background<TaskDone>,
     commands: Commands,
     load_ticket: u64,
@@ -253,6 +257,7 @@ impl App {
             settings,
             session: Session::default(),
             run: RunController::new(ctx),
+            scan: kscan::KScan::default(),
             tasks: Background::new(ctx),
             commands: Commands::default(),
             load_ticket: 0,
@@ -291,6 +296,11 @@ impl App {
     /// The live run: worker state, progress, convergence, snapshot, result (read-only).
     pub fn run(&self) -> &RunController {
         &self.run
+    }
+
+    /// The "Scan k" window: its form, the rows so far, progress (read-only).
+    pub fn scan(&self) -> &KScan {
+        &self.scan
     }
 
     /// View state: tool mode, hover, selections, typed text, scatter cache (read-only).
@@ -355,6 +365,7 @@ impl eframe::App for App {
             self.task_done(done);
         }
         self.drain_run(start + DRAIN_BUDGET);
+        self.drain_scan();
         self.run.reap();
         self.update_kept();
         self.update_points();

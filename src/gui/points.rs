@@ -311,7 +311,7 @@ mod tests {
             &["Cats", "dogs"],
         );
         let mut v = PointsView::default();
-        let mut search = |v: &mut PointsView, q: &str, painted: Option<&Labels>, rev| {
+        let search = |v: &mut PointsView, q: &str, painted: Option<&Labels>, rev| {
             v.query = q.to_owned();
             v.update_search(&data, painted, rev);
             v.matches.clone()

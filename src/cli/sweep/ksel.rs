@@ -5,7 +5,7 @@
 //! `OUT/k_selection.csv` and the summary.
 
 use super::{CellSummary, CliError, GridAxis, Row, bad, failed};
-use crate::engine::eval::{MeanStd, consensus_cophenetic};
+use crate::engine::eval::{MeanStd, rank_stability};
 use crate::engine::fsutil::csv_field;
 use anyhow::{Context, anyhow};
 use serde::{Deserialize, Serialize};
@@ -224,27 +224,23 @@ pub(super) fn k_selection(
                 recon.push(v);
             }
         }
-        let cophenetic = if labelings.len() >= 2 {
-            Some(consensus_cophenetic(&labelings).map_err(|e| {
-                bad(anyhow!(
-                    "{} {}: consensus of the repeats' labellings: {e}",
-                    cell.model,
-                    cell.params
-                ))
-            })?)
-        } else {
-            None
-        };
+        let stability = rank_stability(&labelings, &recon).map_err(|e| {
+            bad(anyhow!(
+                "{} {}: consensus of the repeats' labellings: {e}",
+                cell.model,
+                cell.params
+            ))
+        })?;
         out.push(KSelection {
             model: cell.model.clone(),
             params: params_without_k(&cell.params),
             k,
-            runs: labelings.len(),
-            recon_error: (!recon.is_empty()).then(|| MeanStd::of(&recon)),
+            runs: stability.runs,
+            recon_error: stability.recon_error,
             objective: cell.metrics.get("objective").copied(),
             acc: cell.metrics.get("acc").copied(),
             nmi_max: cell.metrics.get("nmi_max").copied(),
-            cophenetic,
+            cophenetic: stability.cophenetic,
         });
     }
     Ok(out)

@@ -3,6 +3,8 @@
 //!
 //! * [`consensus`]: the consensus matrix of repeated runs' labellings and its cophenetic
 //!   correlation, the stability score for choosing k (§8.6).
+//! * [`ksel`]: a run's labelling and relative error, and one rank's summary over its
+//!   repeats, for choosing k (`sweep --grid k=…` and the app's scan, §8.6).
 //! * [`kmeans`]: Lloyd's k-means on the columns of a matrix, single and repeated (§2.6, §8.2).
 //! * [`metrics`]: ACC by the Hungarian best map, NMI in three normalisations, macro-F1,
 //!   confusion matrices, and the mean ± std summary of repeated k-means (§8.1, §8.5).
@@ -19,6 +21,7 @@
 pub mod classify;
 pub mod consensus;
 pub mod kmeans;
+pub mod ksel;
 pub mod metrics;
 pub mod run;
 pub mod semi;
@@ -32,6 +35,7 @@ pub use consensus::{
     argmax_labels, consensus_cophenetic, consensus_matrix, cophenetic_correlation,
 };
 pub use kmeans::{KMeansParams, KMeansResult, KMeansRun, RepeatedKMeans, kmeans, repeated_kmeans};
+pub use ksel::{RankStability, rank_stability, relative_error, run_labelling};
 pub use metrics::{
     ClassScore, ClassificationReport, ClusteringScores, ClusteringSummary, ConfusionMatrix,
     MeanStd, NmiNorm, accuracy, classification_report, clustering_accuracy, clustering_scores,

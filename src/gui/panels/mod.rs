@@ -8,6 +8,7 @@ pub mod convergence;
 pub mod data;
 pub mod features;
 pub mod gallery;
+pub mod kscan;
 pub mod model;
 pub mod points;
 pub mod results;

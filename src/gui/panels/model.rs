@@ -108,6 +108,16 @@ pub fn show(
 
     ui.add_space(6.0);
     buttons(ui, session, run, cmds);
+    if ui
+        .button("Scan k…")
+        .on_hover_text(
+            "Fit this model at a range of k, several seeds each, and plot the error, the \
+             scores and the stability of the clusterings vs k (docs/models.md §8.6)",
+        )
+        .clicked()
+    {
+        view.show_scan = !view.show_scan;
+    }
     progress(ui, session, run, settings.max_iter);
 }
 

@@ -1,0 +1,284 @@
+//! The "Scan k" controller: runs the engine's [`scan_k`] on a thread of its own and keeps what
+//! the window draws (the form, the rows so far, "k = 4, run 3 of 5").
+//!
+//! Unlike the one-shot tasks of [`super::background`], a scan streams: every run's end and
+//! every k's row come back on a channel as they happen, so the curves grow while it runs. The
+//! thread wakes the UI after each message; `logic` drains them without blocking. Cancel (or
+//! dropping the scan: a new dataset, a new scan) raises the flag the engine checks between
+//! fits and at each fit's progress events; the thread is never joined on the UI thread.
+//!
+//! A scan refuses to start while a model run is active (it would share the two cores and
+//! slow the run being watched); a run started during a scan runs alongside it.
+
+use eframe::egui;
+
+use crate::engine::data::Dataset;
+use crate::engine::kscan::{ScanEvent, ScanRow, ScanSpec, scan_k};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
+
+/// The window's inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanForm {
+    pub from: usize,
+    pub to: usize,
+    /// Seeds per k.
+    pub repeats: usize,
+}
+
+impl Default for ScanForm {
+    fn default() -> Self {
+        Self {
+            from: 2,
+            to: 6,
+            repeats: 5,
+        }
+    }
+}
+
+/// What the scan thread sends.
+enum ScanMsg {
+    Event(ScanEvent),
+    /// The scan ended: its table, or why not.
+    Done(Result<(), String>),
+}
+
+/// A scan in flight: its cancel flag and the channel its messages arrive on.
+struct ScanJob {
+    cancel: Arc<AtomicBool>,
+    rx: Receiver<ScanMsg>,
+}
+
+impl Drop for ScanJob {
+    /// A scan nobody listens to stops at its next check.
+    fn drop(&mut self) {
+        self.cancel.store(true, Ordering::SeqCst);
+    }
+}
+
+/// See the module docs.
+#[derive(Default)]
+pub struct KScan {
+    pub form: ScanForm,
+    job: Option<ScanJob>,
+    /// The rows of the current (or last) scan, in k order as they arrived.
+    pub rows: Vec<ScanRow>,
+    /// The last run that ended: (k, runs done at that k, repeats).
+    pub progress: Option<(usize, usize, usize)>,
+    /// The ks of the current (or last) scan.
+    pub ks: Vec<usize>,
+    /// How the last scan ended (None while running or before any).
+    pub outcome: Option<Result<String, String>>,
+    /// What the current (or last) scan fits: model label and its parameters.
+    pub what: String,
+}
+
+impl KScan {
+    /// Whether a scan is running.
+    pub fn is_running(&self) -> bool {
+        self.job.is_some()
+    }
+
+    /// Start a scan of `spec` on `data`, replacing (cancelling) any running one; `what`
+    /// names the model for the window. The error is a thread that could not start.
+    pub fn start(
+        &mut self,
+        ctx: &egui::Context,
+        data: Arc<Dataset>,
+        spec: ScanSpec,
+        what: String,
+    ) -> Result<(), String> {
+        self.job = None;
+        self.rows.clear();
+        self.progress = None;
+        self.outcome = None;
+        self.ks = spec.ks.clone();
+        self.what = what;
+        let cancel = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let flag = Arc::clone(&cancel);
+        let ctx = ctx.clone();
+        std::thread::Builder::new()
+            .name("nmf-kscan".to_owned())
+            .spawn(move || {
+                let send = |m: ScanMsg| {
+                    // Fails only once the app dropped the scan: nobody to tell.
+                    let _ = tx.send(m);
+                    ctx.request_repaint();
+                };
+                let on_event = |e: ScanEvent| send(ScanMsg::Event(e));
+                let result = scan_k(&data, &spec, &flag, &on_event)
+                    .map(drop)
+                    .map_err(|e| e.to_string());
+                send(ScanMsg::Done(result));
+            })
+            .map_err(|e| format!("could not start the scan thread: {e}"))?;
+        self.job = Some(ScanJob { cancel, rx });
+        Ok(())
+    }
+
+    /// Ask the running scan to stop (it ends at its next check; the rows so far stay).
+    pub fn cancel(&mut self) {
+        if self.job.take().is_some() {
+            self.outcome = Some(Err(format!(
+                "Cancelled after {} of {} ranks",
+                self.rows.len(),
+                self.ks.len()
+            )));
+        }
+    }
+
+    /// Forget the scan (new dataset): cancels a running one and clears the rows.
+    pub fn reset(&mut self) {
+        self.job = None;
+        self.rows.clear();
+        self.progress = None;
+        self.ks.clear();
+        self.outcome = None;
+    }
+
+    /// Apply what the scan thread sent since the last frame; never blocks. Returns the
+    /// message for the status line when the scan ended.
+    pub fn drain(&mut self) -> Option<Result<String, String>> {
+        let job = self.job.as_ref()?;
+        let msgs: Vec<ScanMsg> = job.rx.try_iter().collect();
+        let mut ended = None;
+        for m in msgs {
+            match m {
+                ScanMsg::Event(ScanEvent::RunDone { k, done, of }) => {
+                    self.progress = Some((k, done, of));
+                }
+                ScanMsg::Event(ScanEvent::Row(row)) => self.rows.push(row),
+                ScanMsg::Done(r) => {
+                    ended = Some(r.map(|()| {
+                        format!(
+                            "Scan of k = {} done: {} ranks",
+                            ks_text(&self.ks),
+                            self.rows.len()
+                        )
+                    }));
+                }
+            }
+        }
+        if let Some(r) = &ended {
+            self.job = None;
+            self.outcome = Some(r.clone());
+        }
+        ended
+    }
+
+    /// "k = 4, run 3 of 5" while running.
+    pub fn progress_text(&self) -> Option<String> {
+        if !self.is_running() {
+            return None;
+        }
+        Some(match self.progress {
+            Some((k, done, of)) => format!("k = {k}, run {done} of {of}"),
+            None => "starting…".to_owned(),
+        })
+    }
+}
+
+/// "2..6" (or the one k).
+fn ks_text(ks: &[usize]) -> String {
+    match (ks.first(), ks.last()) {
+        (Some(a), Some(b)) if a != b => format!("{a}..{b}"),
+        (Some(a), _) => a.to_string(),
+        _ => String::new(),
+    }
+}
+
+impl super::App {
+    /// Start a scan of the window's k range with the current model, its parameters, seed
+    /// and stopping rule, and the constraints as side information; refused (on the status
+    /// line and in the window) while a run is active.
+    pub(super) fn start_scan(&mut self) {
+        if self.run.worker.is_active() {
+            let msg = "A run is active: stop it or let it finish before scanning k";
+            self.scan.outcome = Some(Err(msg.to_owned()));
+            self.session.set_error(msg);
+            return;
+        }
+        let Some((data, spec)) = self.data_and_spec() else {
+            return;
+        };
+        let Some(side) = self.side_for(spec.kind) else {
+            return;
+        };
+        let form = self.scan.form;
+        let ks = crate::engine::kscan::k_range(form.from, form.to, &data);
+        let params = spec.params_string(", ");
+        let what = if params.is_empty() {
+            format!(
+                "{} (default parameters), seed {}",
+                spec.kind.label(),
+                spec.seed
+            )
+        } else {
+            format!("{} ({params}), seed {}", spec.kind.label(), spec.seed)
+        };
+        let scan = ScanSpec {
+            seed: spec.seed,
+            model: spec,
+            fit: self.settings.fit_options(),
+            side,
+            ks,
+            repeats: form.repeats.max(1),
+            kmeans_restarts: self.settings.kmeans_restarts,
+        };
+        let status = format!(
+            "Scanning k = {} with {what}, {} runs each",
+            ks_text(&scan.ks),
+            scan.repeats
+        );
+        match self.scan.start(&self.ctx, data, scan, what) {
+            Ok(()) => self.session.set_status(status),
+            Err(e) => {
+                self.scan.outcome = Some(Err(e.clone()));
+                self.session.set_error(e);
+            }
+        }
+    }
+
+    /// Apply the scan's messages; its end goes to the status line.
+    pub(super) fn drain_scan(&mut self) {
+        match self.scan.drain() {
+            Some(Ok(msg)) => self.session.set_status(msg),
+            Some(Err(e)) => self.session.set_error(format!("Scan of k: {e}")),
+            None => {}
+        }
+    }
+}
+
+/// The scan's curves, one point (k, value) per finished k that has the value.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScanCurves {
+    /// Relative reconstruction error ‖X − WH‖/‖X‖ (mean over the runs).
+    pub error: Vec<[f64; 2]>,
+    /// ACC and NMI (max) of k-means on H (labelled data).
+    pub acc: Vec<[f64; 2]>,
+    pub nmi: Vec<[f64; 2]>,
+    /// Cophenetic correlation of the consensus matrix.
+    pub cophenetic: Vec<[f64; 2]>,
+}
+
+impl KScan {
+    /// The curves of the rows so far (drawn by the window; O(ks) per frame).
+    pub fn curves(&self) -> ScanCurves {
+        let mut c = ScanCurves::default();
+        for r in &self.rows {
+            let k = r.k as f64;
+            let push = |series: &mut Vec<[f64; 2]>, v: Option<f64>| {
+                if let Some(v) = v.filter(|v| v.is_finite()) {
+                    series.push([k, v]);
+                }
+            };
+            push(&mut c.error, r.recon_error.map(|m| m.mean));
+            push(&mut c.acc, r.acc.map(|m| m.mean));
+            push(&mut c.nmi, r.nmi_max.map(|m| m.mean));
+            push(&mut c.cophenetic, r.cophenetic);
+        }
+        c
+    }
+}
