@@ -7,6 +7,10 @@
 #![cfg(feature = "gui")]
 #![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
+#[expect(
+    dead_code,
+    reason = "this file builds its own dataset: the shared `loaded` is unused here"
+)]
 mod common;
 
 use common::{MAX_STEPS, harness, step_until};

@@ -537,10 +537,13 @@ fn sweep_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
         let (rest, reveal) = split_param(params, "reveal");
         if let Some(share) = reveal.as_deref().and_then(num) {
             let model = c.get("model").and_then(Value::as_str).unwrap_or("");
+            // The model as the app names it ("2-STGINMF"), not its command-line name.
+            let shown = crate::engine::models::ModelKind::from_name(model)
+                .map_or_else(|| model.to_owned(), |k| k.label().to_owned());
             let key = if rest.is_empty() {
-                model.to_owned()
+                shown
             } else {
-                format!("{model} ({rest})")
+                format!("{shown} ({rest})")
             };
             groups
                 .entry(key)
