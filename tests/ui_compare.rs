@@ -8,6 +8,8 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 mod common;
+#[path = "common/pointer.rs"]
+mod pointer;
 
 use common::{MAX_STEPS, step_until};
 use eframe::egui;
@@ -16,6 +18,7 @@ use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::ProtocolOptions;
 use nmf_playground::engine::data::samples::Sample;
 use nmf_playground::gui::{App, Pane, UiCommand, WorkerState};
+use pointer::click_at;
 
 fn loaded() -> Harness<'static, App> {
     let mut h = common::loaded();
@@ -44,21 +47,6 @@ fn click_visible(h: &mut Harness<'static, App>, label: &str) {
     h.run_steps(20);
     h.get_by_label(label).click();
     h.run_steps(2);
-}
-
-/// Press and release the primary button at `pos`, one event per frame.
-fn click_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
-    h.hover_at(pos);
-    h.step();
-    h.drag_at(pos);
-    h.step();
-    h.event(egui::Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.step();
 }
 
 /// Screen positions of every sample in comparison view `pane`.

@@ -6,6 +6,8 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 mod common;
+#[path = "common/pointer.rs"]
+mod pointer;
 
 use common::{MAX_STEPS, loaded, step_until};
 use eframe::egui;
@@ -13,6 +15,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::{ProtocolOptions, Triplet};
 use nmf_playground::gui::{App, Tool, UiCommand, WorkerState};
+use pointer::click_at;
 
 /// The bundled sample loaded and factorized once, so the scatter is drawn.
 fn with_scatter() -> Harness<'static, App> {
@@ -31,21 +34,6 @@ fn screen_of(h: &Harness<'static, App>, i: usize) -> egui::Pos2 {
     let v = h.state().view();
     let t = v.plot_transform.expect("transform");
     t.position_from_point(&v.scatter.by_sample[i])
-}
-
-/// Press and release the primary button at `pos` (a click), one event per frame.
-fn click_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
-    h.hover_at(pos);
-    h.step();
-    h.drag_at(pos);
-    h.step();
-    h.event(egui::Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.step();
 }
 
 /// Three samples drawn at least 12 px from any other sample (so a click picks exactly them).

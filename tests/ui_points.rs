@@ -12,6 +12,8 @@
     reason = "this file builds its own dataset: the shared `loaded` is unused here"
 )]
 mod common;
+#[path = "common/pointer.rs"]
+mod pointer;
 
 use common::{MAX_STEPS, harness, step_until};
 use eframe::egui;
@@ -20,6 +22,7 @@ use egui_kittest::kittest::Queryable;
 use ndarray::Array2;
 use nmf_playground::engine::data::Dataset;
 use nmf_playground::gui::{App, SnapshotKey, Tool, WorkerState};
+use pointer::click_at;
 
 /// Three well-separated groups of `per` samples in 4 features, named `cat_i.png`,
 /// `dog_i.png`, `owl_i.png`, labelled `felines`, `canines`, `birds`; a little deterministic
@@ -73,21 +76,6 @@ fn screen_of(h: &Harness<'static, App>, i: usize) -> egui::Pos2 {
     let v = h.state().view();
     let t = v.plot_transform.expect("transform");
     t.position_from_point(&v.scatter.by_sample[i])
-}
-
-/// Press and release the primary button at `pos` (a click), one event per frame.
-fn click_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
-    h.hover_at(pos);
-    h.step();
-    h.drag_at(pos);
-    h.step();
-    h.event(egui::Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.step();
 }
 
 /// Drag the primary button along the outline of `r` (a point every 8 px), one pointer event

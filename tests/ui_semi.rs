@@ -6,13 +6,15 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 mod common;
+#[path = "common/pointer.rs"]
+mod pointer;
 
 use common::{MAX_STEPS, loaded, step_until};
-use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::models::LabelOrigin;
 use nmf_playground::gui::{App, UiCommand, WorkerState};
+use pointer::click_at;
 
 /// Run the current model and wait for the run and its evaluation.
 fn run_to_the_end(h: &mut Harness<'static, App>) {
@@ -28,20 +30,6 @@ fn run_to_the_end(h: &mut Harness<'static, App>) {
             .is_some_and(|r| r.evaluation.is_some())
     });
     h.run_steps(2);
-}
-
-fn click_at(h: &mut Harness<'static, App>, pos: egui::Pos2) {
-    h.hover_at(pos);
-    h.step();
-    h.drag_at(pos);
-    h.step();
-    h.event(egui::Event::PointerButton {
-        pos,
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.step();
 }
 
 #[test]
