@@ -3,7 +3,6 @@
 //! wrong (or was least sure of) with one click, undo it as one step, and re-run from there.
 
 #![cfg(feature = "gui")]
-#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 mod common;
 #[path = "common/pointer.rs"]

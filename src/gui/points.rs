@@ -418,8 +418,10 @@ mod tests {
             "timing",
         );
         data.sample_names = names;
-        let mut v = PointsView::default();
-        v.query = "x".to_owned();
+        let mut v = PointsView {
+            query: "x".to_owned(),
+            ..PointsView::default()
+        };
         v.update_search(&data, None, 0); // builds the lower-cased index once
         let mut worst = 0.0f64;
         for q in [

@@ -502,9 +502,9 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(12);
         let ties = Array2::from_shape_fn((2, 80), |_| f64::from(rng.gen_range(0..2u8)));
         let brute_ties = brute(&ties, 8);
-        for i in 0..80 {
+        for (i, want) in brute_ties.iter().enumerate() {
             let idx: Vec<usize> = knn_of(ties.view(), i, 8).iter().map(|c| c.0).collect();
-            assert_eq!(idx, brute_ties[i]);
+            assert_eq!(&idx, want);
         }
         let t = random(40, 6, 13).reversed_axes();
         let brute_t = brute(&t.to_owned(), 3);
