@@ -34,7 +34,7 @@ pub fn bar(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
         let resp = ui
             .add(
                 egui::TextEdit::singleline(&mut view.points.query)
-                    .desired_width(130.0)
+                    .desired_width(80.0)
                     .hint_text("name or class"),
             )
             .labelled_by(l.id)
@@ -89,33 +89,37 @@ pub fn bar(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
                 view.points.current = None;
             }
         }
-        ui.separator();
+        // The selection's controls only while there is one (or an isolation to undo): on a
+        // narrow window every row this bar wraps to is taken from the plot.
         let selected = view.explore.selection.len();
-        ui.label(format!("{selected} selected"))
-            .on_hover_text("Select tool: drag a lasso (Shift adds) or click samples");
-        if ui
-            .add_enabled(selected >= 2, egui::Button::new("Isolate"))
-            .on_hover_text("Show only the selected samples, projected on their own (PCA-2D of their columns of H)")
-            .clicked()
-        {
-            cmds.push(UiCommand::Isolate);
-        }
-        if view.points.isolation.is_some()
-            && ui
-                .button("Show all")
-                .on_hover_text("Back to every sample")
+        if selected > 0 || view.points.isolation.is_some() {
+            ui.separator();
+            ui.label(format!("{selected} selected"))
+                .on_hover_text("Select tool: drag a lasso (Shift adds) or click samples");
+            if ui
+                .add_enabled(selected >= 2, egui::Button::new("Isolate"))
+                .on_hover_text("Show only the selected samples, projected on their own (PCA-2D of their columns of H)")
                 .clicked()
-        {
-            cmds.push(UiCommand::ShowAll);
-        }
-        if selected > 0
-            && ui
-                .small_button("Clear selection")
-                .on_hover_text("Unselect every sample")
-                .clicked()
-        {
-            view.explore.selection.clear();
-            view.explore.basis = None;
+            {
+                cmds.push(UiCommand::Isolate);
+            }
+            if view.points.isolation.is_some()
+                && ui
+                    .button("Show all")
+                    .on_hover_text("Back to every sample")
+                    .clicked()
+            {
+                cmds.push(UiCommand::ShowAll);
+            }
+            if selected > 0
+                && ui
+                    .small_button("Clear selection")
+                    .on_hover_text("Unselect every sample")
+                    .clicked()
+            {
+                view.explore.selection.clear();
+                view.explore.basis = None;
+            }
         }
         ui.separator();
         ui.checkbox(&mut view.points.show_neighbours, "Neighbours")
