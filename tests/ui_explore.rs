@@ -11,7 +11,7 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::Triplet;
-use nmf_playground::gui::{App, Settings, WorkerState};
+use nmf_playground::gui::{App, Settings, UiCommand, WorkerState};
 use std::time::Duration;
 
 /// Settings for a run that lasts long enough to be stepped.
@@ -67,6 +67,52 @@ fn the_basis_gallery_orders_the_bases_and_a_click_selects_their_samples() {
     h.get_by_label("basis 1").click();
     h.run_steps(2);
     assert!(h.state().view().explore.selection.is_empty());
+}
+
+/// For a table, the gallery is a heat map of W with one row per basis and the table's own
+/// column names under the columns (the label column is not a feature).
+#[test]
+fn the_gallery_of_a_table_names_its_features_under_the_heat_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("petals.csv");
+    let mut text = String::from("petal_len,colour_index,label,stem_mm\n");
+    for i in 0..30 {
+        let c = i % 3;
+        text.push_str(&format!(
+            "{},{},{c},{}\n",
+            1 + c * 3 + i % 2,
+            5 - c + i % 3,
+            2 + (i * 7) % 5
+        ));
+    }
+    std::fs::write(&path, text).unwrap();
+    let mut h = loaded();
+    h.state_mut().push_command(UiCommand::LoadPath(path));
+    step_until(&mut h, "the table to load", MAX_STEPS, |a| {
+        a.session().dataset.as_ref().is_some_and(|d| d.n() == 30)
+    });
+    let names = h
+        .state()
+        .session()
+        .dataset
+        .as_ref()
+        .unwrap()
+        .feature_names
+        .clone();
+    assert_eq!(names, ["petal_len", "colour_index", "stem_mm"]);
+    h.state_mut().settings_mut().k = 2;
+    h.run_steps(1);
+    h.get_by_label("Run").click();
+    step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
+        matches!(a.run().worker, WorkerState::Finished(_))
+    });
+    menu(&mut h, "View", "Basis gallery");
+    h.run_steps(2);
+    assert_eq!(h.state().view().explore.gallery.order.len(), 2);
+    h.get_by_label("basis 2");
+    for name in ["petal_len", "colour_index", "stem_mm"] {
+        h.get_by_label(name);
+    }
 }
 
 /// "Reset to start" starts the model held after its first iteration; each "Step" moves it by

@@ -517,3 +517,89 @@ fn export_run_writes_the_factors_and_labels_which_read_back() {
         .collect();
     assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
 }
+
+/// "Save figures" draws the scatter (in the app's colours), the convergence plot, the basis
+/// gallery and the confusion matrix of the shown run into the export folder, as PNG files
+/// that decode, then as SVG once the format is switched.
+#[test]
+fn save_figures_writes_pngs_that_decode_and_svgs() {
+    let mut h = loaded();
+    run_and_evaluate(&mut h, 1);
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let dir = tmp.path().join("figures");
+    click_visible(&mut h, "Export folder");
+    h.get_by_label("Export folder")
+        .type_text(&dir.display().to_string());
+    h.step();
+    click_visible(&mut h, "Save figures");
+    step_until(&mut h, "the figures", MAX_STEPS, |a| {
+        !a.session().saving_figures && a.session().status.text.contains("Saved figures")
+    });
+    let s = h.state().session();
+    assert!(!s.status.is_error, "{:?}", s.status);
+    let decode = |name: &str| {
+        let bytes = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        image::load_from_memory(&bytes)
+            .unwrap_or_else(|e| panic!("{name} does not decode: {e}"))
+            .to_rgb8()
+    };
+    let non_white = |img: &image::RgbImage| img.pixels().filter(|p| p.0 != [255; 3]).count();
+    let scatter = decode("scatter.png");
+    assert_eq!(scatter.dimensions(), (760, 560));
+    // Every class the scatter shows is drawn in the app's colour of that class.
+    let groups = &h.state().view().scatter.groups;
+    assert!(groups.len() >= 2, "{} groups", groups.len());
+    for g in groups.iter().filter(|g| !g.points.is_empty()) {
+        let c = [g.color.r(), g.color.g(), g.color.b()];
+        assert!(
+            scatter.pixels().any(|p| p.0 == c),
+            "no pixel of {}'s colour {c:?} in scatter.png",
+            g.name
+        );
+    }
+    for name in ["convergence.png", "gallery.png", "confusion.png"] {
+        let img = decode(name);
+        assert!(non_white(&img) > 1000, "{name} is nearly blank");
+    }
+    let status = s.status.text.clone();
+    for name in [
+        "scatter.png",
+        "convergence.png",
+        "gallery.png",
+        "confusion.png",
+    ] {
+        assert!(status.contains(name), "{status}");
+    }
+
+    click_visible(&mut h, "SVG");
+    assert_eq!(
+        h.state().view().figure_format,
+        nmf_playground::figures::Format::Svg
+    );
+    click_visible(&mut h, "Save figures");
+    step_until(&mut h, "the SVG figures", MAX_STEPS, |a| {
+        !a.session().saving_figures && a.session().status.text.contains("scatter.svg")
+    });
+    for name in [
+        "scatter.svg",
+        "convergence.svg",
+        "gallery.svg",
+        "confusion.svg",
+    ] {
+        let text =
+            std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(
+            text.starts_with("<svg") && text.trim_end().ends_with("</svg>"),
+            "{name}"
+        );
+    }
+    let svg = std::fs::read_to_string(dir.join("scatter.svg")).expect("scatter.svg");
+    let n = h.state().session().dataset.as_ref().expect("data").n();
+    assert!(svg.matches("<circle").count() >= n, "one circle per sample");
+    // Atomic writes leave no temporary file.
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 8, "{names:?}");
+}

@@ -351,6 +351,7 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
         points: xy.rows().into_iter().map(|r| [r[0], r[1]]).collect(),
         class,
         class_names,
+        class_colours: vec![],
         triplets: vec![],
     };
     page.add(
@@ -452,6 +453,7 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
                 title: format!("{model}: basis W"),
                 image: square_image(m),
                 feature_names: (1..=m).map(|i| format!("feature {i}")).collect(),
+                column_names: vec![],
                 w,
             },
         )?;

@@ -69,6 +69,28 @@ fn padded_range(vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     Some((lo - pad, hi + pad))
 }
 
+/// Tick labels for an axis spanning `span`: the decimals its ~5 ticks need, and "0.0" (not
+/// "-0.0") at zero.
+fn tick_format(span: f64) -> impl Fn(&f64) -> String {
+    let decimals = if span.is_finite() && span > 0.0 {
+        (-(span / 5.0).log10()).ceil().clamp(0.0, 12.0) as usize
+    } else {
+        1
+    };
+    move |v: &f64| {
+        let v = if v.abs() < span.abs() * 1e-9 { 0.0 } else { *v };
+        let t = format!("{v:.decimals$}");
+        if t.trim_start_matches('-')
+            .chars()
+            .all(|c| c == '0' || c == '.')
+        {
+            t.trim_start_matches('-').to_owned()
+        } else {
+            t
+        }
+    }
+}
+
 /// 2-D points coloured by class or cluster, with a legend and optional triplet lines.
 #[derive(Debug, Clone)]
 pub struct Scatter {
@@ -79,6 +101,9 @@ pub struct Scatter {
     pub class: Vec<Option<usize>>,
     /// Legend names by class index (missing ones are called "class i").
     pub class_names: Vec<String>,
+    /// RGB colour by class index, so a figure can match the app's colours (classes beyond
+    /// it take the palette's).
+    pub class_colours: Vec<[u8; 3]>,
     /// Triplets (anchor, positive, negative) by sample index: anchor–positive drawn green,
     /// anchor–negative red.
     pub triplets: Vec<(usize, usize, usize)>,
@@ -105,10 +130,13 @@ impl Figure for Scatter {
             .y_label_area_size(52)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(s)?;
+        let (fx, fy) = (tick_format(x1 - x0), tick_format(y1 - y0));
         chart
             .configure_mesh()
             .x_desc("PC 1")
             .y_desc("PC 2")
+            .x_label_formatter(&fx)
+            .y_label_formatter(&fy)
             .label_style((FONT, 13))
             .light_line_style(WHITE.mix(0.0))
             .draw()
@@ -116,21 +144,24 @@ impl Figure for Scatter {
         let at = |i: usize| self.points.get(i).map(|p| (p[0], p[1]));
         for &(a, p, n) in &self.triplets {
             if let (Some(pa), Some(pp), Some(pn)) = (at(a), at(p), at(n)) {
+                // Faint, so that many triplets leave the points readable.
                 chart
-                    .draw_series(LineSeries::new([pa, pp], GREEN.mix(0.7)))
+                    .draw_series(LineSeries::new([pa, pp], GREEN.mix(0.25)))
                     .map_err(s)?;
                 chart
-                    .draw_series(LineSeries::new([pa, pn], RED.mix(0.7)))
+                    .draw_series(LineSeries::new([pa, pn], RED.mix(0.18)))
                     .map_err(s)?;
             }
         }
         let grey = RGBColor(170, 170, 170);
+        // Samples at a non-finite position (left out of the view) are not drawn.
+        let drawn = |p: &&[f64; 2]| p[0].is_finite() && p[1].is_finite();
         chart
             .draw_series(
                 self.points
                     .iter()
                     .zip(&self.class)
-                    .filter(|(_, c)| c.is_none())
+                    .filter(|(p, c)| c.is_none() && drawn(p))
                     .map(|(p, _)| Circle::new((p[0], p[1]), 3, grey.filled())),
             )
             .map_err(s)?;
@@ -142,13 +173,16 @@ impl Figure for Scatter {
             .map_or(0, |m| m + 1)
             .max(self.class_names.len());
         for c in 0..n_classes {
-            let col = class_colour(c);
+            let col = self
+                .class_colours
+                .get(c)
+                .map_or_else(|| class_colour(c), |&[r, g, b]| RGBColor(r, g, b));
             let series = chart
                 .draw_series(
                     self.points
                         .iter()
                         .zip(&self.class)
-                        .filter(|(_, k)| **k == Some(c))
+                        .filter(|(p, k)| **k == Some(c) && drawn(p))
                         .map(|(p, _)| Circle::new((p[0], p[1]), 3, col.filled())),
                 )
                 .map_err(s)?;
@@ -232,7 +266,8 @@ impl Figure for Convergence {
             .configure_mesh()
             .x_desc("iteration")
             .y_desc("objective (log)")
-            .y_label_formatter(&|v| format!("{v:.3e}"))
+            .x_label_formatter(&|v| format!("{v:.0}"))
+            .y_label_formatter(&|v| format!("{v:.0e}"))
             .label_style((FONT, 13))
             .draw()
             .map_err(s)?;
@@ -267,7 +302,12 @@ impl Figure for Convergence {
             chart
                 .draw_series(LineSeries::new(line(v), col.stroke_width(2)))
                 .map_err(s)?
-                .label(name.clone())
+                // A log axis cannot show a term that is never positive (a reward).
+                .label(if v.iter().any(positive) {
+                    name.clone()
+                } else {
+                    format!("{name} (≤ 0, not drawn)")
+                })
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 18, y)], col.stroke_width(2)));
         }
         chart
@@ -445,9 +485,19 @@ pub struct Gallery {
     /// (height, width) of one image, row-major pixels, when the features are pixels.
     pub image: Option<(usize, usize)>,
     pub feature_names: Vec<String>,
+    /// Caption of each column (empty: 1, 2, …), e.g. the basis numbers when the columns
+    /// were reordered.
+    pub column_names: Vec<String>,
 }
 
 impl Gallery {
+    fn column_name(&self, j: usize) -> String {
+        self.column_names
+            .get(j)
+            .cloned()
+            .unwrap_or_else(|| (j + 1).to_string())
+    }
+
     fn grid(&self) -> (usize, usize) {
         let k = self.w.ncols().max(1);
         let cols = (k as f64).sqrt().ceil() as usize;
@@ -490,7 +540,7 @@ impl Figure for Gallery {
                 .copied()
                 .filter(|v| v.is_finite())
                 .fold(0.0f64, f64::max);
-            let comps: Vec<String> = (1..=k).map(|j| j.to_string()).collect();
+            let comps: Vec<String> = (0..k).map(|j| self.column_name(j)).collect();
             return CellGrid {
                 title: &self.title,
                 rows: m,
@@ -546,7 +596,7 @@ impl Figure for Gallery {
             }
             panel
                 .draw(&Text::new(
-                    format!("{}", j + 1),
+                    self.column_name(j),
                     (pw as i32 / 2, ih as i32 * scale + 3),
                     label.clone(),
                 ))
@@ -775,5 +825,21 @@ impl Figure for LabelBudget {
             "accuracy on the rest (%), mean ± std",
             &lines,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tick_format;
+
+    #[test]
+    fn tick_labels_have_the_decimals_of_the_span_and_no_negative_zero() {
+        let f = tick_format(1.2);
+        assert_eq!(f(&0.2), "0.2");
+        assert_eq!(f(&-0.0), "0.0");
+        assert_eq!(f(&-1e-17), "0.0");
+        assert_eq!(f(&-0.4), "-0.4");
+        assert_eq!(tick_format(300.0)(&40.0), "40");
+        assert_eq!(tick_format(0.03)(&0.015), "0.015");
     }
 }

@@ -145,6 +145,7 @@ mod tests {
             points: vec![[0.0, 0.0], [1.0, 1.0], [0.5, 0.2]],
             class: vec![Some(0), Some(1), None],
             class_names: vec!["a".into(), "b".into()],
+            class_colours: vec![],
             triplets: vec![(0, 1, 2)],
         };
         let img = decode(&to_png(&fig).expect("png"));
@@ -179,6 +180,7 @@ mod tests {
             w: ndarray::Array2::from_shape_fn((16, 3), |(i, j)| (i * (j + 1)) as f64),
             image: Some((4, 4)),
             feature_names: vec![],
+            column_names: vec![],
         };
         let heat = Gallery {
             image: None,
@@ -241,6 +243,7 @@ mod tests {
             points: vec![],
             class: vec![],
             class_names: vec![],
+            class_colours: vec![],
             triplets: vec![],
         };
         assert!(to_svg(&s).is_ok());

@@ -95,6 +95,7 @@ impl App {
             UiCommand::ResolvePending(r) => self.resolve_pending(r),
             UiCommand::ExportHistory(p) => self.export_history(&p),
             UiCommand::ExportRun(dir) => self.export_run(&dir),
+            UiCommand::SaveFigures(dir, format) => self.save_figures(&dir, format),
             UiCommand::SaveSession(path) => {
                 match path.or_else(|| self.session.session_path.clone()) {
                     Some(p) => self.session_file(true, p),
@@ -154,6 +155,7 @@ impl App {
                 result,
             } => self.suggested(fingerprint, result),
             TaskDone::Exported(done) => self.exported(done),
+            TaskDone::FiguresSaved(done) => self.figures_saved(done),
             TaskDone::Isolated(done) => self.isolated(*done),
             TaskDone::Neighbours(done) => self.neighbours_done(*done),
             TaskDone::Compared { pair, rev, result } => self.compared(pair, rev, result),

@@ -1,4 +1,4 @@
-//! How numbers are written in the panels and the status line.
+//! How numbers and counts are written in the panels and the status line.
 
 /// A number with six significant-ish digits, in scientific notation only when very small or
 /// very large.
@@ -9,4 +9,9 @@ pub fn format_value(v: f64) -> String {
     } else {
         format!("{v:.6}")
     }
+}
+
+/// "1 triplet", "2 triplets": a count with its noun in the right number.
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

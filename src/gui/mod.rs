@@ -18,6 +18,7 @@ mod evaluation;
 mod explore;
 mod explore_actions;
 mod export_actions;
+mod figure_export;
 mod format;
 mod input;
 mod kscan;
@@ -167,6 +168,8 @@ enum TaskDone {
     },
     /// An "Export run…" finished writing (or failed).
     Exported(export_actions::Exported),
+    /// A "Save figures" finished writing (or failed).
+    FiguresSaved(figure_export::FiguresSaved),
     /// The projection of an isolated selection.
     Isolated(Box<points_actions::IsolatedDone>),
     /// The nearest neighbours of a sample in X and in H.

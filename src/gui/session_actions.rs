@@ -8,6 +8,7 @@
 //! (debounced, atomic, fsync'd; `engine::recovery`), and a start on a dataset with unsaved
 //! edits from a killed session offers them back.
 
+use super::format::counted;
 use super::{App, DataSource, TaskDone};
 use crate::engine::data::samples::Sample;
 use crate::engine::models::{ModelKind, WarmStart};
@@ -410,10 +411,10 @@ impl App {
                     self.journal = Some(Journal::new(dir, fp, found.edits));
                 }
                 self.session.set_status(format!(
-                    "Recovered {} unsaved edits ({} triplets, {} labels); save to keep them",
-                    found.edits,
-                    found.store.triplets().len(),
-                    found.store.labels().n_labelled()
+                    "Recovered {} ({}, {}); save to keep them",
+                    counted(found.edits as usize, "unsaved edit", "unsaved edits"),
+                    counted(found.store.triplets().len(), "triplet", "triplets"),
+                    counted(found.store.labels().n_labelled(), "label", "labels")
                 ));
                 self.sync_journal();
             }

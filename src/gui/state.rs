@@ -413,6 +413,8 @@ pub struct Session {
     pub recovery_offer: Option<crate::engine::recovery::Found>,
     /// The run being exported on a background thread ("Export run…"), if any.
     pub exporting: Option<u64>,
+    /// "Save figures" is drawing and writing on a background thread.
+    pub saving_figures: bool,
 }
 
 /// What a click on the scatter does.

@@ -67,6 +67,8 @@ pub struct ViewState {
     pub history_path_input: String,
     /// Folder typed for "Export run…".
     pub export_dir_input: String,
+    /// The format "Save figures" writes (PNG or SVG).
+    pub figure_format: crate::figures::Format,
     // ----- text fields and windows
     /// Text of the typed dataset path field.
     pub path_input: String,
@@ -116,6 +118,7 @@ impl ViewState {
             selected_runs: Vec::new(),
             history_path_input: String::new(),
             export_dir_input: String::new(),
+            figure_format: crate::figures::Format::Png,
             path_input: last_path
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
@@ -207,6 +210,31 @@ impl ViewState {
         self.scatter.subspace = subspace;
         if self.points.isolation.is_some() {
             self.scatter.retain_finite();
+        }
+    }
+
+    /// What the scatter shows (its caption, and the title of its exported figure).
+    pub fn scatter_caption(&self) -> String {
+        let cache = &self.scatter;
+        if let Some(iso) = &self.points.isolation {
+            let what = if cache.of_data { "X" } else { "H" };
+            format!(
+                "Isolated: PCA-2D of {what} of the {} selected samples alone · iteration {} \
+                 (Show all for every sample)",
+                iso.samples.len(),
+                cache.iteration
+            )
+        } else if cache.of_data {
+            "PCA-2D of X (the data; a run replaces it with its H)".to_owned()
+        } else if let Some(name) = cache.subspace {
+            format!(
+                "PCA-2D of the model's {name} · iteration {}",
+                cache.iteration
+            )
+        } else if cache.index_axes {
+            format!("H (k = 1) by sample · iteration {}", cache.iteration)
+        } else {
+            format!("PCA-2D of H · iteration {}", cache.iteration)
         }
     }
 

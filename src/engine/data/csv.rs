@@ -331,6 +331,14 @@ pub(crate) fn load_table_within(
     let x = xt.t().as_standard_layout().into_owned();
     let mut ds = Dataset::raw(x, path.display().to_string());
     ds.sample_names = names;
+    if let Some(h) = &header {
+        ds.feature_names = h
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| Some(j) != label_col)
+            .map(|(_, name)| name.trim().to_owned())
+            .collect();
+    }
     if label_col.is_some() {
         let (labels, class_names) = index_labels(&raw_labels);
         ds.labels = Some(labels);
@@ -411,5 +419,17 @@ mod tests {
             e.contains("big.csv") && e.contains("reading the file (2.1 KiB)"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_header_names_the_features_and_not_the_label_column() {
+        let (_dir, path) = table("width, class ,height\n1,a,2\n3,b,4\n");
+        let ds = load_table(&path, &LoadOptions::default()).unwrap();
+        assert_eq!(ds.feature_names, ["width", "height"]);
+        assert_eq!(ds.feature_name(1), "height");
+        let (_dir, path) = table("1,2\n3,4\n");
+        let ds = load_table(&path, &LoadOptions::default()).unwrap();
+        assert!(ds.feature_names.is_empty());
+        assert_eq!(ds.feature_name(1), "feature 2");
     }
 }

@@ -143,6 +143,9 @@ pub struct Dataset {
     pub class_names: Vec<String>,
     /// One name per sample (file name for images, `row N` for tables).
     pub sample_names: Vec<String>,
+    /// One name per feature when the source names them (a table's header, without its label
+    /// column); empty otherwise. [`Dataset::feature_name`] gives a name for every feature.
+    pub feature_names: Vec<String>,
     /// `(width, height)` when the samples are images; pixel j of sample i is `x[[j, i]]`,
     /// row-major (`j = row * width + col`).
     pub image_shape: Option<(usize, usize)>,
@@ -209,6 +212,7 @@ impl Dataset {
             labels,
             class_names,
             sample_names: (0..n).map(|i| format!("#{i}")).collect(),
+            feature_names: Vec::new(),
             image_shape: None,
             thumbnails: Vec::new(),
             source: source.into(),
@@ -227,6 +231,7 @@ impl Dataset {
             labels: None,
             class_names: Vec::new(),
             sample_names: (0..n).map(|i| format!("#{i}")).collect(),
+            feature_names: Vec::new(),
             image_shape: None,
             thumbnails: Vec::new(),
             source: source.into(),
@@ -244,6 +249,15 @@ impl Dataset {
     /// Number of features.
     pub fn m(&self) -> usize {
         self.x.nrows()
+    }
+
+    /// The name of feature `j` (0-based): the source's own name when it has one, else
+    /// `feature j+1`.
+    pub fn feature_name(&self, j: usize) -> String {
+        match self.feature_names.get(j) {
+            Some(name) if !name.trim().is_empty() => name.clone(),
+            _ => format!("feature {}", j + 1),
+        }
     }
 
     /// Number of classes (0 when unlabelled).

@@ -292,6 +292,8 @@ fn pane_plot(
         .data_aspect(1.0)
         .x_grid_spacer(nice_marks)
         .y_grid_spacer(nice_marks)
+        .x_axis_formatter(super::scatter::mark_label)
+        .y_axis_formatter(super::scatter::mark_label)
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None)

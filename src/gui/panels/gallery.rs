@@ -13,6 +13,8 @@ use egui::RichText;
 const TILE: f32 = 64.0;
 /// Side of a sample thumbnail under the picked basis.
 const THUMB: f32 = 40.0;
+/// Up to this many features, the heat map names each under its column.
+const MAX_NAMED_COLUMNS: usize = 12;
 
 /// The "Basis gallery" window, when open.
 pub fn window(
@@ -71,7 +73,7 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
                 )
                 .selected(view.explore.basis == Some(c));
                 let r = ui.add(button).on_hover_text(format!(
-                    "‖H row‖ = {:.3}; {} samples load most on it",
+                    "norm of its H row {:.3}; {} samples load most on it",
                     g.norms.get(c).copied().unwrap_or(0.0),
                     g.dominant.get(c).map_or(0, Vec::len)
                 ));
@@ -82,7 +84,8 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
         });
     } else {
         // A heat map of W: one row per basis (a strip over the features), features named.
-        let names = feature_names(data.m());
+        let names: Vec<String> = (0..data.m()).map(|f| data.feature_name(f)).collect();
+        let mut strip: Option<egui::Rect> = None;
         for &c in &g.order {
             let Some(tex) = g.textures.get(c) else {
                 continue;
@@ -94,7 +97,7 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
                             .selected(view.explore.basis == Some(c)),
                     )
                     .on_hover_text(format!(
-                        "‖H row‖ = {:.3}",
+                        "norm of its H row {:.3}",
                         g.norms.get(c).copied().unwrap_or(0.0)
                     ));
                 if r.clicked() {
@@ -105,6 +108,7 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
                     egui::Image::new((tex.id(), egui::vec2(width, 14.0)))
                         .sense(egui::Sense::hover()),
                 );
+                strip = Some(img.rect);
                 if let Some(pos) = img.hover_pos() {
                     let f = (((pos.x - img.rect.left()) / img.rect.width()) * data.m() as f32)
                         .floor()
@@ -118,6 +122,30 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
                     img.on_hover_text(format!("{}: W = {v:.4}", names[f]));
                 }
             });
+        }
+        // Few features: each named under its column (truncated to the column, whole on hover).
+        if let Some(strip) = strip.filter(|_| names.len() <= MAX_NAMED_COLUMNS) {
+            let (row, _) = ui.allocate_exact_size(
+                egui::vec2(
+                    ui.available_width(),
+                    ui.text_style_height(&egui::TextStyle::Small),
+                ),
+                egui::Sense::hover(),
+            );
+            let column = strip.width() / names.len() as f32;
+            for (f, name) in names.iter().enumerate() {
+                let left = strip.left() + column * f as f32;
+                let rect = egui::Rect::from_min_size(
+                    egui::pos2(left, row.top()),
+                    egui::vec2(column, row.height()),
+                );
+                ui.put(
+                    rect,
+                    egui::Label::new(RichText::new(name).small())
+                        .truncate()
+                        .halign(egui::Align::Center),
+                );
+            }
         }
         ui.label(
             RichText::new(format!(
@@ -167,9 +195,4 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
             }
         }
     });
-}
-
-/// The features' names for the heat map (the datasets carry no column names: by position).
-fn feature_names(m: usize) -> Vec<String> {
-    (1..=m).map(|f| format!("feature {f}")).collect()
 }

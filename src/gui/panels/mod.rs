@@ -19,6 +19,7 @@ pub mod tour;
 
 use super::UiCommand;
 use super::command::Commands;
+use super::format::counted;
 use super::run_controller::RunController;
 use super::state::{Session, Settings, WorkerState};
 use super::view::ViewState;
@@ -220,12 +221,15 @@ pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Command
             ui.set_max_width(440.0);
             ui.heading("Unsaved edits found");
             ui.label(format!(
-                "Recover {} unsaved edits from {}? ({} triplets, {} painted labels; the app \
-                 was closed without saving them.)",
-                found.edits,
+                "Recover {} from {}? ({}, {}; the app was closed without saving them.)",
+                counted(found.edits as usize, "unsaved edit", "unsaved edits"),
                 found.time_text(),
-                found.store.triplets().len(),
-                found.store.labels().n_labelled()
+                counted(found.store.triplets().len(), "triplet", "triplets"),
+                counted(
+                    found.store.labels().n_labelled(),
+                    "painted label",
+                    "painted labels"
+                )
             ));
             ui.horizontal(|ui| {
                 if ui.button("Recover").clicked() {

@@ -374,14 +374,34 @@ fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_m
     } else {
         planned_max
     };
+    // A multi-stage model (2-STGINMF) caps each stage, not the whole fit: the bar shows
+    // the current stage against the cap, the text the total too.
+    let (done, text) = match run.convergence.phases.last() {
+        Some(&(first, phase)) if p.iteration >= first => {
+            let in_phase = p.iteration + 1 - first;
+            let round = if phase.round > 0 {
+                format!("round {} ", phase.round)
+            } else {
+                String::new()
+            };
+            (
+                in_phase,
+                format!(
+                    "{} · {round}stage {}: {in_phase} / {max_iter}",
+                    p.iteration, phase.stage
+                ),
+            )
+        }
+        _ => (p.iteration, format!("{} / {max_iter}", p.iteration)),
+    };
     let frac = if max_iter > 0 {
-        p.iteration as f32 / max_iter as f32
+        done as f32 / max_iter as f32
     } else {
         0.0
     };
     ui.add(
         egui::ProgressBar::new(frac.clamp(0.0, 1.0))
-            .text(format!("{} / {max_iter}", p.iteration))
+            .text(text)
             .animate(state == WorkerState::Running),
     );
     if p.iteration == 0 && !state.is_active() {

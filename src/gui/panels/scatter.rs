@@ -369,26 +369,7 @@ pub fn show(
     toolbar(ui, session, run, view, &data);
     super::points::bar(ui, session, view, cmds);
     let cache = &view.scatter;
-    let caption = if let Some(iso) = &view.points.isolation {
-        let what = if cache.of_data { "X" } else { "H" };
-        format!(
-            "Isolated: PCA-2D of {what} of the {} selected samples alone · iteration {} \
-             (Show all for every sample)",
-            iso.samples.len(),
-            cache.iteration
-        )
-    } else if cache.of_data {
-        "PCA-2D of X (the data; a run replaces it with its H)".to_owned()
-    } else if let Some(name) = cache.subspace {
-        format!(
-            "PCA-2D of the model's {name} · iteration {}",
-            cache.iteration
-        )
-    } else if cache.index_axes {
-        format!("H (k = 1) by sample · iteration {}", cache.iteration)
-    } else {
-        format!("PCA-2D of H · iteration {}", cache.iteration)
-    };
+    let caption = view.scatter_caption();
     ui.label(RichText::new(super::displayable(ui.ctx(), &caption)).weak());
     let n = data.n().max(1);
     let radius = if n > 2000 {
@@ -585,11 +566,11 @@ pub fn show(
                 plot_ui.text(Text::new("selected", p, RichText::new(s).strong()).color(HIGHLIGHT));
             }
         }
-        // The samples of the basis picked in the gallery, ringed.
+        // The selection (a basis picked in the gallery, a lasso, search matches), ringed.
         let ringed: Vec<PlotPoint> = selection.iter().filter_map(|&i| at(i)).collect();
         if !ringed.is_empty() {
             plot_ui.points(
-                Points::new("basis samples", PlotPoints::Owned(ringed))
+                Points::new("selected", PlotPoints::Owned(ringed))
                     .color(HIGHLIGHT)
                     .radius(radius + 3.0)
                     .shape(MarkerShape::Circle)

@@ -8,7 +8,7 @@
 use eframe::egui;
 
 use crate::engine::constraints::Triplet;
-use crate::engine::data::Dataset;
+use crate::engine::data::{Dataset, Fingerprint};
 use crate::gui::UiCommand;
 use crate::gui::command::Commands;
 use crate::gui::state::{HistoryRow, Session};
@@ -82,7 +82,16 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
             }
         });
     }
-    batches(ui, &session.history);
+    let here = session.dataset.as_ref().map(|d| d.fingerprint);
+    let lines = batch_lines(&session.history, here);
+    if !lines.is_empty() {
+        ui.label(
+            RichText::new("Effect of each batch of answers (run against the run before):").small(),
+        );
+        for line in lines {
+            ui.label(RichText::new(line).small());
+        }
+    }
 }
 
 fn name(data: &Dataset, i: usize) -> String {
@@ -93,29 +102,87 @@ fn name(data: &Dataset, i: usize) -> String {
 }
 
 /// How each run moved the share of triplets kept and the clustering score (NMI) against the
-/// run before it, with the triplets it was given.
-fn batches(ui: &mut egui::Ui, history: &[HistoryRow]) {
-    if history.len() < 2 {
-        return;
-    }
-    ui.label(
-        RichText::new("Effect of each batch of answers (run against the run before):").small(),
-    );
+/// run before it on the same data (`here`, the loaded dataset; runs on other data are
+/// skipped, their scores are not comparable), newest first, at most five.
+pub fn batch_lines(history: &[HistoryRow], here: Option<Fingerprint>) -> Vec<String> {
     let fmt = |d: Option<f64>| d.map_or_else(|| "–".to_owned(), |d| format!("{:+.1} %", 100.0 * d));
-    for pair in history.windows(2).rev().take(5) {
-        let [a, b] = pair else { continue };
-        let kept = a.kept.zip(b.kept).map(|(x, y)| y - x);
-        let nmi = a.nmi.zip(b.nmi).map(|(x, y)| y - x);
-        ui.label(
-            RichText::new(format!(
+    let same: Vec<&HistoryRow> = history
+        .iter()
+        .filter(|r| here.is_some() && r.data == here)
+        .collect();
+    same.windows(2)
+        .rev()
+        .take(5)
+        .map(|pair| {
+            let (a, b) = (pair[0], pair[1]);
+            let kept = a.kept.zip(b.kept).map(|(x, y)| y - x);
+            let nmi = a.nmi.zip(b.nmi).map(|(x, y)| y - x);
+            format!(
                 "run {} ({} triplets, +{}): kept {}, NMI {}",
                 b.id,
                 b.triplets,
                 b.triplets.saturating_sub(a.triplets),
                 fmt(kept),
                 fmt(nmi)
-            ))
-            .small(),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::models::WarmStart;
+    use std::sync::Arc;
+
+    fn row(id: u64, data: u64, triplets: usize, kept: f64, nmi: f64) -> HistoryRow {
+        HistoryRow {
+            id,
+            model: "RPNMF".into(),
+            params: String::new(),
+            seed: 0,
+            iterations: 1,
+            seconds: 0.0,
+            acc: None,
+            nmi: Some(nmi),
+            kept: Some(kept),
+            triplets,
+            curve: Default::default(),
+            k: 2,
+            factors: Arc::new(WarmStart {
+                w: None,
+                h: ndarray::Array2::zeros((2, 3)),
+                source: String::new(),
+            }),
+            data: Some(Fingerprint {
+                n: 3,
+                m: 4,
+                hash: data,
+            }),
+            dataset: String::new(),
+            stop: String::new(),
+            snapshot: None,
+            evaluation: None,
+            predictions: None,
+            exports: Arc::default(),
+        }
+    }
+
+    #[test]
+    fn batches_compare_runs_on_the_loaded_data_only() {
+        // Runs 1 and 3 on dataset A, run 2 on B between them.
+        let history = [
+            row(1, 7, 0, 0.80, 0.50),
+            row(2, 9, 10, 0.10, 0.10),
+            row(3, 7, 30, 0.90, 0.55),
+        ];
+        let a = history[0].data;
+        assert_eq!(
+            batch_lines(&history, a),
+            ["run 3 (30 triplets, +30): kept +10.0 %, NMI +5.0 %"]
         );
+        // On B alone there is no pair; with nothing loaded, nothing.
+        assert!(batch_lines(&history, history[1].data).is_empty());
+        assert!(batch_lines(&history, None).is_empty());
     }
 }
