@@ -29,6 +29,15 @@ pub enum ParamKind {
         log_scale: bool,
         grid: &'static [f64],
     },
+    /// A whole number in `[min, max]` (a neighbour count, a number of rounds or iterations):
+    /// held as a [`ParamValue::Number`] that is integral, shown and typed without decimals,
+    /// and a fractional value is refused. `grid` as for `Number`.
+    Count {
+        default: u32,
+        min: u32,
+        max: u32,
+        grid: &'static [u32],
+    },
     /// On or off (a checkbox; `NAME=on|off|true|false|1|0` on the command line).
     Flag { default: bool },
     /// One of named values (a combo box; `NAME=option` on the command line).
@@ -52,6 +61,7 @@ impl HyperParam {
     pub fn default_value(&self) -> ParamValue {
         match self.kind {
             ParamKind::Number { default, .. } => ParamValue::Number(default),
+            ParamKind::Count { default, .. } => ParamValue::Number(f64::from(default)),
             ParamKind::Flag { default } => ParamValue::Flag(default),
             ParamKind::Choice { default, .. } => ParamValue::Choice(default),
         }
@@ -62,6 +72,10 @@ impl HyperParam {
     pub fn grid(&self) -> Vec<ParamValue> {
         match self.kind {
             ParamKind::Number { grid, .. } => grid.iter().map(|&v| ParamValue::Number(v)).collect(),
+            ParamKind::Count { grid, .. } => grid
+                .iter()
+                .map(|&v| ParamValue::Number(f64::from(v)))
+                .collect(),
             ParamKind::Flag { .. } => vec![ParamValue::Flag(false), ParamValue::Flag(true)],
             ParamKind::Choice { options, .. } => {
                 options.iter().map(|o| ParamValue::Choice(o.name)).collect()
@@ -73,6 +87,7 @@ impl HyperParam {
     pub fn domain(&self) -> String {
         match self.kind {
             ParamKind::Number { min, max, .. } => format!("a number in [{min}, {max}]"),
+            ParamKind::Count { min, max, .. } => format!("a whole number in [{min}, {max}]"),
             ParamKind::Flag { .. } => "on or off".into(),
             ParamKind::Choice { options, .. } => {
                 let names: Vec<_> = options.iter().map(|o| o.name).collect();
@@ -97,6 +112,15 @@ impl HyperParam {
                     Err(invalid(format!("= {v} is outside [{min}, {max}]")))
                 }
             }
+            (ParamKind::Count { min, max, .. }, ParamValue::Number(v)) => {
+                if !v.is_finite() || v.fract() != 0.0 {
+                    Err(invalid(format!("= {v} is not a whole number")))
+                } else if !(f64::from(min)..=f64::from(max)).contains(&v) {
+                    Err(invalid(format!("= {v} is outside [{min}, {max}]")))
+                } else {
+                    Ok(value)
+                }
+            }
             (ParamKind::Flag { .. }, ParamValue::Flag(_)) => Ok(value),
             (ParamKind::Flag { .. }, ParamValue::Number(v)) if v == 0.0 || v == 1.0 => {
                 Ok(ParamValue::Flag(v == 1.0))
@@ -119,7 +143,9 @@ impl HyperParam {
             why: format!("= `{t}` is not {}", self.domain()),
         };
         let value = match self.kind {
-            ParamKind::Number { .. } => ParamValue::Number(t.parse().map_err(|_| invalid())?),
+            ParamKind::Number { .. } | ParamKind::Count { .. } => {
+                ParamValue::Number(t.parse().map_err(|_| invalid())?)
+            }
             ParamKind::Flag { .. } => match t.to_ascii_lowercase().as_str() {
                 "1" | "on" | "true" | "yes" => ParamValue::Flag(true),
                 "0" | "off" | "false" | "no" => ParamValue::Flag(false),
@@ -249,6 +275,21 @@ impl Checked {
         }
     }
 
+    /// A whole-number parameter ([`ParamKind::Count`], checked integral and in range when the
+    /// table was checked); a fractional value is refused here too, for tables that still
+    /// declare a count as a plain number.
+    pub fn count(&self, name: &str) -> Result<usize, ModelError> {
+        let v = self.number(name)?;
+        if v.fract() != 0.0 || v < 0.0 {
+            return Err(ModelError::InvalidParam {
+                model: self.model,
+                name: name.into(),
+                why: format!("= {v} is not a whole number"),
+            });
+        }
+        Ok(v as usize)
+    }
+
     /// A flag parameter.
     pub fn flag(&self, name: &str) -> Result<bool, ModelError> {
         match self.get(name)? {
@@ -314,6 +355,34 @@ mod tests {
     enum Weight {
         Binary,
         Heat,
+    }
+
+    #[test]
+    fn a_count_takes_whole_numbers_in_its_range_only() {
+        let hp = HyperParam {
+            name: "neighbors",
+            kind: ParamKind::Count {
+                default: 5,
+                min: 1,
+                max: 100,
+                grid: &[3, 5],
+            },
+            help: "",
+        };
+        assert_eq!(hp.default_value(), ParamValue::Number(5.0));
+        assert_eq!(
+            hp.grid(),
+            [ParamValue::Number(3.0), ParamValue::Number(5.0)]
+        );
+        assert_eq!(hp.parse("M", " 12 ").unwrap(), ParamValue::Number(12.0));
+        let e = hp.parse("M", "10.5").unwrap_err().to_string();
+        assert!(
+            e.contains("`neighbors`") && e.contains("10.5 is not a whole number"),
+            "{e}"
+        );
+        let e = hp.parse("M", "0").unwrap_err().to_string();
+        assert!(e.contains("0 is outside [1, 100]"), "{e}");
+        assert_eq!(hp.domain(), "a whole number in [1, 100]");
     }
 
     #[test]

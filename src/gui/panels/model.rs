@@ -282,33 +282,71 @@ pub fn hyperparameter_row(
                     edit = Some(ParamEdit::Set(ParamValue::Number(0.0)));
                 }
             }
-            // Reset sits in the grid menu: the row stays within the panel's default width.
-            if !grid.is_empty() || edited.is_some() {
-                ui.menu_button("grid", |ui| {
-                    if edited.is_some() && reset_button(ui, hp) {
-                        edit = Some(ParamEdit::Reset);
-                    }
-                    if !grid.is_empty() {
-                        ui.label(RichText::new("the paper's grid").weak());
-                    }
-                    for &g in grid {
-                        if ui.button(format!("{g}")).clicked() {
-                            edit = Some(ParamEdit::Set(ParamValue::Number(g)));
-                        }
-                    }
-                })
-                .response
-                .accessible_name(format!("presets for {}", hp.name))
-                .on_hover_text(format!("Presets for {}", hp.name));
+            if let Some(e) = grid_menu(ui, hp, grid, edited.is_some()) {
+                edit = Some(e);
+            }
+        }
+        ParamKind::Count {
+            default,
+            min,
+            max,
+            grid,
+        } => {
+            let mut v = match current {
+                ParamValue::Number(x) if x.is_finite() => {
+                    x.round().clamp(0.0, f64::from(max)) as u32
+                }
+                _ => default,
+            };
+            // Counts spanning orders of magnitude (N_P up to 10,000) drag on a log scale.
+            let resp = if max >= min.max(1).saturating_mul(1000) {
+                ui.spacing_mut().slider_width = LOG_SLIDER_WIDTH;
+                ui.add(egui::Slider::new(&mut v, min..=max).logarithmic(true))
+            } else {
+                ui.add(DragValue::new(&mut v).range(min..=max).speed(0.25))
+            };
+            if resp.labelled_by(l.id).on_hover_text(&tip).changed() {
+                edit = Some(ParamEdit::Set(ParamValue::Number(f64::from(v))));
+            }
+            let grid: Vec<f64> = grid.iter().map(|&g| f64::from(g)).collect();
+            if let Some(e) = grid_menu(ui, hp, &grid, edited.is_some()) {
+                edit = Some(e);
             }
         }
     });
     edit
 }
 
+/// The "grid" menu of a number: reset (when edited) and the paper's grid as presets. Reset
+/// sits in this menu so that the row stays within the panel's default width.
+fn grid_menu(ui: &mut egui::Ui, hp: &HyperParam, grid: &[f64], edited: bool) -> Option<ParamEdit> {
+    if grid.is_empty() && !edited {
+        return None;
+    }
+    let mut edit = None;
+    ui.menu_button("grid", |ui| {
+        if edited && reset_button(ui, hp) {
+            edit = Some(ParamEdit::Reset);
+        }
+        if !grid.is_empty() {
+            ui.label(RichText::new("the paper's grid").weak());
+        }
+        for &g in grid {
+            if ui.button(format!("{g}")).clicked() {
+                edit = Some(ParamEdit::Set(ParamValue::Number(g)));
+            }
+        }
+    })
+    .response
+    .accessible_name(format!("presets for {}", hp.name))
+    .on_hover_text(format!("Presets for {}", hp.name));
+    edit
+}
+
 /// A "reset" button for `hp` (back to the table's default); whether it was clicked.
 fn reset_button(ui: &mut egui::Ui, hp: &HyperParam) -> bool {
     let default = match hp.default_value() {
+        ParamValue::Number(x) if matches!(hp.kind, ParamKind::Count { .. }) => format!("{x}"),
         ParamValue::Number(x) => crate::gui::format::format_value(x),
         ParamValue::Flag(b) => (if b { "on" } else { "off" }).to_owned(),
         ParamValue::Choice(c) => c.to_owned(),

@@ -7,12 +7,11 @@ use crate::engine::models::{Checked, HyperParam, ModelError, ParamKind};
 pub const TABLE: &[HyperParam] = &[
     HyperParam {
         name: "neighbors",
-        kind: ParamKind::Number {
-            default: 15.0,
-            min: 1.0,
-            max: 100.0,
-            log_scale: false,
-            grid: &[5.0, 10.0, 15.0, 20.0],
+        kind: ParamKind::Count {
+            default: 15,
+            min: 1,
+            max: 100,
+            grid: &[5, 10, 15, 20],
         },
         help: "k, neighbours per sample of the adaptive graph: each sample may only link to its \
                k nearest others, and the initial weights use the (k + 1)-th distance \
@@ -21,12 +20,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "rounds",
-        kind: ParamKind::Number {
-            default: 30.0,
-            min: 1.0,
-            max: 1000.0,
-            log_scale: false,
-            grid: &[10.0, 30.0, 100.0],
+        kind: ParamKind::Count {
+            default: 30,
+            min: 1,
+            max: 1000,
+            grid: &[10, 30, 100],
         },
         help: "Most graph updates before CAN stops (docs/models.md §2.7 step 3: 30 in the \
                authors' code). It stops earlier once the graph has exactly c connected \
@@ -47,8 +45,8 @@ impl CanParams {
     /// The typed parameters of a checked table; both must be whole numbers.
     pub fn from_checked(p: &Checked) -> Result<Self, ModelError> {
         Ok(Self {
-            neighbors: whole(p, "neighbors")?,
-            rounds: whole(p, "rounds")?,
+            neighbors: p.count("neighbors")?,
+            rounds: p.count("rounds")?,
         })
     }
 
@@ -56,18 +54,6 @@ impl CanParams {
     pub fn defaults() -> Result<Self, ModelError> {
         Self::from_checked(&Checked::new("CAN", TABLE, &Default::default())?)
     }
-}
-
-fn whole(p: &Checked, name: &str) -> Result<usize, ModelError> {
-    let v = p.number(name)?;
-    if v.fract() != 0.0 {
-        return Err(ModelError::InvalidParam {
-            model: "CAN",
-            name: name.into(),
-            why: format!("= {v} is not a whole number"),
-        });
-    }
-    Ok(v as usize)
 }
 
 #[cfg(test)]
@@ -83,9 +69,8 @@ mod tests {
             rounds: 30
         });
         let spec = ModelSpec::new(KIND, 2, 0).with("neighbors", ParamValue::Number(2.5));
-        let e = CanParams::from_checked(&spec.checked().unwrap())
-            .unwrap_err()
-            .to_string();
+        // The table's check refuses the fraction (the parameter is a count).
+        let e = spec.checked().unwrap_err().to_string();
         assert!(e.contains("`neighbors`") && e.contains("not a whole number"), "{e}");
     }
 }

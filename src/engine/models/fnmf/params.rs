@@ -34,12 +34,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "components",
-        kind: ParamKind::Number {
-            default: 3.0,
-            min: 1.0,
-            max: 10.0,
-            log_scale: false,
-            grid: &[2.0, 3.0, 5.0],
+        kind: ParamKind::Count {
+            default: 3,
+            min: 1,
+            max: 10,
+            grid: &[2, 3, 5],
         },
         help: "r, the number of feature-weighting components θ_1 … θ_r, each a weighting of \
                the features on the simplex; every sample is softly assigned to them by its \
@@ -48,12 +47,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "neighbors",
-        kind: ParamKind::Number {
-            default: 5.0,
-            min: 1.0,
-            max: 100.0,
-            log_scale: false,
-            grid: &[3.0, 5.0, 10.0],
+        kind: ParamKind::Count {
+            default: 5,
+            min: 1,
+            max: 100,
+            grid: &[3, 5, 10],
         },
         help: "p, neighbours per sample of the adaptive-neighbour graph (docs/models.md §2.2), \
                symmetrised as (S + Sᵀ)/2. A whole number; capped at n − 2. Default 5, as in the \
@@ -75,24 +73,13 @@ pub struct FnmfParams {
 }
 
 impl FnmfParams {
-    /// The typed parameters of a checked table; `components` and `neighbors` must be whole.
+    /// The typed parameters of a checked table.
     pub fn from_checked(p: &Checked) -> Result<Self, ModelError> {
-        let whole = |name: &str| -> Result<usize, ModelError> {
-            let v = p.number(name)?;
-            if v.fract() != 0.0 {
-                return Err(ModelError::InvalidParam {
-                    model: "FNMF",
-                    name: name.into(),
-                    why: format!("= {v} is not a whole number"),
-                });
-            }
-            Ok(v as usize)
-        };
         Ok(Self {
             beta: p.number("beta")?,
             lambda: p.number("lambda")?,
-            components: whole("components")?,
-            neighbors: whole("neighbors")?,
+            components: p.count("components")?,
+            neighbors: p.count("neighbors")?,
         })
     }
 
@@ -136,9 +123,8 @@ mod tests {
             assert!(e.contains(&format!("`{name}`")) && e.contains(want), "{e}");
         }
         let spec = ModelSpec::new(KIND, 2, 0).with("components", ParamValue::Number(2.5));
-        let e = FnmfParams::from_checked(&spec.checked().unwrap())
-            .unwrap_err()
-            .to_string();
+        // The table's check refuses the fraction (the parameter is a count).
+        let e = spec.checked().unwrap_err().to_string();
         assert!(e.contains("`components`") && e.contains("2.5 is not a whole number"), "{e}");
     }
 }

@@ -53,12 +53,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "subspace",
-        kind: ParamKind::Number {
-            default: 0.0,
-            min: 0.0,
-            max: 1000.0,
-            log_scale: false,
-            grid: &[0.0],
+        kind: ParamKind::Count {
+            default: 0,
+            min: 0,
+            max: 1000,
+            grid: &[0],
         },
         help: "s, dimension of the discriminative subspace Πᵀx (docs/models.md §6.6). 0 \
                (default) means s = k. A whole number, at most the number of features (after \
@@ -89,12 +88,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "neighbors",
-        kind: ParamKind::Number {
-            default: 5.0,
-            min: 1.0,
-            max: 100.0,
-            log_scale: false,
-            grid: &[3.0, 5.0, 10.0],
+        kind: ParamKind::Count {
+            default: 5,
+            min: 1,
+            max: 100,
+            grid: &[3, 5, 10],
         },
         help: "p, neighbours per sample of the binary p-NN graph L_m in the projected space \
                (docs/models.md §6.2, §2.1). A whole number; default 5.",
@@ -119,12 +117,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "can_neighbors",
-        kind: ParamKind::Number {
-            default: 20.0,
-            min: 1.0,
-            max: 100.0,
-            log_scale: false,
-            grid: &[10.0, 15.0, 20.0, 30.0],
+        kind: ParamKind::Count {
+            default: 20,
+            min: 1,
+            max: 100,
+            grid: &[10, 15, 20, 30],
         },
         help: "k of the CAN start (init = can): neighbours per sample of CAN's adaptive graph \
                (docs/models.md §2.7, §6.6). PSMF keeps the labelling CAN gives it, so this \
@@ -160,12 +157,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "iterations",
-        kind: ParamKind::Number {
-            default: 50.0,
-            min: 1.0,
-            max: 1e5,
-            log_scale: true,
-            grid: &[50.0],
+        kind: ParamKind::Count {
+            default: 50,
+            min: 1,
+            max: 100000,
+            grid: &[50],
         },
         help: "ALM iterations before PSMF stops as converged (the paper: 50; docs/models.md \
                §6.6). The run's own iteration cap still applies. It also stops once the three \
@@ -210,18 +206,7 @@ pub struct PsmfParams {
 impl PsmfParams {
     /// The typed parameters for rank k.
     pub fn from_checked(p: &Checked, k: usize) -> Result<Self, ModelError> {
-        let whole = |name: &str| -> Result<usize, ModelError> {
-            let v = p.number(name)?;
-            if v.fract() != 0.0 {
-                return Err(ModelError::InvalidParam {
-                    model: "PSMF",
-                    name: name.into(),
-                    why: format!("= {v} is not a whole number"),
-                });
-            }
-            Ok(v as usize)
-        };
-        let s = whole("subspace")?;
+        let s = p.count("subspace")?;
         let mu0 = p.number("mu0")?;
         Ok(Self {
             lambda1: p.number("lambda1")?,
@@ -230,15 +215,15 @@ impl PsmfParams {
             subspace: if s == 0 { k } else { s },
             rho: p.number("rho")?,
             mu_max: p.number("mu_max")?,
-            neighbors: whole("neighbors")?,
+            neighbors: p.count("neighbors")?,
             init: p.choice("init", &[("can", PsmfInit::Can), ("kmeans", PsmfInit::KMeans)])?,
-            can_neighbors: whole("can_neighbors")?,
+            can_neighbors: p.count("can_neighbors")?,
             mm: p.flag("mm")?,
             lw: p.choice("lw", &[
                 ("centroid", LwVariant::Centroid),
                 ("pairwise", LwVariant::Pairwise),
             ])?,
-            iterations: whole("iterations")?,
+            iterations: p.count("iterations")?,
         })
     }
 }
@@ -263,7 +248,8 @@ mod tests {
         let p = PsmfParams::from_checked(&spec.checked().unwrap(), 4).unwrap();
         assert_eq!((p.subspace, p.mu0, p.init), (6, Some(0.5), PsmfInit::KMeans));
         let spec = ModelSpec::new(KIND, 4, 0).with("subspace", ParamValue::Number(2.5));
-        let e = PsmfParams::from_checked(&spec.checked().unwrap(), 4).unwrap_err().to_string();
+        // The table's check refuses the fraction (the parameter is a count).
+        let e = spec.checked().unwrap_err().to_string();
         assert!(e.contains("`subspace`") && e.contains("whole"), "{e}");
     }
 }

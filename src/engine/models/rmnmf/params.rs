@@ -56,12 +56,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "neighbors",
-        kind: ParamKind::Number {
-            default: 5.0,
-            min: 1.0,
-            max: 100.0,
-            log_scale: false,
-            grid: &[3.0, 5.0, 10.0],
+        kind: ParamKind::Count {
+            default: 5,
+            min: 1,
+            max: 100,
+            grid: &[3, 5, 10],
         },
         help: "p, neighbours per sample in the binary graph (docs/models.md §2.1). A whole \
                number; capped at n − 1. Default 5, the authors' code's.",
@@ -91,21 +90,13 @@ pub struct RmnmfParams {
 }
 
 impl RmnmfParams {
-    /// The typed parameters of a checked table; `neighbors` must be a whole number.
+    /// The typed parameters of a checked table.
     pub fn from_checked(p: &Checked) -> Result<Self, ModelError> {
-        let nb = p.number("neighbors")?;
-        if nb.fract() != 0.0 {
-            return Err(ModelError::InvalidParam {
-                model: "RMNMF",
-                name: "neighbors".into(),
-                why: format!("= {nb} is not a whole number"),
-            });
-        }
         Ok(Self {
             lambda: p.number("lambda")?,
             mu0: p.number("mu0")?,
             rho: p.number("rho")?,
-            neighbors: nb as usize,
+            neighbors: p.count("neighbors")?,
             legacy_sign: p.flag("legacy_sign")?,
         })
     }
@@ -143,9 +134,8 @@ mod tests {
             assert!(e.contains(&format!("`{name}`")) && e.contains(want), "{e}");
         }
         let spec = ModelSpec::new(KIND, 2, 0).with("neighbors", ParamValue::Number(2.5));
-        let e = RmnmfParams::from_checked(&spec.checked().unwrap())
-            .unwrap_err()
-            .to_string();
+        // The table's check refuses the fraction (the parameter is a count).
+        let e = spec.checked().unwrap_err().to_string();
         assert!(e.contains("2.5 is not a whole number"), "{e}");
         let spec = ModelSpec::new(KIND, 2, 0).with("legacy_sign", ParamValue::Flag(true));
         assert!(

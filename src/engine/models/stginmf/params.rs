@@ -85,12 +85,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "n_p",
-        kind: ParamKind::Number {
-            default: 10.0,
-            min: 1.0,
-            max: 10_000.0,
-            log_scale: true,
-            grid: &[5.0, 10.0, 30.0, 150.0],
+        kind: ParamKind::Count {
+            default: 10,
+            min: 1,
+            max: 10000,
+            grid: &[5, 10, 30, 150],
         },
         help: "N_P: each test–train similarity is kept only if it is among the N_P largest of \
                its row and of its column (dual-sparse, docs/models.md §7.1). The paper uses 30 \
@@ -99,12 +98,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "n_k",
-        kind: ParamKind::Number {
-            default: 10.0,
-            min: 1.0,
-            max: 10_000.0,
-            log_scale: true,
-            grid: &[5.0, 10.0, 30.0, 100.0],
+        kind: ParamKind::Count {
+            default: 10,
+            min: 1,
+            max: 10000,
+            grid: &[5, 10, 30, 100],
         },
         help: "N_K: each test sample keeps its N_K most similar other test samples in K \
                (row-sparse, then symmetrised; docs/models.md §7.1). The paper uses 30 on Iris \
@@ -180,12 +178,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "rounds",
-        kind: ParamKind::Number {
-            default: 10.0,
-            min: 0.0,
-            max: 100.0,
-            log_scale: false,
-            grid: &[0.0, 1.0, 5.0, 10.0],
+        kind: ParamKind::Count {
+            default: 10,
+            min: 0,
+            max: 100,
+            grid: &[0, 1, 5, 10],
         },
         help: "Most self-training rounds after the first pass (docs/models.md §7.5; 0 = one \
                pass, no self-training). Self-training stops earlier when no test sample is \
@@ -206,12 +203,11 @@ pub const TABLE: &[HyperParam] = &[
     },
     HyperParam {
         name: "stage_iters",
-        kind: ParamKind::Number {
-            default: 200.0,
-            min: 1.0,
-            max: 10_000.0,
-            log_scale: true,
-            grid: &[50.0, 200.0, 1000.0],
+        kind: ParamKind::Count {
+            default: 200,
+            min: 1,
+            max: 10000,
+            grid: &[50, 200, 1000],
         },
         help: "Most ALS iterations per stage (docs/models.md §7.2–7.3: 200).",
     },
@@ -257,8 +253,8 @@ impl StginmfParams {
             lambda2: p.number("lambda2")?,
             lambda3: p.number("lambda3")?,
             a: p.number("a")?,
-            n_p: whole(p, "n_p")?,
-            n_k: whole(p, "n_k")?,
+            n_p: p.count("n_p")?,
+            n_k: p.count("n_k")?,
             similarity: p.choice("similarity", &[
                 ("gaussian", SimKind::Gaussian),
                 ("cosine", SimKind::Cosine),
@@ -272,9 +268,9 @@ impl StginmfParams {
                 ("residual", Priors::Residual),
                 ("training", Priors::Training),
             ])?,
-            rounds: whole(p, "rounds")?,
+            rounds: p.count("rounds")?,
             mu: p.number("mu")?,
-            stage_iters: whole(p, "stage_iters")?,
+            stage_iters: p.count("stage_iters")?,
             stage_tol: p.number("stage_tol")?,
         })
     }
@@ -283,18 +279,6 @@ impl StginmfParams {
     pub fn defaults() -> Result<Self, ModelError> {
         Self::from_checked(&Checked::new("2-STGINMF", TABLE, &Default::default())?)
     }
-}
-
-fn whole(p: &Checked, name: &str) -> Result<usize, ModelError> {
-    let v = p.number(name)?;
-    if v.fract() != 0.0 {
-        return Err(ModelError::InvalidParam {
-            model: "2-STGINMF",
-            name: name.into(),
-            why: format!("= {v} is not a whole number"),
-        });
-    }
-    Ok(v as usize)
 }
 
 #[cfg(test)]
@@ -310,9 +294,8 @@ mod tests {
         assert_eq!((d.rounds, d.mu, d.stage_iters), (10, 0.9, 200));
         assert!(d.damping);
         let spec = ModelSpec::new(KIND, 2, 0).with("n_p", ParamValue::Number(2.5));
-        let e = StginmfParams::from_checked(&spec.checked().unwrap())
-            .unwrap_err()
-            .to_string();
+        // The table's check refuses the fraction (the parameter is a count).
+        let e = spec.checked().unwrap_err().to_string();
         assert!(e.contains("`n_p`") && e.contains("not a whole number"), "{e}");
     }
 }
