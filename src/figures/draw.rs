@@ -352,23 +352,19 @@ impl CellGrid<'_> {
             .margin(12)
             .x_label_area_size(44)
             .y_label_area_size((name_width * 8 + 30).clamp(40, 220))
-            .build_cartesian_2d((0..nc).into_segmented(), (0..nr).into_segmented())
+            .build_cartesian_2d(Cells(nc), Cells(nr))
             .map_err(s)?;
         let name_of =
             |names: &[String], i: usize| names.get(i).cloned().unwrap_or_else(|| i.to_string());
-        let centre = |v: &SegmentValue<usize>| match v {
-            SegmentValue::CenterOf(i) => Some(*i),
-            _ => None,
+        // The cell a key point is the centre of (None off the grid).
+        let cell_of = |v: f64, n: usize| {
+            let i = v.floor();
+            (i >= 0.0 && (i as usize) < n).then_some(i as usize)
         };
-        let x_fmt = |v: &SegmentValue<usize>| {
-            centre(v)
-                .filter(|&j| j < nc)
-                .map_or_else(String::new, |j| name_of(self.col_names, j))
-        };
-        let y_fmt = |v: &SegmentValue<usize>| {
-            centre(v)
-                .filter(|&i| i < nr)
-                .map_or_else(String::new, |i| name_of(self.row_names, nr - 1 - i))
+        let x_fmt =
+            |v: &f64| cell_of(*v, nc).map_or_else(String::new, |j| name_of(self.col_names, j));
+        let y_fmt = |v: &f64| {
+            cell_of(*v, nr).map_or_else(String::new, |i| name_of(self.row_names, nr - 1 - i))
         };
         chart
             .configure_mesh()
@@ -386,36 +382,54 @@ impl CellGrid<'_> {
         for i in 0..nr {
             for j in 0..nc {
                 let (col, text) = cell(i, j);
-                let y = nr - 1 - i;
+                let (x, y) = (j as f64, (nr - 1 - i) as f64);
                 chart
                     .draw_series(std::iter::once(Rectangle::new(
-                        [
-                            (SegmentValue::Exact(j), SegmentValue::Exact(y)),
-                            (SegmentValue::Exact(j + 1), SegmentValue::Exact(y + 1)),
-                        ],
+                        [(x, y), (x + 1.0, y + 1.0)],
                         col.filled(),
                     )))
                     .map_err(s)?;
                 if let Some(t) = text {
                     let lum = 0.299 * col.0 as f64 + 0.587 * col.1 as f64 + 0.114 * col.2 as f64;
                     let ink = if lum < 128.0 { WHITE } else { BLACK };
-                    texts.push((t, j, y, ink));
+                    texts.push((t, x + 0.5, y + 0.5, ink));
                 }
             }
         }
-        for (t, j, y, ink) in texts {
+        for (t, x, y, ink) in texts {
             let style = TextStyle::from((FONT, 14).into_font())
                 .color(&ink)
                 .pos(Pos::new(HPos::Center, VPos::Center));
             chart
-                .draw_series(std::iter::once(Text::new(
-                    t,
-                    (SegmentValue::CenterOf(j), SegmentValue::CenterOf(y)),
-                    style,
-                )))
+                .draw_series(std::iter::once(Text::new(t, (x, y), style)))
                 .map_err(s)?;
         }
         Ok(())
+    }
+}
+
+/// An axis of `n` cells: continuous coordinates 0..n with one key point (tick) at each
+/// cell's centre, so a grid has exactly n cells. (plotters' segmented integer ranges are
+/// inclusive, which drew an empty extra row and column, and map a single segment wrongly.)
+#[derive(Clone, Copy)]
+struct Cells(usize);
+
+impl Ranged for Cells {
+    type FormatOption = plotters::coord::ranged1d::DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let t = value / self.0.max(1) as f64;
+        limit.0 + (t * f64::from(limit.1 - limit.0)).round() as i32
+    }
+
+    fn key_points<Hint: plotters::coord::ranged1d::KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        let step = self.0.div_ceil(hint.max_num_points().max(1)).max(1);
+        (0..self.0).step_by(step).map(|i| i as f64 + 0.5).collect()
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        0.0..self.0 as f64
     }
 }
 
@@ -830,7 +844,18 @@ impl Figure for LabelBudget {
 
 #[cfg(test)]
 mod tests {
-    use super::tick_format;
+    use super::{Cells, tick_format};
+    use plotters::prelude::Ranged;
+
+    #[test]
+    fn a_cell_axis_has_one_tick_per_cell_centre_and_spans_its_limits() {
+        let a = Cells(3);
+        assert_eq!(a.key_points(10usize), [0.5, 1.5, 2.5]);
+        assert_eq!((a.map(&0.0, (40, 340)), a.map(&3.0, (40, 340))), (40, 340));
+        assert_eq!(a.map(&1.5, (40, 340)), 190);
+        assert_eq!(Cells(1).map(&0.5, (0, 100)), 50);
+        assert_eq!(Cells(100).key_points(10usize).len(), 10);
+    }
 
     #[test]
     fn tick_labels_have_the_decimals_of_the_span_and_no_negative_zero() {
