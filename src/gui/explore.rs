@@ -106,8 +106,9 @@ impl ExploreView {
 /// The gallery of one snapshot: the order of the bases, each one's samples, its textures.
 #[derive(Default)]
 pub struct Gallery {
-    /// The snapshot it was built from (its address and iteration).
-    pub key: Option<(usize, usize)>,
+    /// The snapshot it was built from, held so that its allocation cannot be reused by a
+    /// later snapshot (which an address alone would mistake for this one).
+    pub built_from: Option<std::sync::Arc<Snapshot>>,
     /// Bases by decreasing norm of their H row.
     pub order: Vec<usize>,
     /// ‖H row c‖ per basis c.
@@ -129,11 +130,14 @@ impl Gallery {
         snap: &std::sync::Arc<Snapshot>,
         shape: Option<(usize, usize)>,
     ) -> bool {
-        let key = (std::sync::Arc::as_ptr(snap) as usize, snap.iteration);
-        if self.key == Some(key) {
+        if self
+            .built_from
+            .as_ref()
+            .is_some_and(|b| std::sync::Arc::ptr_eq(b, snap))
+        {
             return false;
         }
-        self.key = Some(key);
+        self.built_from = Some(std::sync::Arc::clone(snap));
         let h = snap.h.view();
         let (order, norms) = basis_order(h);
         self.order = order;
