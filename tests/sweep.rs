@@ -275,6 +275,47 @@ fn reveal_gives_labels_to_the_models_that_use_them() {
     assert_eq!(seen, 4);
 }
 
+/// With z-scores (`standardize`, for 2-STGINMF) NMF's baseline cannot be fitted: the model and
+/// the SVM on X are still scored, the SVM on NMF's H is absent, and each row says why (every
+/// run used to fail on the baseline).
+#[test]
+fn the_semi_protocol_on_z_scores_scores_the_model_without_the_nmf_baseline() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("semi_z");
+    let a = args(
+        &out,
+        &[
+            "--models",
+            "stginmf",
+            "--grid",
+            "rounds=0",
+            "--preprocess",
+            "standardize",
+            "--protocol",
+            "semi",
+            "--reveal",
+            "0.2",
+        ],
+    );
+    let summary = sweep(&a).0.expect("semi sweep on z-scores runs");
+    assert_eq!(summary.cells.len(), 1);
+    let cell = &summary.cells[0];
+    assert_eq!(cell.runs, 2, "both repeats scored");
+    assert!(
+        cell.metrics["class_acc"].mean > 0.95,
+        "{:?}",
+        cell.metrics["class_acc"]
+    );
+    assert!(cell.metrics.contains_key("svm_x_acc"));
+    assert!(!cell.metrics.contains_key("svm_nmf_h_acc"));
+    let runs = std::fs::read_to_string(out.join("runs.csv")).expect("runs.csv");
+    assert_eq!(
+        runs.matches("no NMF baseline for the SVM on H").count(),
+        2,
+        "{runs}"
+    );
+}
+
 #[test]
 fn the_semi_protocol_makes_one_cell_per_label_share_scored_next_to_the_svms() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -639,8 +639,18 @@ fn semi_scores(
     row: &mut Row,
 ) -> anyhow::Result<()> {
     use crate::engine::eval::{ClassifierOutput, score_semi, svm_on_given};
-    let baseline = crate::engine::experiment::nmf_baseline(data, k, seed)
-        .map_err(|e| anyhow!("the NMF baseline for the SVM on H: {e}"))?;
+    // Without an NMF baseline (data NMF refuses, e.g. the z-scores of `standardize`) the
+    // model and the SVM on X are still scored, as `run` does, and the row says why.
+    let baseline = match crate::engine::experiment::nmf_baseline(data, k, seed) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            push_note(
+                row,
+                &format!("evaluation: no NMF baseline for the SVM on H: {e}"),
+            );
+            None
+        }
+    };
     let (model, svm_x, svm_h) = match result.predictions.as_deref() {
         Some(p) => {
             let out = ClassifierOutput {
@@ -651,17 +661,11 @@ fn semi_scores(
                 &out,
                 truth,
                 Some(data.x.view()),
-                Some(baseline.view()),
+                baseline.as_ref().map(|b| b.view()),
                 seed,
             )?;
-            if !notes.is_empty() {
-                let all = row.entry("notes".into()).or_default();
-                for n in notes {
-                    if !all.is_empty() {
-                        all.push_str("; ");
-                    }
-                    all.push_str(&format!("evaluation: {n}"));
-                }
+            for n in notes {
+                push_note(row, &format!("evaluation: {n}"));
             }
             let rounds = result.record.phases.iter().map(|ph| ph.round).max();
             row.insert(
@@ -674,7 +678,10 @@ fn semi_scores(
         None => (
             svm_on_given(result.h.view(), known, truth, seed)?,
             Some(svm_on_given(data.x.view(), known, truth, seed)?),
-            Some(svm_on_given(baseline.view(), known, truth, seed)?),
+            baseline
+                .as_ref()
+                .map(|b| svm_on_given(b.view(), known, truth, seed))
+                .transpose()?,
         ),
     };
     row.insert("class_acc".into(), f(model.accuracy));
@@ -688,6 +695,15 @@ fn semi_scores(
         row.insert("svm_nmf_h_macro_f1".into(), f(r.macro_f1));
     }
     Ok(())
+}
+
+/// Append `note` to the row's notes ("; "-separated).
+fn push_note(row: &mut Row, note: &str) {
+    let all = row.entry("notes".into()).or_default();
+    if !all.is_empty() {
+        all.push_str("; ");
+    }
+    all.push_str(note);
 }
 
 fn row_line(row: &Row) -> String {
