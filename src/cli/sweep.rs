@@ -1260,7 +1260,13 @@ fn markdown_table(cells: &[CellSummary], args: &SweepArgs) -> String {
         } else {
             c.runs.to_string()
         };
-        let mark = |t: String| if c.best && t != "—" { format!("**{t}**") } else { t };
+        let mark = |t: String| {
+            if c.best && t != "—" {
+                format!("**{t}**")
+            } else {
+                t
+            }
+        };
         s.push_str(&format!(
             "| {} | {params} | {runs} |",
             mark(c.model.clone())
