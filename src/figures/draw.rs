@@ -69,26 +69,26 @@ fn padded_range(vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     Some((lo - pad, hi + pad))
 }
 
-/// Tick labels for an axis spanning `span`: the decimals its ~5 ticks need, and "0.0" (not
-/// "-0.0") at zero.
-fn tick_format(span: f64) -> impl Fn(&f64) -> String {
-    let decimals = if span.is_finite() && span > 0.0 {
-        (-(span / 5.0).log10()).ceil().clamp(0.0, 12.0) as usize
+/// The label of an axis tick at `value` on ticks `step` apart: as many decimals as the step
+/// needs (a step of 0.5 reads "0.5", not "0" and "-0"), and a value within rounding of zero
+/// reads "0". Shared by the figures and the app's plots, so both label their axes alike.
+pub fn tick_label(value: f64, step: f64) -> String {
+    let decimals = if step.is_finite() && step > 0.0 {
+        (-step.log10() - 1e-9).ceil().clamp(0.0, 12.0) as usize
     } else {
         1
     };
-    move |v: &f64| {
-        let v = if v.abs() < span.abs() * 1e-9 { 0.0 } else { *v };
-        let t = format!("{v:.decimals$}");
-        if t.trim_start_matches('-')
-            .chars()
-            .all(|c| c == '0' || c == '.')
-        {
-            t.trim_start_matches('-').to_owned()
-        } else {
-            t
-        }
-    }
+    let v = if value.abs() < step.abs() * 1e-6 {
+        0.0
+    } else {
+        value
+    };
+    format!("{v:.decimals$}")
+}
+
+/// Tick labels for an axis spanning `span` (plotters draws about five ticks on it).
+fn tick_format(span: f64) -> impl Fn(&f64) -> String {
+    move |v: &f64| tick_label(*v, span / 5.0)
 }
 
 /// 2-D points coloured by class or cluster, with a legend and optional triplet lines.

@@ -8,7 +8,7 @@ mod draw;
 
 pub use draw::{
     BudgetPoint, BudgetSeries, Confusion, Convergence, Gallery, KSelectionPlot, KSelectionRow,
-    LabelBudget, Scatter,
+    LabelBudget, Scatter, tick_label,
 };
 
 use plotters::coord::Shift;

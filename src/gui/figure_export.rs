@@ -163,14 +163,7 @@ pub fn gallery_figure(g: &GalleryInput) -> Option<figures::Gallery> {
         title: g.title.clone(),
         w: w.select(ndarray::Axis(1), &order),
         image: g.image.filter(|&(a, b)| a * b == w.nrows()),
-        feature_names: (0..w.nrows())
-            .map(|f| {
-                g.feature_names
-                    .get(f)
-                    .cloned()
-                    .unwrap_or_else(|| format!("feature {}", f + 1))
-            })
-            .collect(),
+        feature_names: g.feature_names.clone(),
         column_names: order.iter().map(|c| format!("basis {}", c + 1)).collect(),
     })
 }

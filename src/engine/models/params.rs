@@ -275,9 +275,9 @@ impl Checked {
         }
     }
 
-    /// A whole-number parameter ([`ParamKind::Count`], checked integral and in range when the
-    /// table was checked); a fractional value is refused here too, for tables that still
-    /// declare a count as a plain number.
+    /// A whole-number parameter as a usize. A [`ParamKind::Count`] was checked integral and in
+    /// range with the table; a fraction is still refused here, should a model ask for a
+    /// count of a parameter its table declares as a plain number.
     pub fn count(&self, name: &str) -> Result<usize, ModelError> {
         let v = self.number(name)?;
         if v.fract() != 0.0 || v < 0.0 {

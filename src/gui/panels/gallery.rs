@@ -84,7 +84,9 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
         });
     } else {
         // A heat map of W: one row per basis (a strip over the features), features named.
-        let names: Vec<String> = (0..data.m()).map(|f| data.feature_name(f)).collect();
+        // Names are made where they are drawn (a hovered column, ≤ 12 labels, the first and
+        // last), not for every feature each frame.
+        let m = data.m();
         let mut strip: Option<egui::Rect> = None;
         for &c in &g.order {
             let Some(tex) = g.textures.get(c) else {
@@ -119,12 +121,12 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
                         .as_ref()
                         .and_then(|w| w.get((f, c)).copied())
                         .unwrap_or(0.0);
-                    img.on_hover_text(format!("{}: W = {v:.4}", names[f]));
+                    img.on_hover_text(format!("{}: W = {v:.4}", data.feature_name(f)));
                 }
             });
         }
         // Few features: each named under its column (truncated to the column, whole on hover).
-        if let Some(strip) = strip.filter(|_| names.len() <= MAX_NAMED_COLUMNS) {
+        if let Some(strip) = strip.filter(|_| m <= MAX_NAMED_COLUMNS) {
             let (row, _) = ui.allocate_exact_size(
                 egui::vec2(
                     ui.available_width(),
@@ -132,8 +134,8 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
                 ),
                 egui::Sense::hover(),
             );
-            let column = strip.width() / names.len() as f32;
-            for (f, name) in names.iter().enumerate() {
+            let column = strip.width() / m as f32;
+            for f in 0..m {
                 let left = strip.left() + column * f as f32;
                 let rect = egui::Rect::from_min_size(
                     egui::pos2(left, row.top()),
@@ -141,7 +143,7 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
                 );
                 ui.put(
                     rect,
-                    egui::Label::new(RichText::new(name).small())
+                    egui::Label::new(RichText::new(data.feature_name(f)).small())
                         .truncate()
                         .halign(egui::Align::Center),
                 );
@@ -150,8 +152,8 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
         ui.label(
             RichText::new(format!(
                 "Features left to right: {} … {} (light = heavy weight, each basis to its maximum)",
-                names.first().map_or("", String::as_str),
-                names.last().map_or("", String::as_str)
+                data.feature_name(0),
+                data.feature_name(m.saturating_sub(1))
             ))
             .weak()
             .small(),

@@ -81,16 +81,11 @@ pub fn nice_marks(input: egui_plot::GridInput) -> Vec<egui_plot::GridMark> {
     marks
 }
 
-/// The label of a mark from [`nice_marks`]: as many decimals as its step needs, so a step of
-/// 0.5 reads "0.5" (egui_plot's default rounds −log10(step), which gives "0" and "-0" there).
+/// The label of a mark from [`nice_marks`] ([`crate::figures::tick_label`]: as many decimals
+/// as its step needs; egui_plot's default rounds −log10(step), which gives "0" and "-0" for a
+/// step of 0.5).
 pub fn mark_label(mark: egui_plot::GridMark, _range: &std::ops::RangeInclusive<f64>) -> String {
-    let decimals = (-mark.step_size.log10() - 1e-9).ceil().max(0.0) as usize;
-    let v = if mark.value.abs() < mark.step_size * 1e-6 {
-        0.0
-    } else {
-        mark.value
-    };
-    format!("{v:.decimals$}")
+    crate::figures::tick_label(mark.value, mark.step_size)
 }
 
 /// Above this many groups the plot's own legend (which cannot scroll and covers the points)

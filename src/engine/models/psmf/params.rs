@@ -160,7 +160,7 @@ pub const TABLE: &[HyperParam] = &[
         kind: ParamKind::Count {
             default: 50,
             min: 1,
-            max: 100000,
+            max: 100_000,
             grid: &[50],
         },
         help: "ALM iterations before PSMF stops as converged (the paper: 50; docs/models.md \
