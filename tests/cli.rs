@@ -598,3 +598,57 @@ fn an_all_zero_csv_is_refused_naming_the_file() {
         );
     }
 }
+
+/// Run the binary with a stdout pipe whose reading end is closed before anything is written
+/// (`| head -c 0`): the command must end quietly, exit 0, with no panic on stderr.
+fn run_into_closed_pipe(args: &[&str]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn binary");
+    drop(child.stdout.take());
+    child.wait_with_output().expect("wait")
+}
+
+#[test]
+fn a_closed_stdout_ends_every_printing_command_quietly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let truth = dir.path().join("truth.txt");
+    std::fs::write(&truth, "a\na\nb\nb\n").expect("write");
+    let truth = truth.to_str().expect("utf8");
+    let sweep_out = dir.path().join("sweep");
+    let cases: [&[&str]; 4] = [
+        &["run", "--data", "sample:blobs", "--max-iter", "5", "--json"],
+        &["score", "--truth", truth, "--pred", truth, "--json"],
+        &["score", "--truth", truth, "--pred", truth],
+        &[
+            "sweep",
+            "--data",
+            "sample:blobs",
+            "--models",
+            "nmf",
+            "--repeats",
+            "1",
+            "--max-iter",
+            "5",
+            "--kmeans-repeats",
+            "2",
+            "--out",
+            sweep_out.to_str().expect("utf8"),
+        ],
+    ];
+    for args in cases {
+        let out = run_into_closed_pipe(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe") && !err.contains("error"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+    // The results that go to files are still written.
+    assert!(sweep_out.join("summary.json").is_file());
+}

@@ -844,32 +844,33 @@ fn bench_load(rep: &mut BenchReport, rel: &str, reps: usize) {
 /// Run the benchmark cases.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
     let report = measure(args).map_err(CliError::Failed)?;
-    if args.json {
-        let text = serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.into()))?;
-        println!("{text}");
+    let text = if args.json {
+        let json = serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.into()))?;
+        format!("{json}\n")
     } else {
-        println!(
-            "{:<58} {:>11} {:>11} {:>11} {:>8}",
+        let mut t = format!(
+            "{:<58} {:>11} {:>11} {:>11} {:>8}\n",
             "case", "median ms", "min ms", "max ms", "GFLOP/s"
         );
         for r in &report.cases {
-            println!(
-                "{:<58} {:>11.4} {:>11.4} {:>11.4} {:>8}",
+            t.push_str(&format!(
+                "{:<58} {:>11.4} {:>11.4} {:>11.4} {:>8}\n",
                 format!("{} (per {})", r.name, r.unit),
                 r.median_ms,
                 r.min_ms,
                 r.max_ms,
                 r.gflops.map(|g| format!("{g:.1}")).unwrap_or_default()
-            );
+            ));
         }
         for (what, v) in &report.ratios {
-            println!("{what}: {v:.3}");
+            t.push_str(&format!("{what}: {v:.3}\n"));
         }
         for n in &report.notes {
-            println!("note: {n}");
+            t.push_str(&format!("note: {n}\n"));
         }
-    }
-    Ok(())
+        t
+    };
+    super::output::print_stdout(&text)
 }
 
 /// All cases, in one process.

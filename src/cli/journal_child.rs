@@ -104,13 +104,14 @@ pub fn run(args: &JournalEditsArgs) -> Result<(), CliError> {
     let mut rng = ChaCha8Rng::seed_from_u64(args.seed);
     let mut out = std::io::stdout().lock();
     let failed = |e: std::io::Error| CliError::Failed(anyhow!("journal: {e}"));
+    let said = super::output::stdout_error;
     for k in 0..args.edits {
         random_edit(&mut store, &mut rng);
-        writeln!(out, "pending {} {}", digest(&store), store.is_dirty()).map_err(failed)?;
-        out.flush().map_err(failed)?;
+        writeln!(out, "pending {} {}", digest(&store), store.is_dirty()).map_err(said)?;
+        out.flush().map_err(said)?;
         journal.flush(&store).map_err(failed)?;
-        writeln!(out, "ack {k} {} {}", digest(&store), store.is_dirty()).map_err(failed)?;
-        out.flush().map_err(failed)?;
+        writeln!(out, "ack {k} {} {}", digest(&store), store.is_dirty()).map_err(said)?;
+        out.flush().map_err(said)?;
     }
     Ok(())
 }

@@ -86,6 +86,9 @@ pub enum CliError {
     /// Anything else (divergence, I/O on output, ...): exit code 1.
     #[error("{0:#}")]
     Failed(anyhow::Error),
+    /// The reader of stdout went away (`| head`): the output ends there, silently, exit 0.
+    #[error("stdout closed")]
+    StdoutClosed,
 }
 
 impl CliError {
@@ -93,6 +96,7 @@ impl CliError {
         match self {
             CliError::BadInput(_) => ExitCode::from(2),
             CliError::Failed(_) => ExitCode::from(1),
+            CliError::StdoutClosed => ExitCode::SUCCESS,
         }
     }
 }
@@ -107,20 +111,26 @@ pub fn dispatch(command: &Command) -> Result<(), CliError> {
         Command::JournalEdits(args) => journal_child::run(args),
         Command::SweepMerge(args) => sweep::run_merge(args),
         Command::Report(args) => report::run(args),
-        Command::Score(args) => score::run(args, &mut std::io::stdout().lock()).map_err(|e| {
-            if e.is_bad_input() {
-                CliError::BadInput(e.into())
-            } else {
-                CliError::Failed(e.into())
-            }
-        }),
+        Command::Score(args) => {
+            score::run(args, &mut std::io::stdout().lock()).map_err(|e| match e {
+                // Written to stdout only.
+                score::ScoreError::Write(io) => output::stdout_error(io),
+                score::ScoreError::Json(j)
+                    if j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe) =>
+                {
+                    CliError::StdoutClosed
+                }
+                e if e.is_bad_input() => CliError::BadInput(e.into()),
+                e => CliError::Failed(e.into()),
+            })
+        }
     }
 }
 
 /// Run a subcommand and map its error to the exit code (the message goes to stderr).
 pub fn run_command(command: &Command) -> ExitCode {
     match dispatch(command) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) | Err(CliError::StdoutClosed) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");
             e.exit_code()

@@ -315,9 +315,7 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
                 .iter()
                 .map(|r| r.get(col).cloned().unwrap_or_default())
                 .collect();
-            let mut uniq: Vec<String> = names.clone();
-            uniq.sort();
-            uniq.dedup();
+            let uniq = sorted_names(names.iter().map(String::as_str));
             let idx = names
                 .iter()
                 .map(|s| uniq.iter().position(|u| u == s))
@@ -417,12 +415,7 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
                 .filter(|(t, _)| !t.is_empty())
                 .collect();
             if !scored.is_empty() {
-                let mut names: Vec<String> = scored
-                    .iter()
-                    .flat_map(|(a, b)| [a.to_string(), b.to_string()])
-                    .collect();
-                names.sort();
-                names.dedup();
+                let names = sorted_names(scored.iter().flat_map(|(a, b)| [*a, *b]));
                 let at = |s: &str| names.iter().position(|n| n == s).unwrap_or(0);
                 let mut counts = vec![vec![0usize; names.len()]; names.len()];
                 for (a, b) in &scored {
@@ -439,6 +432,20 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
                     },
                 )?;
             }
+        }
+    }
+
+    let shown_from_predictions = page.figures.iter().any(|f| f.slug == "confusion");
+    let labels_path = dir.join("labels.csv");
+    if !shown_from_predictions && labels_path.is_file() {
+        if let Some(conf) = cluster_confusion(&labels_path, &model)? {
+            page.add(
+                "confusion",
+                "Confusion matrix of the true classes against the run's clusters, each cluster \
+                 in the column of the class the Hungarian best map matched it to (so ACC is \
+                 the diagonal's share).",
+                &conf,
+            )?;
         }
     }
 
@@ -459,6 +466,80 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
         )?;
     }
     Ok(())
+}
+
+/// Sort key that puts "s2" before "s10" (a trailing number compared as a number).
+fn natural_key(s: &str) -> (String, u64, String) {
+    let digits = s.len() - s.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let (head, tail) = s.split_at(s.len() - digits);
+    (head.to_owned(), tail.parse().unwrap_or(0), s.to_owned())
+}
+
+/// Class names in natural order.
+fn sorted_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut v: Vec<String> = names.map(str::to_owned).collect();
+    v.sort_by_key(|n| natural_key(n));
+    v.dedup();
+    v
+}
+
+/// True class × cluster counts from labels.csv (`index,truth,painted,cluster`), the clusters
+/// ordered by the class they are matched to; None without truth or clusters.
+fn cluster_confusion(path: &Path, model: &str) -> Result<Option<figures::Confusion>, CliError> {
+    let (header, rows) = read_table(path)?;
+    let (Some(t), Some(c)) = (column(&header, "truth"), column(&header, "cluster")) else {
+        return Ok(None);
+    };
+    let mut pairs: Vec<(&str, usize)> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        let (Some(truth), Some(cluster)) = (r.get(t), r.get(c)) else {
+            continue;
+        };
+        if truth.is_empty() || cluster.is_empty() {
+            continue;
+        }
+        let cluster = cluster.trim().parse::<usize>().map_err(|e| {
+            bad(anyhow!(
+                "{}: record {}: cluster `{cluster}`: {e}",
+                path.display(),
+                i + 1
+            ))
+        })?;
+        pairs.push((truth.as_str(), cluster));
+    }
+    if pairs.is_empty() {
+        return Ok(None);
+    }
+    let classes = sorted_names(pairs.iter().map(|p| p.0));
+    let class_of = |s: &str| classes.iter().position(|n| n == s).unwrap_or(0);
+    let truth: Vec<usize> = pairs.iter().map(|p| class_of(p.0)).collect();
+    let clusters: Vec<usize> = pairs.iter().map(|p| p.1).collect();
+    let map = crate::engine::eval::metrics::best_map(&truth, &clusters)
+        .map_err(|e| bad(anyhow!("{}: {e}", path.display())))?;
+    // Columns: the cluster matched to each class in class order, then the unmatched ones.
+    let mut order: Vec<usize> = (0..classes.len())
+        .filter_map(|k| map.pairs.iter().find(|p| p.1 == k).map(|p| p.0))
+        .collect();
+    let mut rest: Vec<usize> = clusters
+        .iter()
+        .copied()
+        .filter(|c| !order.contains(c))
+        .collect();
+    rest.sort_unstable();
+    rest.dedup();
+    order.extend(rest);
+    let mut counts = vec![vec![0usize; order.len()]; classes.len()];
+    for (&k, c) in truth.iter().zip(&clusters) {
+        if let Some(j) = order.iter().position(|o| o == c) {
+            counts[k][j] += 1;
+        }
+    }
+    Ok(Some(figures::Confusion {
+        title: format!("{model}: true class × cluster (columns: clusters by best map)"),
+        counts,
+        row_names: classes,
+        col_names: order.iter().map(|c| (c + 1).to_string()).collect(),
+    }))
 }
 
 /// A metric's "mean ± std" text from a summary cell.
@@ -530,6 +611,8 @@ fn sweep_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
         }
         page.rows.push(row);
     }
+
+    cell_figures(dir, cells, page)?;
 
     // Label budget: cells whose params carry reveal=P, grouped by model and the other params.
     type Group = BTreeMap<String, Vec<(f64, Value)>>;
@@ -642,6 +725,194 @@ fn sweep_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
                 },
             )?;
         }
+    }
+    Ok(())
+}
+
+/// A cell's name as a reader sees it: the model as the app names it, then its grid values.
+fn cell_name(model: &str, params: &str) -> String {
+    let shown = crate::engine::models::ModelKind::from_name(model)
+        .map_or_else(|| model.to_owned(), |k| k.label().to_owned());
+    if params.is_empty() {
+        shown
+    } else {
+        format!("{shown} ({})", params.replace(';', ", "))
+    }
+}
+
+/// Each successful run's values from runs.csv, by (model, params) and then column; empty when
+/// the file is absent.
+type RunValues = BTreeMap<(String, String), BTreeMap<String, Vec<f64>>>;
+
+fn run_values(path: &Path, columns: &[&str]) -> Result<RunValues, CliError> {
+    let mut out = RunValues::new();
+    if !path.is_file() {
+        return Ok(out);
+    }
+    let (header, rows) = read_table(path)?;
+    let (cm, cp, ce) = (
+        column(&header, "model"),
+        column(&header, "params"),
+        column(&header, "error"),
+    );
+    let field = |r: &Vec<String>, c: Option<usize>| c.and_then(|c| r.get(c)).cloned();
+    for r in &rows {
+        if field(r, ce).is_some_and(|e| !e.is_empty()) {
+            continue;
+        }
+        let key = (
+            field(r, cm).unwrap_or_default(),
+            field(r, cp).unwrap_or_default(),
+        );
+        let entry = out.entry(key).or_default();
+        for name in columns {
+            if let Some(v) = field(r, column(&header, name)).as_deref().and_then(num) {
+                entry.entry((*name).to_owned()).or_default().push(v);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The curves of `sweep --keep-curves` (curves.csv: model, params, repeat, objective as
+/// space-separated values), by cell in the order of `keys`; a later row of a run replaces an
+/// earlier one. None when the file is absent.
+fn read_curves(
+    path: &Path,
+    keys: &[(String, String)],
+) -> Result<Option<Vec<Vec<Vec<f64>>>>, CliError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let (header, rows) = read_table(path)?;
+    let col = |n: &str| {
+        column(&header, n).ok_or_else(|| bad(anyhow!("{}: no `{n}` column", path.display())))
+    };
+    let (cm, cp, cr, co) = (
+        col("model")?,
+        col("params")?,
+        col("repeat")?,
+        col("objective")?,
+    );
+    let mut runs: BTreeMap<(String, String, String), Vec<f64>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        let get = |c: usize| r.get(c).cloned().unwrap_or_default();
+        let values = get(co)
+            .split_whitespace()
+            .map(|v| v.parse::<f64>())
+            .collect::<Result<Vec<f64>, _>>()
+            .map_err(|e| {
+                bad(anyhow!(
+                    "{}: record {}: objective: {e}",
+                    path.display(),
+                    i + 1
+                ))
+            })?;
+        runs.insert((get(cm), get(cp), get(cr)), values);
+    }
+    Ok(Some(
+        keys.iter()
+            .map(|(m, p)| {
+                runs.iter()
+                    .filter(|((rm, rp, _), _)| rm == m && rp == p)
+                    .map(|(_, v)| v.clone())
+                    .collect()
+            })
+            .collect(),
+    ))
+}
+
+/// The sweep's figures per cell: scores (ACC, NMI, ...) and time per run as dots with error
+/// bars over the repeats, and the kept runs' convergence when the sweep kept it.
+fn cell_figures(dir: &Path, cells: &[Value], page: &mut Page) -> Result<(), CliError> {
+    let str_of = |c: &Value, k: &str| c.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let keys: Vec<(String, String)> = cells
+        .iter()
+        .map(|c| (str_of(c, "model"), str_of(c, "params")))
+        .collect();
+    let names: Vec<String> = keys.iter().map(|(m, p)| cell_name(m, p)).collect();
+    let scores = [
+        ("acc", "ACC"),
+        ("nmi_max", "NMI (max)"),
+        ("accuracy", "accuracy (SVM on H)"),
+        ("class_acc", "accuracy (samples not given)"),
+    ];
+    let mut columns: Vec<&str> = scores.iter().map(|(m, _)| *m).collect();
+    columns.push("seconds");
+    let runs = run_values(&dir.join("runs.csv"), &columns)?;
+    let series_of = |metric: &str, name: &str| -> Option<figures::ScoreSeries> {
+        let stats: Vec<Option<(f64, f64)>> = cells
+            .iter()
+            .map(|c| mean_std(c.get("metrics").unwrap_or(&Value::Null), metric))
+            .collect();
+        stats
+            .iter()
+            .any(Option::is_some)
+            .then(|| figures::ScoreSeries {
+                name: name.to_owned(),
+                runs: keys
+                    .iter()
+                    .map(|k| {
+                        runs.get(k)
+                            .and_then(|m| m.get(metric))
+                            .cloned()
+                            .unwrap_or_default()
+                    })
+                    .collect(),
+                stats,
+            })
+    };
+    let series: Vec<figures::ScoreSeries> = scores
+        .iter()
+        .filter_map(|(m, name)| series_of(m, name))
+        .collect();
+    if !series.is_empty() {
+        page.add(
+            "scores",
+            "Scores per cell: the dot is the mean over the repeats, the bar ± one standard \
+             deviation, the rings the single runs (ACC and NMI of a run are themselves means \
+             over its k-means restarts).",
+            &figures::CellScores {
+                title: "Scores per cell (mean ± std over the repeats)".into(),
+                x_desc: "score".into(),
+                cells: names.clone(),
+                series,
+                log_x: false,
+            },
+        )?;
+    }
+    if let Some(time) = series_of("seconds", "seconds per run") {
+        let (lo, hi) = time
+            .stats
+            .iter()
+            .flatten()
+            .map(|s| s.0)
+            .chain(time.runs.iter().flatten().copied())
+            .filter(|v| *v > 0.0)
+            .fold((f64::INFINITY, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+        page.add(
+            "seconds",
+            "Wall-clock time per run (fit and evaluation, one thread per run): mean ± std and \
+             the single runs.",
+            &figures::CellScores {
+                title: "Time per run".into(),
+                x_desc: "seconds per run".into(),
+                cells: names.clone(),
+                series: vec![time],
+                log_x: hi > 20.0 * lo,
+            },
+        )?;
+    }
+    if let Some(curves) = read_curves(&dir.join("curves.csv"), &keys)? {
+        page.add(
+            "curves",
+            "Convergence of every run kept by `sweep --keep-curves`: the objective divided by \
+             its value after the first iteration, one colour per cell.",
+            &figures::RunCurves {
+                title: "Convergence of the runs".into(),
+                groups: names.into_iter().zip(curves).collect(),
+            },
+        )?;
     }
     Ok(())
 }

@@ -6,7 +6,7 @@ use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::{self, Dataset, LabelColumn, LoadOptions, Preprocess};
 use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, evaluate_run};
 use crate::engine::experiment::{self, FitOptions, StopReason};
-use crate::engine::export::{Factors, RunWriter, clusters_csv, predictions_csv};
+use crate::engine::export::{Factors, RunWriter, SampleLabels, clusters_csv, predictions_csv};
 use crate::engine::linalg;
 use crate::engine::models::{LabelOrigin, ModelKind, ModelSpec, ParamValue, WarmStart};
 use crate::engine::session::{DataCheck, SessionFile};
@@ -520,18 +520,36 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             exports: &result.exports,
         };
         let predicted = predictions.map(|p| predictions_csv(&data, &side.labels, p));
-        write_outputs(dir, &report, &factors, &clusters, rec, predicted.as_deref())
-            .map_err(CliError::Failed)?;
+        // Truth, given labels and clusters per sample, as the app exports them (`report`
+        // draws the confusion matrix from it).
+        let labels = SampleLabels {
+            data: &data,
+            painted: &side.labels,
+            clusters: Some(&clusters),
+        };
+        let files = RunFiles {
+            predictions: predicted.as_deref(),
+            labels: &labels.csv(),
+        };
+        write_outputs(dir, &report, &factors, &clusters, rec, &files).map_err(CliError::Failed)?;
         eprintln!("wrote results to {}", dir.display());
     }
     if args.json {
         let text = serde_json::to_string(&report).map_err(|e| CliError::Failed(e.into()))?;
-        println!("{text}");
+        super::output::print_stdout(&format!("{text}\n"))?;
     }
     Ok(())
 }
 
-/// The files of `--out`: the run's (clusters, factors and exports, a classifier's
+/// Per-sample files of `--out`, already formatted.
+struct RunFiles<'a> {
+    /// A classifier's predictions.csv.
+    predictions: Option<&'a str>,
+    /// labels.csv: truth, given labels and clusters.
+    labels: &'a str,
+}
+
+/// The files of `--out`: the run's (clusters, labels, factors and exports, a classifier's
 /// predictions, [`crate::engine::export`]) and the command line's own (convergence.csv,
 /// run.json last).
 fn write_outputs(
@@ -540,12 +558,13 @@ fn write_outputs(
     factors: &Factors<'_>,
     clusters: &[usize],
     rec: &experiment::FitRecord,
-    predictions: Option<&str>,
+    files: &RunFiles<'_>,
 ) -> anyhow::Result<()> {
     let mut out = RunWriter::new(dir)?;
     out.file("clusters.csv", clusters_csv(clusters).as_bytes())?;
+    out.file("labels.csv", files.labels.as_bytes())?;
     out.factors(factors)?;
-    if let Some(p) = predictions {
+    if let Some(p) = files.predictions {
         out.file("predictions.csv", p.as_bytes())?;
     }
     let names: Vec<&String> = rec.terms.keys().collect();

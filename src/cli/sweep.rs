@@ -14,6 +14,7 @@
 //! * Row order in the CSV depends on scheduling; the values do not. The summary is computed
 //!   from the rows sorted by (model, cell, repeat), so it is deterministic.
 
+mod curves;
 mod ksel;
 mod shard;
 
@@ -169,6 +170,9 @@ pub struct SweepArgs {
     /// shard folders).
     #[arg(long, value_name = "i/N", value_parser = parse_shard)]
     pub shard: Option<Shard>,
+    /// Also keep each run's objective per iteration in OUT/curves.csv (`report` overlays them).
+    #[arg(long)]
+    pub keep_curves: bool,
 }
 
 /// `--reveal` and `--known-labels` of a sweep.
@@ -566,6 +570,9 @@ fn fit_and_score(
         (result.stop == StopReason::Converged).to_string(),
     );
     row.insert("seconds".into(), f(rec.seconds));
+    if args.keep_curves {
+        row.insert(curves::KEY.into(), curves::field(&rec.objective));
+    }
     row.insert(
         "objective".into(),
         f(rec
@@ -987,7 +994,12 @@ pub fn run_sweep(
         .open(&clusterings_path)
         .with_context(|| format!("cannot open {} for appending", clusterings_path.display()))
         .map_err(failed)?;
-    let file = Mutex::new((file, cfile));
+    let kfile = if args.keep_curves {
+        Some(curves::open(&out.join(curves::FILE))?)
+    } else {
+        None
+    };
+    let file = Mutex::new((file, cfile, kfile));
     let total = jobs.len();
     let finished = AtomicUsize::new(0);
     let start = Instant::now();
@@ -998,12 +1010,19 @@ pub fn run_sweep(
             jobs.par_iter()
                 .map(|job| {
                     let t = triplets.get(&job.repeat).unwrap_or(&empty);
-                    let row = execute(job, &data, &truth, job.k, t, args);
+                    let mut row = execute(job, &data, &truth, job.k, t, args);
                     {
                         let mut guard = file
                             .lock()
                             .map_err(|_| failed(anyhow!("runs.csv writer poisoned")))?;
-                        let (fh, ch) = &mut *guard;
+                        let (fh, ch, kh) = &mut *guard;
+                        if let (Some(kh), Some(line)) = (kh.as_mut(), curves::line(&row)) {
+                            kh.write_all(line.as_bytes())
+                                .and_then(|()| kh.flush())
+                                .with_context(|| format!("cannot append to {}", curves::FILE))
+                                .map_err(failed)?;
+                        }
+                        row.remove(curves::KEY);
                         // The labelling first: a run in runs.csv always has its clustering.
                         if let Some(line) = ksel::clustering_line(&row) {
                             ch.write_all(line.as_bytes())
@@ -1297,8 +1316,7 @@ pub fn run_merge(m: &MergeArgs) -> Result<(), CliError> {
         m.dirs.len(),
         m.out.display()
     );
-    print!("{}", summary.markdown);
-    Ok(())
+    super::output::print_stdout(&summary.markdown)
 }
 
 pub fn run(args: &SweepArgs) -> Result<(), CliError> {
@@ -1341,8 +1359,7 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
         args.out.join("runs.csv").display(),
         args.out.display()
     );
-    print!("{}", summary.markdown);
-    Ok(())
+    super::output::print_stdout(&summary.markdown)
 }
 
 #[cfg(test)]

@@ -1,13 +1,15 @@
 //! The figures' data and their drawing on a plotters drawing area.
 
+use super::legend::Legend;
 use super::{FONT, Figure};
 use ndarray::Array2;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-/// Ten distinguishable class colours (matplotlib's tab10), cycled.
-const PALETTE: [(u8, u8, u8); 10] = [
+/// Forty class colours, the app's own (its scatter's `CLASS_COLOURS`): Tab10, its light
+/// companions (Tab20's second half), then Tab20b's twenty: ORL's 40 people without a repeat.
+const PALETTE: [(u8, u8, u8); 40] = [
     (31, 119, 180),
     (255, 127, 14),
     (44, 160, 44),
@@ -18,23 +20,50 @@ const PALETTE: [(u8, u8, u8); 10] = [
     (127, 127, 127),
     (188, 189, 34),
     (23, 190, 207),
+    (174, 199, 232),
+    (255, 187, 120),
+    (152, 223, 138),
+    (255, 152, 150),
+    (197, 176, 213),
+    (196, 156, 148),
+    (247, 182, 210),
+    (199, 199, 199),
+    (219, 219, 141),
+    (158, 218, 229),
+    (57, 59, 121),
+    (82, 84, 163),
+    (107, 110, 207),
+    (156, 158, 222),
+    (99, 121, 57),
+    (140, 162, 82),
+    (181, 207, 107),
+    (206, 219, 156),
+    (140, 109, 49),
+    (189, 158, 57),
+    (231, 186, 82),
+    (231, 203, 148),
+    (132, 60, 57),
+    (173, 73, 74),
+    (214, 97, 107),
+    (231, 150, 156),
+    (123, 65, 115),
+    (165, 81, 148),
+    (206, 109, 189),
+    (222, 158, 214),
 ];
 
-/// The colour of class (or cluster, or series) `i`.
+/// The colour of class (or cluster, or series) `i`; beyond forty the colours repeat.
 pub(crate) fn class_colour(i: usize) -> RGBColor {
     let (r, g, b) = PALETTE[i % PALETTE.len()];
     RGBColor(r, g, b)
 }
 
-/// Legend entries beyond this many are left off (the points are still drawn).
-const MAX_LEGEND: usize = 20;
-
-fn s<E: std::fmt::Display>(e: E) -> String {
+pub(super) fn s<E: std::fmt::Display>(e: E) -> String {
     e.to_string()
 }
 
 /// A figure with nothing to show: its title and a line saying why.
-fn note<DB: DrawingBackend>(
+pub(super) fn note<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     text: &str,
@@ -56,7 +85,7 @@ fn note<DB: DrawingBackend>(
 }
 
 /// (min, max) of finite values, widened by 5 % (or by 1 when flat); None when there are none.
-fn padded_range(vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+pub(super) fn padded_range(vals: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     let (lo, hi) = vals
         .filter(|v| v.is_finite())
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
@@ -87,7 +116,7 @@ pub fn tick_label(value: f64, step: f64) -> String {
 }
 
 /// Tick labels for an axis spanning `span` (plotters draws about five ticks on it).
-fn tick_format(span: f64) -> impl Fn(&f64) -> String {
+pub(super) fn tick_format(span: f64) -> impl Fn(&f64) -> String {
     move |v: &f64| tick_label(*v, span / 5.0)
 }
 
@@ -109,12 +138,50 @@ pub struct Scatter {
     pub triplets: Vec<(usize, usize, usize)>,
 }
 
+impl Scatter {
+    /// Number of classes: the largest class index + 1, or the names given.
+    fn n_classes(&self) -> usize {
+        self.class
+            .iter()
+            .flatten()
+            .max()
+            .map_or(0, |m| m + 1)
+            .max(self.class_names.len())
+    }
+
+    fn colour(&self, c: usize) -> RGBColor {
+        self.class_colours
+            .get(c)
+            .map_or_else(|| class_colour(c), |&[r, g, b]| RGBColor(r, g, b))
+    }
+
+    /// Every class, named and coloured as drawn.
+    fn legend(&self) -> Legend {
+        Legend {
+            entries: (0..self.n_classes())
+                .map(|c| {
+                    let name = self
+                        .class_names
+                        .get(c)
+                        .cloned()
+                        .unwrap_or_else(|| format!("class {c}"));
+                    (name, self.colour(c))
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Size of a scatter's plot; its legend goes beside it.
+const SCATTER_PLOT: (u32, u32) = (760, 560);
+
 impl Figure for Scatter {
     fn name(&self) -> &'static str {
         "scatter"
     }
     fn size(&self) -> (u32, u32) {
-        (760, 560)
+        let (w, h) = SCATTER_PLOT;
+        (w + self.legend().width(h), h)
     }
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let (Some((x0, x1)), Some((y0, y1))) = (
@@ -123,7 +190,8 @@ impl Figure for Scatter {
         ) else {
             return note(root, &self.title, "no points");
         };
-        let mut chart = ChartBuilder::on(root)
+        let (plot, legend_area) = root.split_horizontally(SCATTER_PLOT.0);
+        let mut chart = ChartBuilder::on(&plot)
             .caption(&self.title, (FONT, 20))
             .margin(12)
             .x_label_area_size(36)
@@ -165,19 +233,9 @@ impl Figure for Scatter {
                     .map(|(p, _)| Circle::new((p[0], p[1]), 3, grey.filled())),
             )
             .map_err(s)?;
-        let n_classes = self
-            .class
-            .iter()
-            .flatten()
-            .max()
-            .map_or(0, |m| m + 1)
-            .max(self.class_names.len());
-        for c in 0..n_classes {
-            let col = self
-                .class_colours
-                .get(c)
-                .map_or_else(|| class_colour(c), |&[r, g, b]| RGBColor(r, g, b));
-            let series = chart
+        for c in 0..self.n_classes() {
+            let col = self.colour(c);
+            chart
                 .draw_series(
                     self.points
                         .iter()
@@ -186,28 +244,8 @@ impl Figure for Scatter {
                         .map(|(p, _)| Circle::new((p[0], p[1]), 3, col.filled())),
                 )
                 .map_err(s)?;
-            if c < MAX_LEGEND {
-                let name = self
-                    .class_names
-                    .get(c)
-                    .cloned()
-                    .unwrap_or_else(|| format!("class {c}"));
-                series
-                    .label(name)
-                    .legend(move |(x, y)| Circle::new((x, y), 4, col.filled()));
-            }
         }
-        if n_classes > 0 {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font((FONT, 13))
-                .position(SeriesLabelPosition::UpperRight)
-                .draw()
-                .map_err(s)?;
-        }
-        Ok(())
+        self.legend().draw(&legend_area)
     }
 }
 
@@ -412,7 +450,7 @@ impl CellGrid<'_> {
 /// cell's centre, so a grid has exactly n cells. (plotters' segmented integer ranges are
 /// inclusive, which drew an empty extra row and column, and map a single segment wrongly.)
 #[derive(Clone, Copy)]
-struct Cells(usize);
+pub(super) struct Cells(pub(super) usize);
 
 impl Ranged for Cells {
     type FormatOption = plotters::coord::ranged1d::DefaultFormatting;

@@ -5,11 +5,15 @@
 //! (no system fonts are looked up).
 
 mod draw;
+mod legend;
+mod sweep;
+mod text;
 
 pub use draw::{
     BudgetPoint, BudgetSeries, Confusion, Convergence, Gallery, KSelectionPlot, KSelectionRow,
     LabelBudget, Scatter, tick_label,
 };
+pub use sweep::{CellScores, RunCurves, ScoreSeries};
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -85,7 +89,8 @@ pub fn to_png(fig: &impl Figure) -> Result<Vec<u8>, FigureError> {
     let (w, h) = fig.size();
     let mut buf = vec![255u8; (w as usize) * (h as usize) * 3];
     {
-        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        let root =
+            text::GlyphText(BitMapBackend::with_buffer(&mut buf, (w, h))).into_drawing_area();
         root.fill(&WHITE).map_err(draw_err(fig.name()))?;
         fig.draw(&root).map_err(draw_err(fig.name()))?;
         root.present().map_err(draw_err(fig.name()))?;

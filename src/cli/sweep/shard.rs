@@ -232,6 +232,7 @@ pub fn merge(m: &MergeArgs) -> Result<super::SweepSummary, CliError> {
     }
     super::write_atomic(&csv_path, text.as_bytes()).map_err(failed)?;
     write_clusterings(&m.out.join("clusterings.csv"), &clusterings)?;
+    super::curves::merge(&m.dirs, &m.out.join(super::curves::FILE))?;
     let mtext = serde_json::to_string_pretty(&manifest).map_err(failed)?;
     super::write_atomic(&m.out.join("sweep.json"), mtext.as_bytes()).map_err(failed)?;
     let rows: Vec<Row> = rows.into_values().collect();
