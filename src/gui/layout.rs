@@ -9,6 +9,12 @@ use super::{App, panels};
 /// The narrowest a side panel gets (its widgets wrap or scroll below that).
 const SIDE_MIN: f32 = 170.0;
 
+/// Default height of the run history at the foot of the right panel.
+const HISTORY_HEIGHT: f32 = 190.0;
+
+/// Width of the left panel's combo boxes.
+const COMBO_WIDTH: f32 = 150.0;
+
 /// The widest the left and right panels may be in a window `width` points wide: together
 /// at most 60 % of it, so the scatter keeps the rest (at 1280 px: 300 + 330; at 800 px:
 /// 200 + 240).
@@ -52,6 +58,9 @@ impl App {
                 egui::ScrollArea::vertical()
                     .id_salt("left_scroll")
                     .show(ui, |ui| {
+                        // Room for the longest choice ("min-max, then L2") in the panel's
+                        // combo boxes, which otherwise cut it short.
+                        ui.spacing_mut().combo_width = COMBO_WIDTH.min(ui.available_width() * 0.6);
                         panels::data::show(
                             ui,
                             &mut self.settings,
@@ -80,7 +89,24 @@ impl App {
             .min_size(SIDE_MIN.min(right_max))
             .max_size(right_max)
             .show_collapsible(ui, &mut show_right, |ui| {
-                // Both axes: the history table is wider than the panel.
+                // The run history at the foot, in view whatever scrolls above it.
+                egui::Panel::bottom("history_panel")
+                    .resizable(true)
+                    .default_size(HISTORY_HEIGHT)
+                    .min_size(80.0)
+                    .show(ui, |ui| {
+                        egui::ScrollArea::both()
+                            .id_salt("history_scroll")
+                            .show(ui, |ui| {
+                                panels::results::history(
+                                    ui,
+                                    &self.session,
+                                    &mut self.view,
+                                    &mut self.commands,
+                                );
+                            });
+                    });
+                // Both axes: a long parameter row may be wider than the panel.
                 egui::ScrollArea::both()
                     .id_salt("right_scroll")
                     .show(ui, |ui| {
@@ -177,6 +203,7 @@ impl App {
         );
         panels::constraints::unsaved_modal(&ctx, &self.session, &mut self.view, &mut self.commands);
         panels::session_modals(&ctx, &self.session, &mut self.commands);
+        panels::file_prompt::window(&ctx, &mut self.view, &mut self.commands);
         self.drop_overlay(&ctx);
     }
 }
