@@ -97,6 +97,8 @@ pub struct ViewState {
     pub frame_ms: f32,
     /// The typed-path window of a file action, while it is open.
     pub file_prompt: Option<super::FilePrompt>,
+    /// Whether the window was narrow (the data panel folded) at the last frame.
+    pub was_narrow: Option<bool>,
 }
 
 impl ViewState {
@@ -144,6 +146,7 @@ impl ViewState {
             reveal_seed: 0,
             frame_ms: 0.0,
             file_prompt: None,
+            was_narrow: None,
         }
     }
 

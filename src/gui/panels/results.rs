@@ -61,13 +61,7 @@ pub fn metric_lines(ev: &Evaluation) -> Vec<String> {
     lines
 }
 
-pub fn show(
-    ui: &mut egui::Ui,
-    settings: &mut Settings,
-    session: &Session,
-    view: &mut ViewState,
-    cmds: &mut Commands,
-) {
+pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
     ui.heading("Results");
     ui.horizontal(|ui| {
         let l = ui.label("k-means restarts");
