@@ -31,7 +31,8 @@ pub struct DataArgs {
     /// (per-feature z-scores; negative values, for 2-STGINMF only).
     #[arg(long, default_value = "l2", value_parser = parse_preprocess)]
     pub preprocess: Preprocess,
-    /// Labels file for .npy data (one label per line, or a .npy vector).
+    /// Labels file (one label per line, or a .npy vector): for .npy data, or replacing the
+    /// labels of other data (a .mat without gnd, a CSV, images).
     #[arg(long)]
     pub labels: Option<PathBuf>,
     /// CSV label column, by name or 0-based index ("none" for no labels).
@@ -359,6 +360,8 @@ pub fn model_spec(args: &RunArgs, data: &Dataset) -> Result<ModelSpec, CliError>
             )));
         }
     };
+    crate::engine::models::check_rank(k, data.m(), data.n())
+        .map_err(|e| CliError::BadInput(e.into()))?;
     let params = parse_params(kind, &args.params).map_err(|e| CliError::BadInput(anyhow!(e)))?;
     let init = match &args.init {
         Some(dir) => Some(Arc::new(

@@ -5,12 +5,15 @@ use std::path::{Path, PathBuf};
 
 /// Write `bytes` to `path` atomically: a temporary file in the same directory (created
 /// exclusively), flushed and fsynced, then renamed over `path`, and the directory fsynced where
-/// supported. A crash never leaves a half-written file under the final name.
+/// supported. A crash never leaves a half-written file under the final name. Missing parent
+/// folders are created first, so that every save (constraints, sessions, tables, figures)
+/// treats a typed `results/new/x.json` alike.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    std::fs::create_dir_all(&dir)?;
     let name = path
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())

@@ -552,10 +552,14 @@ fn run_job_inner(
                 .and_then(|_| projector.project(h.view()).ok());
             let iterations = out.record.iterations();
             let stop = out.stop;
+            // Fit time, as the progress events report it: time held (paused, stepping,
+            // throttled) is not fitting.
+            let mut record = out.record;
+            record.seconds = (record.seconds - control.waited.as_secs_f64()).max(0.0);
             let result = Box::new(RunResult {
                 spec: job.spec.clone(),
                 fit: job.fit,
-                record: out.record,
+                record,
                 stop,
                 w: model.w().map(|w| w.to_owned()),
                 h,

@@ -5,6 +5,10 @@
 //!
 //! Long-lived, streaming work (a model run) goes through the engine's worker instead; see
 //! [`super::run_controller`].
+//!
+//! A task that panics still answers: its panic becomes a message (made by the `on_panic`
+//! given to [`Background::new`]), so the app clears the task's "busy" flag and reports the
+//! error instead of showing its spinner forever.
 
 use eframe::egui;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -14,16 +18,20 @@ pub struct Background<M> {
     tx: Sender<M>,
     rx: Receiver<M>,
     ctx: egui::Context,
+    /// The message of a task that panicked: from its name and the panic's text.
+    on_panic: fn(&str, String) -> M,
 }
 
 impl<M: Send + 'static> Background<M> {
-    /// Tasks that wake `ctx` when they finish.
-    pub fn new(ctx: &egui::Context) -> Self {
+    /// Tasks that wake `ctx` when they finish; a task that panics sends
+    /// `on_panic(name, panic text)`.
+    pub fn new(ctx: &egui::Context, on_panic: fn(&str, String) -> M) -> Self {
         let (tx, rx) = mpsc::channel();
         Self {
             tx,
             rx,
             ctx: ctx.clone(),
+            on_panic,
         }
     }
 
@@ -37,10 +45,15 @@ impl<M: Send + 'static> Background<M> {
     ) -> Result<(), String> {
         let tx = self.tx.clone();
         let ctx = self.ctx.clone();
+        let on_panic = self.on_panic;
+        let task_name = name.to_owned();
         std::thread::Builder::new()
             .name(format!("nmf-{name}"))
             .spawn(move || {
-                let message = task();
+                let message = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(task)) {
+                    Ok(message) => message,
+                    Err(payload) => on_panic(&task_name, panic_text(payload.as_ref())),
+                };
                 // Sending fails only once the app (the receiver) is gone: nobody to tell.
                 let _ = tx.send(message);
                 ctx.request_repaint();
@@ -55,6 +68,15 @@ impl<M: Send + 'static> Background<M> {
     }
 }
 
+/// The text a panic carried (`panic!("…")` gives a `&str` or a `String`).
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -65,7 +87,8 @@ mod tests {
     #[test]
     fn delivers_results_from_named_threads() {
         let ctx = egui::Context::default();
-        let tasks: Background<(u32, Option<String>)> = Background::new(&ctx);
+        let tasks: Background<(u32, Option<String>)> =
+            Background::new(&ctx, |_, _| (u32::MAX, None));
         assert!(tasks.drain().is_empty());
         for k in 0..3 {
             tasks
@@ -88,5 +111,23 @@ mod tests {
             "{names:?}"
         );
         assert!(tasks.drain().is_empty());
+    }
+
+    /// A task that panics answers with the `on_panic` message, naming the task and the panic.
+    #[test]
+    fn a_panicking_task_still_answers() {
+        let ctx = egui::Context::default();
+        let tasks: Background<String> =
+            Background::new(&ctx, |name, why| format!("{name} failed: {why}"));
+        tasks
+            .spawn("boom", || -> String { panic!("index out of bounds") })
+            .expect("spawn");
+        let t0 = Instant::now();
+        let mut got = Vec::new();
+        while got.is_empty() && t0.elapsed() < Duration::from_secs(10) {
+            got.extend(tasks.drain());
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(got, ["boom failed: index out of bounds"]);
     }
 }

@@ -15,6 +15,9 @@ pub enum UiCommand {
     LoadSample(Sample),
     /// Load the current source again (new preprocessing or resize).
     Reload,
+    /// Load the current source again with its labels from this choice (a labels file, a CSV
+    /// column; the default choice: the file's own labels).
+    SetLabels(super::LabelChoice),
     /// Show the native "open file" dialog (background thread).
     OpenFileDialog,
     /// Show the native "open folder" dialog (background thread).
@@ -92,6 +95,9 @@ pub enum UiCommand {
     OpenSession(PathBuf),
     /// Show the native dialog to save (`true`) or open a session.
     SessionDialog(bool),
+    /// Ask for the path of a file action in the app's own window (typed, with a suggested
+    /// name; works where no native dialog exists).
+    AskPath(super::PathAsk),
     /// The answer to "the session's data changed": open its constraints anyway (`true`) or
     /// stop.
     SessionDataChanged(bool),

@@ -139,7 +139,8 @@ impl App {
             }
             None => {
                 self.save_then_resume = false;
-                self.session.set_status("No file chosen");
+                self.session
+                    .set_status("No file chosen (or no system file dialog): type the path instead");
             }
         }
     }
@@ -391,7 +392,7 @@ impl App {
                 self.save_then_resume = true;
                 match path {
                     Some(p) => self.constraint_file(FileAction::Save, p),
-                    None => self.open_constraints_dialog(FileAction::Save),
+                    None => self.ask_path(super::PathAsk::Constraints(FileAction::Save)),
                 }
             }
         }

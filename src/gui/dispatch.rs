@@ -5,7 +5,7 @@
 use eframe::egui;
 
 use super::command::FileAction;
-use super::state::{ColorBy, Status};
+use super::state::{ColorBy, Convergence, Status};
 use super::{App, DataSource, TaskDone, UiCommand};
 use crate::engine::constraints::{SideInfo, Store};
 use crate::engine::models::{ModelKind, ModelSpec};
@@ -24,6 +24,7 @@ impl App {
             UiCommand::LoadPath(p) => self.load_typed_path(p),
             UiCommand::LoadSample(s) => self.request_load(DataSource::Sample(s)),
             UiCommand::Reload => self.reload(),
+            UiCommand::SetLabels(choice) => self.set_labels(choice),
             UiCommand::OpenFileDialog => self.open_dialog(false),
             UiCommand::OpenFolderDialog => self.open_dialog(true),
             UiCommand::Run => self.start_run(None),
@@ -81,7 +82,7 @@ impl App {
             UiCommand::SaveConstraints(path) => {
                 match path.or_else(|| self.session.constraints_path.clone()) {
                     Some(p) => self.constraint_file(FileAction::Save, p),
-                    None => self.open_constraints_dialog(FileAction::Save),
+                    None => self.ask_path(super::PathAsk::Constraints(FileAction::Save)),
                 }
             }
             UiCommand::LoadConstraints(p) => self.constraint_file(FileAction::Load, p),
@@ -99,7 +100,7 @@ impl App {
             UiCommand::SaveSession(path) => {
                 match path.or_else(|| self.session.session_path.clone()) {
                     Some(p) => self.session_file(true, p),
-                    None => self.open_session_dialog(true),
+                    None => self.ask_path(super::PathAsk::SaveSession),
                 }
             }
             UiCommand::OpenSession(p) => {
@@ -110,6 +111,7 @@ impl App {
                 }
             }
             UiCommand::SessionDialog(save) => self.open_session_dialog(save),
+            UiCommand::AskPath(ask) => self.ask_path(ask),
             UiCommand::SessionDataChanged(open) => self.resolve_session_data_changed(open),
             UiCommand::Recover(recover) => self.resolve_recovery(recover),
             UiCommand::StartScan => self.start_scan(),
@@ -159,7 +161,37 @@ impl App {
             TaskDone::Isolated(done) => self.isolated(*done),
             TaskDone::Neighbours(done) => self.neighbours_done(*done),
             TaskDone::Compared { pair, rev, result } => self.compared(pair, rev, result),
+            TaskDone::Panicked { task, message } => self.task_panicked(&task, &message),
         }
+    }
+
+    /// A background task panicked: clear the flag that shows it busy, and say so.
+    fn task_panicked(&mut self, task: &str, message: &str) {
+        let s = &mut self.session;
+        match task {
+            "loader" => {
+                s.loading = None;
+                s.labels_pending = None;
+                s.load_error = Some(format!("The loader stopped unexpectedly: {message}"));
+            }
+            "file-dialog" => self.dialog_open = false,
+            "evaluate" => s.evaluating = None,
+            "export" => s.exporting = None,
+            "figures" => s.saving_figures = false,
+            "generate" => s.generating = false,
+            "suggest" => self.view.explore.suggesting = false,
+            "compare" => self.view.compare.computing = None,
+            "neighbours" => self.view.points.neighbours.in_flight = None,
+            "isolate" => {
+                if let Some(iso) = self.view.points.isolation.as_mut() {
+                    iso.pending = None;
+                }
+            }
+            _ => {}
+        }
+        self.session.set_error(format!(
+            "The {task} task stopped unexpectedly (a bug: please report it): {message}"
+        ));
     }
 
     /// The PCA-2D of X arrived: keep it for the scatter before (and between) runs, unless
@@ -286,6 +318,7 @@ impl App {
         self.view.clear_run();
         self.session.evaluating = None;
         self.session.evaluation = None;
+        self.session.shown_run = None;
         // Back to the data's own picture until the next run's first snapshot.
         self.view.rebuild_scatter(
             self.session.dataset.as_deref(),
@@ -316,8 +349,12 @@ impl App {
             return;
         }
         let (snapshot, evaluation) = (row.snapshot.clone(), row.evaluation.clone());
+        let convergence = Convergence::clone(&row.convergence);
         let msg = format!("Showing run {id} ({}, {})", row.model, row.stop);
         self.run.snapshot = snapshot;
+        // Its own curves: the plot and the exported figures follow the run on screen.
+        self.run.convergence = convergence;
+        self.session.shown_run = Some(id);
         self.session.evaluation = evaluation;
         self.session.kept = None;
         self.view.rebuild_scatter(

@@ -166,6 +166,7 @@ impl App {
             kept: None,
             triplets: self.run.side.as_ref().map_or(0, |side| side.triplets.len()),
             curve,
+            convergence: Arc::new(self.run.convergence.clone()),
             k: result.spec.k,
             factors: Arc::new(WarmStart::new(
                 result.w.clone(),
@@ -189,6 +190,7 @@ impl App {
             predictions: result.predictions.clone(),
             exports: Arc::new(result.exports.clone()),
         });
+        s.shown_run = Some(id);
         let data = s.dataset.as_ref();
         let input = EvalInput {
             run: id,
@@ -237,6 +239,10 @@ impl App {
         let ev = Arc::new(ev);
         if let Some(row) = s.history.iter_mut().find(|r| r.id == ev.run) {
             row.evaluation = Some(Arc::clone(&ev));
+        }
+        // Another run brought back with "show" meanwhile keeps the screen.
+        if s.shown_run.is_some_and(|id| id != ev.run) {
+            return;
         }
         s.evaluation = Some(ev);
         // The status line keeps the run's "Finished" message; the scores are in the panel.

@@ -42,12 +42,14 @@ pub const TOUR: [(&str, &str); 4] = [
 ];
 
 /// The keyboard shortcuts the overlay lists (keys, action).
-pub const SHORTCUTS: [(&str, &str); 7] = [
+pub const SHORTCUTS: [(&str, &str); 9] = [
     ("Space", "run, pause or resume"),
     ("Esc", "stop the run or cancel a partial triplet"),
     ("Ctrl+Z", "undo a constraint edit"),
     ("Ctrl+Shift+Z / Ctrl+Y", "redo"),
     ("Ctrl+S", "save the constraints"),
+    ("Ctrl+Shift+S", "save the session"),
+    ("Ctrl+O", "open a session"),
     ("?", "show or hide this list"),
     ("scroll / drag", "zoom / pan the scatter (Inspect mode)"),
 ];

@@ -189,13 +189,13 @@ pub fn confusion_figure(title: String, cm: &ConfusionMatrix, data: &Dataset) -> 
 }
 
 impl App {
-    /// The model of what the scatter and results show: the evaluated run's, else the last
-    /// result's, else the one picked for the next run.
+    /// The model of what the scatter and results show: the shown history run's, else the
+    /// evaluated run's, else the last result's, else the one picked for the next run.
     fn shown_model(&self) -> String {
         let s = &self.session;
-        s.evaluation
-            .as_ref()
-            .and_then(|e| s.history.iter().find(|r| r.id == e.run))
+        s.shown_run
+            .or_else(|| s.evaluation.as_ref().map(|e| e.run))
+            .and_then(|id| s.history.iter().find(|r| r.id == id))
             .map(|r| r.model.clone())
             .or_else(|| {
                 self.run

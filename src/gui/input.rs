@@ -36,7 +36,8 @@ impl App {
                 self.commands.push(UiCommand::SaveSession(None));
             }
             if open_session {
-                self.commands.push(UiCommand::SessionDialog(false));
+                self.commands
+                    .push(UiCommand::AskPath(super::PathAsk::OpenSession));
             }
             if redo {
                 self.commands.push(UiCommand::Redo);

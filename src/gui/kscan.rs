@@ -37,6 +37,31 @@ impl Default for ScanForm {
     }
 }
 
+impl ScanForm {
+    /// How far either side of the class count the default range reaches.
+    pub const SPAN: usize = 3;
+
+    /// The default range for data with `classes` classes (0: unlabelled) and rank cap `cap`
+    /// (min(m, n)): the class count ± [`Self::SPAN`], where clustering experiments look first;
+    /// 2..6 without labels.
+    pub fn centred(classes: usize, cap: usize, repeats: usize) -> Self {
+        let cap = cap.max(1);
+        let (from, to) = if classes > 0 {
+            (
+                classes.saturating_sub(Self::SPAN).max(2),
+                classes + Self::SPAN,
+            )
+        } else {
+            (2, 6)
+        };
+        Self {
+            from: from.min(cap),
+            to: to.min(cap),
+            repeats,
+        }
+    }
+}
+
 /// What the scan thread sends.
 enum ScanMsg {
     Event(ScanEvent),
@@ -66,6 +91,8 @@ pub struct KScan {
     pub rows: Vec<ScanRow>,
     /// The last run that ended: (k, runs done at that k, repeats).
     pub progress: Option<(usize, usize, usize)>,
+    /// Runs ended so far, and in all (ranks × repeats), of the current (or last) scan.
+    pub runs: (usize, usize),
     /// The ks of the current (or last) scan.
     pub ks: Vec<usize>,
     /// How the last scan ended (None while running or before any).
@@ -94,6 +121,7 @@ impl KScan {
         self.progress = None;
         self.outcome = None;
         self.ks = spec.ks.clone();
+        self.runs = (0, spec.ks.len() * spec.repeats.max(1));
         self.what = what;
         let cancel = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
@@ -148,6 +176,7 @@ impl KScan {
             match m {
                 ScanMsg::Event(ScanEvent::RunDone { k, done, of }) => {
                     self.progress = Some((k, done, of));
+                    self.runs.0 += 1;
                 }
                 ScanMsg::Event(ScanEvent::Row(row)) => self.rows.push(row),
                 ScanMsg::Done(r) => {
@@ -168,14 +197,17 @@ impl KScan {
         ended
     }
 
-    /// "k = 4, run 3 of 5" while running.
+    /// "13 of 35 runs done (k = 4: 3 of 5)" while running; "0 of 35 runs done" before the
+    /// first run ends.
     pub fn progress_text(&self) -> Option<String> {
         if !self.is_running() {
             return None;
         }
+        let (done, total) = self.runs;
+        let overall = format!("{done} of {total} runs done");
         Some(match self.progress {
-            Some((k, done, of)) => format!("k = {k}, run {done} of {of}"),
-            None => "starting…".to_owned(),
+            Some((k, d, of)) => format!("{overall} (k = {k}: {d} of {of})"),
+            None => overall,
         })
     }
 }

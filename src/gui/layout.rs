@@ -9,6 +9,15 @@ use super::{App, panels};
 /// The narrowest a side panel gets (its widgets wrap or scroll below that).
 const SIDE_MIN: f32 = 170.0;
 
+/// Below this window width the data panel folds away (the scatter keeps ~60 % of the width).
+const FOLD_BELOW: f32 = 900.0;
+
+/// Default height of the run history at the foot of the right panel.
+const HISTORY_HEIGHT: f32 = 190.0;
+
+/// Width of the left panel's combo boxes.
+const COMBO_WIDTH: f32 = 150.0;
+
 /// The widest the left and right panels may be in a window `width` points wide: together
 /// at most 60 % of it, so the scatter keeps the rest (at 1280 px: 300 + 330; at 800 px:
 /// 200 + 240).
@@ -20,6 +29,19 @@ pub fn side_panel_widths(width: f32) -> (f32, f32) {
 }
 
 impl App {
+    /// Fold the data panel away when the window becomes narrower than [`FOLD_BELOW`] and
+    /// bring it back when it grows past it again (only on crossing: the user's own choice, from
+    /// the top bar's "Data" toggle, holds in between).
+    fn fold_data_panel(&mut self, width: f32) {
+        let narrow = width < FOLD_BELOW;
+        if self.view.was_narrow != Some(narrow) {
+            if self.view.was_narrow.is_some() || narrow {
+                self.settings.show_data_panel = !narrow;
+            }
+            self.view.was_narrow = Some(narrow);
+        }
+    }
+
     /// Draw every panel; the commands they push are applied afterwards by the caller.
     pub(super) fn draw_panels(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
@@ -38,6 +60,7 @@ impl App {
         // Side panels shrink with the window so that the plots keep at least ~40 % of its
         // width; each scrolls, and either can be hidden from the View menu.
         let width = ctx.content_rect().width();
+        self.fold_data_panel(width);
         let (left_max, right_max) = side_panel_widths(width);
         let (mut show_left, mut show_right) = (
             self.settings.show_data_panel,
@@ -52,6 +75,9 @@ impl App {
                 egui::ScrollArea::vertical()
                     .id_salt("left_scroll")
                     .show(ui, |ui| {
+                        // Room for the longest choice ("min-max, then L2") in the panel's
+                        // combo boxes, which otherwise cut it short.
+                        ui.spacing_mut().combo_width = COMBO_WIDTH.min(ui.available_width() * 0.6);
                         panels::data::show(
                             ui,
                             &mut self.settings,
@@ -80,9 +106,16 @@ impl App {
             .min_size(SIDE_MIN.min(right_max))
             .max_size(right_max)
             .show_collapsible(ui, &mut show_right, |ui| {
-                // Both axes: the history table is wider than the panel.
+                // The run history at the foot, in view whatever scrolls above it: the model
+                // and the scores scroll in the upper part, the history in the lower.
+                let total = ui.available_height();
+                let history_height = HISTORY_HEIGHT.min(0.45 * total);
+                let upper = (total - history_height - ui.spacing().item_spacing.y * 2.0).max(0.0);
+                // Both axes: a long parameter row may be wider than the panel.
                 egui::ScrollArea::both()
                     .id_salt("right_scroll")
+                    .max_height(upper)
+                    .auto_shrink([false, false])
                     .show(ui, |ui| {
                         panels::model::show(
                             ui,
@@ -106,9 +139,15 @@ impl App {
                             panels::features::show(ui, data, snap, &mut self.view);
                         }
                         ui.separator();
-                        panels::results::show(
+                        panels::results::show(ui, &mut self.settings, &self.session);
+                    });
+                ui.separator();
+                egui::ScrollArea::both()
+                    .id_salt("history_scroll")
+                    .auto_shrink([false, false])
+                    .show(ui, |ui| {
+                        panels::results::history(
                             ui,
-                            &mut self.settings,
                             &self.session,
                             &mut self.view,
                             &mut self.commands,
@@ -122,10 +161,13 @@ impl App {
         self.settings.show_data_panel = show_left;
         self.settings.show_model_panel = show_right;
         egui::CentralPanel::no_frame().show(ui, |ui| {
+            // At most a third of the height, so that a short window keeps the scatter.
+            let height = ctx.content_rect().height();
             egui::Panel::bottom("convergence_panel")
                 .resizable(true)
-                .default_size(220.0)
-                .min_size(120.0)
+                .default_size(220.0f32.min(0.3 * height))
+                .min_size(100.0)
+                .max_size((0.34 * height).max(100.0))
                 .show(ui, |ui| {
                     panels::convergence::show(
                         ui,
@@ -177,6 +219,7 @@ impl App {
         );
         panels::constraints::unsaved_modal(&ctx, &self.session, &mut self.view, &mut self.commands);
         panels::session_modals(&ctx, &self.session, &mut self.commands);
+        panels::file_prompt::window(&ctx, &mut self.view, &mut self.commands);
         self.drop_overlay(&ctx);
     }
 }

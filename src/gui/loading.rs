@@ -13,7 +13,30 @@ use std::time::Instant;
 impl App {
     /// Load `source` on a background thread; its result arrives as [`TaskDone::Loaded`].
     pub(super) fn start_load(&mut self, source: DataSource) {
+        let opts = self.load_options_for(&source);
+        self.start_load_with(source, opts);
+    }
+
+    /// The loader options for `source`: the settings', with the label choice made for the
+    /// current dataset when `source` is it again.
+    pub(super) fn load_options_for(&self, source: &DataSource) -> data::LoadOptions {
         let opts = self.settings.load_options();
+        if self.session.source.as_ref() == Some(source) {
+            self.session.labels.apply(opts)
+        } else {
+            opts
+        }
+    }
+
+    /// Reload the current dataset with its labels from `choice`; a refusal (a count that
+    /// does not match, a missing file) keeps the dataset and the previous choice.
+    pub(super) fn set_labels(&mut self, choice: super::LabelChoice) {
+        let Some(source) = self.session.source.clone() else {
+            self.session
+                .set_error("Load a dataset first, then attach its labels");
+            return;
+        };
+        let opts = choice.apply(self.settings.load_options());
         self.start_load_with(source, opts);
     }
 
@@ -22,6 +45,7 @@ impl App {
         self.load_ticket += 1;
         let ticket = self.load_ticket;
         let what = source.describe();
+        self.session.labels_pending = Some(super::LabelChoice::of(&opts));
         let spawned = self.tasks.spawn("loader", move || {
             let t0 = Instant::now();
             let result = match &source {
@@ -64,8 +88,10 @@ impl App {
             return;
         }
         self.session.loading = None;
+        let labels = self.session.labels_pending.take();
         match result {
             Ok(data) => {
+                self.session.labels = labels.unwrap_or_default();
                 self.install_dataset(*data, Some(source));
                 let s = format!("{} in {seconds:.2} s", self.session.status.text);
                 self.session.set_status(s);
@@ -91,8 +117,14 @@ impl App {
         let was_running = self.run.worker.is_active();
         self.run.retire();
         self.clear_run();
-        // A scan of the old data is cancelled and its curves forgotten.
+        // A scan of the old data is cancelled and its curves forgotten; the next one is
+        // centred on the new data's class count.
         self.scan.reset();
+        self.scan.form = super::ScanForm::centred(
+            data.n_classes(),
+            data.m().min(data.n()),
+            self.scan.form.repeats,
+        );
         self.run.worker = if was_running {
             super::WorkerState::Cancelled
         } else {
@@ -132,13 +164,34 @@ impl App {
             self.start_journal();
         }
         self.view.clear_picks();
+        let cleared = self.untick_other_data(data.fingerprint);
         self.session.kept = None;
         self.session.source = source;
         let data = Arc::new(data);
         self.session.dataset = Some(Arc::clone(&data));
         self.session.x_view = None;
-        self.session.set_status(msg);
+        self.session.set_status(if cleared > 0 {
+            format!(
+                "{msg} (the overlay of {} from other data was cleared)",
+                super::format::counted(cleared, "run", "runs")
+            )
+        } else {
+            msg
+        });
         self.start_data_projection(data);
+    }
+
+    /// Untick the history runs fitted on other data than `fingerprint` (their curves would
+    /// otherwise stay overlaid on the new dataset's); how many were unticked.
+    fn untick_other_data(&mut self, fingerprint: crate::engine::data::Fingerprint) -> usize {
+        let history = &self.session.history;
+        let before = self.view.selected_runs.len();
+        self.view.selected_runs.retain(|id| {
+            history
+                .iter()
+                .any(|r| r.id == *id && r.data == Some(fingerprint))
+        });
+        before - self.view.selected_runs.len()
     }
 
     /// Compute the PCA-2D of X on a background task ([`TaskDone::DataProjected`]).
@@ -208,7 +261,9 @@ impl App {
                 self.view.path_input = p.display().to_string();
                 self.request_load(DataSource::Path(p));
             }
-            None => self.session.set_status("No file chosen"),
+            None => self
+                .session
+                .set_status("No file chosen (or no system file dialog): type the path in the Data panel's Path field"),
         }
     }
 }

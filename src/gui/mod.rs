@@ -19,11 +19,13 @@ mod explore;
 mod explore_actions;
 mod export_actions;
 mod figure_export;
+mod file_prompt;
 mod format;
 mod input;
 mod kscan;
 mod layout;
 mod loading;
+mod model_docs;
 mod panels;
 mod points;
 mod points_actions;
@@ -37,15 +39,17 @@ mod view;
 pub use command::{FileAction, Resolution, UiCommand};
 pub use compare::{CompareView, Comparison, PLAY_SECONDS, Pane};
 pub use evaluation::{EvalInput, evaluate, history_csv};
+pub use file_prompt::{FilePrompt, PathAsk};
 pub use kscan::{KScan, ScanForm};
-pub use panels::model::{ParamEdit, hyperparameter_row};
+pub use panels::convergence::prepared as convergence_points;
+pub use panels::model::{ModelGroup, ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
 pub use points::{NEIGHBOURS, SnapshotKey};
 pub use run_controller::RunController;
 pub use session_actions::OpeningSession;
 pub use state::{
-    ColorBy, Convergence, Evaluation, HistoryRow, KeptCache, PALETTE, Pending, Progress,
-    ScatterCache, ScatterGroup, Series, Session, Settings, Status, Tool, WorkerState,
+    ColorBy, Convergence, Evaluation, HistoryRow, KeptCache, LabelChoice, PALETTE, Pending,
+    Progress, ScatterCache, ScatterGroup, Series, Session, Settings, Status, Tool, WorkerState,
 };
 pub use view::ViewState;
 
@@ -174,6 +178,8 @@ enum TaskDone {
     Isolated(Box<points_actions::IsolatedDone>),
     /// The nearest neighbours of a sample in X and in H.
     Neighbours(Box<points_actions::NeighboursDone>),
+    /// A background task panicked (a bug): its busy flag is cleared and the error shown.
+    Panicked { task: String, message: String },
     /// The comparison of history runs `pair` at constraint revision `rev`.
     Compared {
         pair: [u64; 2],
@@ -261,7 +267,10 @@ impl App {
             session: Session::default(),
             run: RunController::new(ctx),
             scan: kscan::KScan::default(),
-            tasks: Background::new(ctx),
+            tasks: Background::new(ctx, |task, message| TaskDone::Panicked {
+                task: task.to_owned(),
+                message,
+            }),
             commands: Commands::default(),
             load_ticket: 0,
             dialog_open: false,

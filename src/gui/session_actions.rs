@@ -40,7 +40,7 @@ impl App {
         let Some(store) = self.session.store.as_mut() else {
             return Err("Load a dataset first".into());
         };
-        let opts = self.settings.load_options();
+        let opts = self.session.labels.apply(self.settings.load_options());
         let dataset_path = match &self.session.source {
             Some(DataSource::Path(p)) => std::path::absolute(p)
                 .unwrap_or_else(|_| p.clone())
@@ -266,6 +266,7 @@ impl App {
                 kept: r.scores.get("kept").copied(),
                 triplets: r.scores.get("triplets").map_or(0, |&t| t as usize),
                 curve: super::Series::default(),
+                convergence: Arc::default(),
                 k: r.k,
                 factors: Arc::new(factors),
                 data: Some(data.fingerprint),
@@ -338,7 +339,15 @@ impl App {
         self.dialog_open = false;
         match path {
             Some(p) => self.session_file(save, p),
-            None => self.session.set_status("No file chosen"),
+            None => {
+                self.session
+                    .set_status("No file chosen (or no system file dialog)");
+                self.ask_path(if save {
+                    super::PathAsk::SaveSession
+                } else {
+                    super::PathAsk::OpenSession
+                });
+            }
         }
     }
 

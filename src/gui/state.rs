@@ -38,6 +38,9 @@ pub struct Settings {
     pub params: BTreeMap<String, BTreeMap<String, ParamValue>>,
     /// Logarithmic y axis on the convergence plot.
     pub log_y: bool,
+    /// The convergence plot shows every curve divided by its first value, so that runs whose
+    /// objectives differ by orders of magnitude (FNMF ~1e-5, NMF ~5) compare on one axis.
+    pub normalise_curves: bool,
     pub dark: bool,
     /// k-means restarts of the evaluation after each run (docs/models.md §8.2 uses 50).
     pub kmeans_restarts: usize,
@@ -71,6 +74,7 @@ impl Default for Settings {
             session_factors: false,
             params: BTreeMap::new(),
             log_y: true,
+            normalise_curves: false,
             dark: true,
             kmeans_restarts: 50,
             tour_seen: false,
@@ -350,6 +354,9 @@ pub struct HistoryRow {
     pub triplets: usize,
     /// Objective per iteration (for overlaying two runs).
     pub curve: Series,
+    /// The convergence plot as it stood when the run ended (total, terms, stage boundaries),
+    /// put back on the plot and into exported figures when the run is shown again.
+    pub convergence: Arc<Convergence>,
     /// The run's rank and final factors, for "Continue from this run" (docs/models.md §10.6).
     pub k: usize,
     pub factors: Arc<WarmStart>,
@@ -385,6 +392,11 @@ pub struct Session {
     pub loading: Option<String>,
     /// Where the current dataset came from, to reload it with other options.
     pub source: Option<super::DataSource>,
+    /// Where the current dataset's labels come from when the user chose (a labels file, a
+    /// CSV column); reset when another dataset is opened.
+    pub labels: LabelChoice,
+    /// The label choice of the load in flight, made [`Self::labels`] when it succeeds.
+    pub labels_pending: Option<LabelChoice>,
     pub status: Status,
     /// Constraints (triplets, painted labels) of the loaded dataset, with undo/redo.
     pub store: Option<Store>,
@@ -404,6 +416,9 @@ pub struct Session {
     pub evaluation: Option<Arc<Evaluation>>,
     /// Every finished run of this session, oldest first.
     pub history: Vec<HistoryRow>,
+    /// The history run whose scatter, scores and curves are on screen (the last finished one,
+    /// or the one picked with "show"); `None` while a run is live or before the first.
+    pub shown_run: Option<u64>,
     /// Where the session was last saved or opened (Ctrl+Shift+S saves there).
     pub session_path: Option<PathBuf>,
     /// A session being opened: its constraints wait for its data (and, when the data
@@ -415,6 +430,37 @@ pub struct Session {
     pub exporting: Option<u64>,
     /// "Save figures" is drawing and writing on a background thread.
     pub saving_figures: bool,
+}
+
+/// Where a dataset's labels come from, beyond what its file holds (the loader options
+/// `labels_file` and `label_column`, as `run --labels` and `--label-col` give them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LabelChoice {
+    /// A `.npy` vector or a text file with one label per line.
+    pub file: Option<PathBuf>,
+    /// The CSV label column (`None`: automatic, a column named `label` or `class`).
+    pub column: Option<crate::engine::data::LabelColumn>,
+}
+
+impl LabelChoice {
+    /// The choice `opts` make.
+    pub fn of(opts: &LoadOptions) -> Self {
+        Self {
+            file: opts.labels_file.clone(),
+            column: (opts.label_column != crate::engine::data::LabelColumn::Auto)
+                .then(|| opts.label_column.clone()),
+        }
+    }
+
+    /// `opts` with this choice.
+    pub fn apply(&self, mut opts: LoadOptions) -> LoadOptions {
+        opts.labels_file.clone_from(&self.file);
+        opts.label_column = self
+            .column
+            .clone()
+            .unwrap_or(crate::engine::data::LabelColumn::Auto);
+        opts
+    }
 }
 
 /// What a click on the scatter does.

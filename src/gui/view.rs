@@ -44,6 +44,8 @@ pub struct ViewState {
     pub highlight: Option<String>,
     /// Show the model's learned subspace (PSMF's Πᵀx) instead of H, when it has one.
     pub show_subspace: bool,
+    /// The scatter's legend is shown (`None`: shown unless the plot is narrow).
+    pub legend_shown: Option<bool>,
     /// Per-label point groups of the latest snapshot, built once per snapshot.
     pub scatter: ScatterCache,
     /// The scatter's transform of the last frame (tests click at data coordinates with it).
@@ -74,6 +76,10 @@ pub struct ViewState {
     pub path_input: String,
     /// Text of the constraint file path field.
     pub constraints_path_input: String,
+    /// Text of the Data panel's labels file field.
+    pub labels_path_input: String,
+    /// Text of the Data panel's CSV label column field.
+    pub label_column_input: String,
     pub show_model_help: bool,
     pub show_about: bool,
     /// The "Generate triplets" window is open.
@@ -89,6 +95,10 @@ pub struct ViewState {
     pub reveal_seed: u64,
     /// Frame time of the last `logic` + `ui` pass, in milliseconds.
     pub frame_ms: f32,
+    /// The typed-path window of a file action, while it is open.
+    pub file_prompt: Option<super::FilePrompt>,
+    /// Whether the window was narrow (the data panel folded) at the last frame.
+    pub was_narrow: Option<bool>,
 }
 
 impl ViewState {
@@ -107,6 +117,7 @@ impl ViewState {
             color_by: ColorBy::default(),
             highlight: None,
             show_subspace: false,
+            legend_shown: None,
             scatter: ScatterCache::default(),
             plot_transform: None,
             panel_rects: [None, None],
@@ -123,6 +134,8 @@ impl ViewState {
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
             constraints_path_input: String::new(),
+            labels_path_input: String::new(),
+            label_column_input: String::new(),
             show_model_help: false,
             show_about: false,
             show_generate: false,
@@ -132,6 +145,8 @@ impl ViewState {
             reveal_percent: 10.0,
             reveal_seed: 0,
             frame_ms: 0.0,
+            file_prompt: None,
+            was_narrow: None,
         }
     }
 

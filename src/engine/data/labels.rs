@@ -6,6 +6,40 @@
 
 use std::cmp::Ordering;
 
+/// Replace `ds`'s labels by those of `labels` (a `.npy` vector or a text file with one label
+/// per line), checked as the CLI's `--labels` checks them: one label per sample of the data
+/// file `data`, every label present; the error names both files.
+pub fn attach_labels_file(
+    ds: &mut super::Dataset,
+    data: &std::path::Path,
+    labels: &std::path::Path,
+) -> Result<(), super::DataError> {
+    let raw = super::npy::read_labels(labels)?;
+    let n = ds.n();
+    if raw.len() != n {
+        return Err(super::DataError::LabelCountMismatch {
+            data: data.to_path_buf(),
+            n,
+            labels: labels.to_path_buf(),
+            count: raw.len(),
+        });
+    }
+    let (indices, class_names) = index_labels(&raw);
+    ds.labels = Some(indices);
+    ds.class_names = class_names;
+    Ok(())
+}
+
+/// The label file beside a `.npy` data file that is read when none is given: `labels.npy`,
+/// else `y.npy` (the scikit-learn habit of saving X and y side by side).
+pub fn sibling_labels(data: &std::path::Path) -> Option<std::path::PathBuf> {
+    ["labels.npy", "y.npy"].into_iter().find_map(|name| {
+        let sib = data.with_file_name(name);
+        let is_self = data.file_name().is_some_and(|f| f == name);
+        (sib.is_file() && !is_self).then_some(sib)
+    })
+}
+
 /// Natural order: runs of ASCII digits compare by numeric value, other runs compare
 /// case-insensitively (then case-sensitively, then by leading zeros, so the order is total).
 /// `s2 < s10`, `img9.png < img10.png`, `a < B < c`.

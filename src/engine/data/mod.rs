@@ -179,7 +179,8 @@ pub enum LabelColumn {
 pub struct LoadOptions {
     pub preprocess: Preprocess,
     pub label_column: LabelColumn,
-    /// Labels file for `.npy` data (one label per line, or a `.npy` vector).
+    /// Labels file (one label per line, or a `.npy` vector): for `.npy` data, else replacing
+    /// the file's own labels.
     pub labels_file: Option<PathBuf>,
     /// Resize every image to `(width, height)`; needed when images differ in size.
     pub resize: Option<(u32, u32)>,
@@ -309,7 +310,20 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
         }
     };
     refuse_unusable(&raw, path)?;
+    let mut raw = raw;
+    // A labels file given for other data than `.npy` (which reads it itself) replaces the
+    // file's own labels: a `.mat` without `gnd`, a CSV without a label column, images.
+    if let Some(labels) = &opts.labels_file
+        && !(meta.is_file() && is_npy(path))
+    {
+        labels::attach_labels_file(&mut raw, path, labels)?;
+    }
     Ok(finish(raw, opts))
+}
+
+fn is_npy(path: &Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("npy"))
 }
 
 /// Refuse an X with no values or with every value zero: nothing to factorize, and the models'

@@ -10,9 +10,9 @@
 //! row-wise passes (`data/npy.rs`, `data/preprocess.rs`, `data/mod.rs`)").
 //!
 //! Labels come from `opts.labels_file` (a text file with one label per line, or a `.npy`
-//! vector) or, when that is not given, from a `labels.npy` beside the data file.
+//! vector) or, when that is not given, from a `labels.npy` (else a `y.npy`) beside the data
+//! file.
 
-use super::labels::index_labels;
 use super::{Column, DataError, Dataset, LoadOptions, Place, Preprocess, check_value, value_ok};
 use ndarray::{Array2, ArrayD, IxDyn, ShapeBuilder};
 use std::fs::File;
@@ -609,30 +609,13 @@ pub fn load_npy(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
 
     let labels_path: Option<PathBuf> = match &opts.labels_file {
         Some(p) => Some(p.clone()),
-        None => {
-            let sib = path.with_file_name("labels.npy");
-            let is_self = path.file_name().is_some_and(|f| f == "labels.npy");
-            (sib.is_file() && !is_self).then_some(sib)
-        }
+        None => super::labels::sibling_labels(path),
     };
     if let Some(lp) = labels_path {
-        let raw = read_labels(&lp)?;
-        if raw.len() != n {
-            return Err(DataError::LabelCountMismatch {
-                data: path.to_path_buf(),
-                n,
-                labels: lp,
-                count: raw.len(),
-            });
-        }
-        let (labels, class_names) = index_labels(&raw);
-        ds.labels = Some(labels);
-        ds.class_names = class_names;
+        super::labels::attach_labels_file(&mut ds, path, &lp)?;
         if opts.labels_file.is_none() {
-            ds.warnings.push(format!(
-                "labels read from {}",
-                path.with_file_name("labels.npy").display()
-            ));
+            ds.warnings
+                .push(format!("labels read from {}", lp.display()));
         }
     }
     Ok(ds)

@@ -346,14 +346,21 @@ impl ModelSpec {
     /// Check the rank and every given parameter (name known, value within its rule); the
     /// checked table is what the model builds its typed parameters from.
     pub fn validate(&self, m: usize, n: usize) -> Result<Checked, ModelError> {
-        if self.k == 0 || self.k > m.min(n) {
-            return Err(ModelError::InvalidRank { k: self.k, m, n });
-        }
+        check_rank(self.k, m, n)?;
         if let Some(init) = &self.init {
             init.check(m, n, self.k, self.kind.descriptor().has_w)?;
         }
         self.checked()
     }
+}
+
+/// The one rule for the rank, shared by the CLI and the app (which shows the message next to
+/// its k field instead of clamping): `1 ≤ k ≤ min(m, n)` for `m` features and `n` samples.
+pub fn check_rank(k: usize, m: usize, n: usize) -> Result<(), ModelError> {
+    if k == 0 || k > m.min(n) {
+        return Err(ModelError::InvalidRank { k, m, n });
+    }
+    Ok(())
 }
 
 /// `name=value` pairs in name order joined by `sep` (values by [`ParamValue`]'s `Display`).

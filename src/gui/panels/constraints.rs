@@ -103,7 +103,7 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
     // Files: typed path + buttons; an empty path opens a dialog.
     let file_label = ui.label("Constraints file");
     let edit = egui::TextEdit::singleline(&mut view.constraints_path_input)
-        .hint_text("constraints.json or triplets.csv (empty: dialog)")
+        .hint_text("constraints.json or triplets.csv (empty: asks)")
         .desired_width(f32::INFINITY);
     ui.add(edit).labelled_by(file_label.id);
     let typed = view.constraints_path_input.trim().to_owned();
@@ -114,13 +114,13 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
         if file_button(ui, "Save…", "Save triplets and labels as JSON (Ctrl+S)") {
             cmds.push(match &path {
                 Some(p) => UiCommand::SaveConstraints(Some(p.clone())),
-                None => UiCommand::ConstraintsDialog(FileAction::Save),
+                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::Save)),
             });
         }
         if file_button(ui, "Load…", "Load a constraints JSON made for this dataset") {
             cmds.push(match &path {
                 Some(p) => UiCommand::LoadConstraints(p.clone()),
-                None => UiCommand::ConstraintsDialog(FileAction::Load),
+                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::Load)),
             });
         }
         if file_button(
@@ -130,13 +130,13 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
         ) {
             cmds.push(match &path {
                 Some(p) => UiCommand::ImportTripletsCsv(p.clone()),
-                None => UiCommand::ConstraintsDialog(FileAction::ImportCsv),
+                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::ImportCsv)),
             });
         }
         if file_button(ui, "Export CSV…", "Write the triplets as i,j,q") {
             cmds.push(match &path {
                 Some(p) => UiCommand::ExportTripletsCsv(p.clone()),
-                None => UiCommand::ConstraintsDialog(FileAction::ExportCsv),
+                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::ExportCsv)),
             });
         }
     });
@@ -312,6 +312,10 @@ pub fn unsaved_modal(
     let Some(pending) = &session.pending else {
         return;
     };
+    // "Save" asked for a path: the path window answers first (a modal would block it).
+    if view.file_prompt.is_some() {
+        return;
+    }
     let what = match pending {
         Pending::Load(s) => format!("Loading {} replaces them.", s.describe()),
         Pending::Session(p) => format!("Opening the session {} replaces them.", p.display()),

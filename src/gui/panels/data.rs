@@ -178,6 +178,7 @@ pub fn show(
     if let Some((w, h)) = d.image_shape {
         ui.label(format!("images {w} × {h} px"));
     }
+    super::labels::show(ui, session, view, cmds);
     ui.label(format!("preprocessing: {}", preprocess_label(d.preprocess)));
     for w in &d.warnings {
         ui.label(RichText::new(format!("warning: {w}")).color(Color32::from_rgb(220, 170, 40)));

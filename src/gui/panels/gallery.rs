@@ -27,7 +27,8 @@ pub fn window(
     egui::Window::new("Basis gallery")
         .open(&mut open)
         .default_width(420.0)
-        .default_pos(ctx.content_rect().center() - egui::vec2(210.0, 200.0))
+        // Over the data panel, not over the scatter whose rings it draws.
+        .default_pos(ctx.content_rect().left_top() + egui::vec2(8.0, 70.0))
         .vscroll(true)
         .show(ctx, |ui| body(ui, data, run, view));
     view.explore.show_gallery = open;

@@ -7,8 +7,10 @@ pub mod constraints;
 pub mod convergence;
 pub mod data;
 pub mod features;
+pub mod file_prompt;
 pub mod gallery;
 pub mod kscan;
+pub mod labels;
 pub mod model;
 pub mod points;
 pub mod results;
@@ -48,13 +50,13 @@ pub fn top_bar(
                 }
                 ui.separator();
                 if ui.button("Open session… (Ctrl+O)").clicked() {
-                    cmds.push(UiCommand::SessionDialog(false));
+                    cmds.push(UiCommand::AskPath(crate::gui::PathAsk::OpenSession));
                 }
                 if ui.button("Save session (Ctrl+Shift+S)").clicked() {
                     cmds.push(UiCommand::SaveSession(None));
                 }
                 if ui.button("Save session as…").clicked() {
-                    cmds.push(UiCommand::SessionDialog(true));
+                    cmds.push(UiCommand::AskPath(crate::gui::PathAsk::SaveSession));
                 }
                 ui.checkbox(&mut settings.session_factors, "Include H and W in sessions")
                     .on_hover_text("Save each run's H and W as .npy files beside the session");
@@ -106,11 +108,19 @@ pub fn top_bar(
                 }
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                // The side panels fold away here (and in the View menu) to give the plots
+                // the window on a small screen.
+                ui.toggle_value(&mut settings.show_model_panel, "Model")
+                    .on_hover_text("Show or hide the model and results panel");
+                ui.toggle_value(&mut settings.show_data_panel, "Data")
+                    .on_hover_text("Show or hide the data and constraints panel");
+                ui.separator();
                 let text = match &session.dataset {
                     Some(d) => format!("{} · {} × {} · k = {}", d.source, d.n(), d.m(), settings.k),
                     None => format!("no dataset · k = {}", settings.k),
                 };
-                ui.label(text);
+                ui.add(egui::Label::new(text.clone()).truncate())
+                    .on_hover_text(text);
             });
         });
     });
@@ -141,18 +151,25 @@ pub fn status_line(ui: &mut egui::Ui, session: &Session, run: &RunController, fr
             ui.label(RichText::new(format!("worker: {}", state.label())).color(color))
                 .on_hover_text("Worker state");
             ui.separator();
-            let text = RichText::new(&session.status.text);
-            ui.label(if session.status.is_error {
-                text.color(ERROR_RED)
-            } else {
-                text
-            });
+            // The frame time first, from the right; the message takes what is left and is
+            // cut with "…" (whole on hover) rather than run into it.
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 ui.label(
                     RichText::new(format!("frame {frame_ms:.1} ms"))
                         .weak()
                         .small(),
                 );
+                ui.separator();
+                ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                    let text = RichText::new(&session.status.text);
+                    let text = if session.status.is_error {
+                        text.color(ERROR_RED)
+                    } else {
+                        text
+                    };
+                    ui.add(egui::Label::new(text).truncate())
+                        .on_hover_text(&session.status.text);
+                });
             });
         });
     });
@@ -197,6 +214,21 @@ pub fn windows(ctx: &egui::Context, settings: &Settings, view: &mut ViewState) {
                 ui.label(displayable(ui.ctx(), kind.description()));
                 ui.add_space(6.0);
                 ui.label(RichText::new(format!("Math: {}", kind.section())).weak());
+                if let Some(text) = crate::gui::model_docs::section(kind.section()) {
+                    egui::CollapsingHeader::new(format!("Show {}", kind.section()))
+                        .id_salt(("model_docs", kind.name()))
+                        .show(ui, |ui| {
+                            egui::ScrollArea::vertical()
+                                .max_height(320.0)
+                                .show(ui, |ui| {
+                                    ui.label(
+                                        RichText::new(displayable(ui.ctx(), text))
+                                            .monospace()
+                                            .small(),
+                                    );
+                                });
+                        });
+                }
             });
     }
     egui::Window::new("About NMF Playground")

@@ -31,16 +31,22 @@ pub fn show(
     ui.horizontal(|ui| {
         let label = ui.label("Model");
         let selected = kind.map_or("none", ModelKind::label);
+        // Tall enough for every model and the group headings: no scroll hides RPNMF and
+        // 2-STGINMF below the fold.
         let combo = egui::ComboBox::from_id_salt("model_kind")
             .selected_text(selected)
+            .height(600.0)
             .show_ui(ui, |ui| {
-                for k in ModelKind::all() {
-                    if ui
-                        .selectable_label(Some(k) == kind, k.label())
-                        .on_hover_text(k.section())
-                        .clicked()
-                    {
-                        settings.model = k.name().to_owned();
+                for group in ModelGroup::ALL {
+                    ui.label(RichText::new(group.heading()).weak().small());
+                    for k in ModelKind::all().filter(|&k| ModelGroup::of(k) == group) {
+                        if ui
+                            .selectable_label(Some(k) == kind, k.label())
+                            .on_hover_text(k.section())
+                            .clicked()
+                        {
+                            settings.model = k.name().to_owned();
+                        }
                     }
                 }
             });
@@ -54,19 +60,27 @@ pub fn show(
         }
     });
 
-    let max_k = session
-        .dataset
-        .as_ref()
-        .map_or(100, |d| d.m().min(d.n()).max(1));
+    // The engine's rule, not a clamp: an out-of-range k stays as typed and says why, as the
+    // CLI does (a silent clamp ran another k than the one asked for).
+    let rank_error = session.dataset.as_ref().and_then(|d| {
+        crate::engine::models::check_rank(settings.k, d.m(), d.n())
+            .err()
+            .map(|e| e.to_string())
+    });
     egui::Grid::new("fit_options")
         .num_columns(2)
         .spacing([8.0, 4.0])
         .show(ui, |ui| {
             let l = ui.label("k (rank)");
-            ui.add(DragValue::new(&mut settings.k).range(1..=max_k).speed(0.05))
+            ui.add(DragValue::new(&mut settings.k).speed(0.05))
                 .labelled_by(l.id)
-                .on_hover_text("Number of factors: H is k × n");
+                .on_hover_text("Number of factors: H is k × n, with 1 ≤ k ≤ min(m, n)");
             ui.end_row();
+            if let Some(e) = &rank_error {
+                ui.label("");
+                ui.add(egui::Label::new(RichText::new(e).color(super::ERROR_RED)).wrap());
+                ui.end_row();
+            }
             let l = ui.label("Seed");
             ui.add(DragValue::new(&mut settings.seed).speed(0.2))
                 .labelled_by(l.id)
@@ -90,7 +104,7 @@ pub fn show(
                         if v == 0.0 {
                             "0 (off)".to_owned()
                         } else {
-                            format!("{v:.1e}")
+                            crate::gui::format::short_number(v, 2)
                         }
                     })
                     .custom_parser(|s| s.trim().trim_end_matches("(off)").trim().parse().ok()),
@@ -119,6 +133,53 @@ pub fn show(
         view.show_scan = !view.show_scan;
     }
     progress(ui, session, run, settings.max_iter);
+}
+
+/// The model picker's groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelGroup {
+    /// Plain and graph-regularised factorisations and clustering (no side information).
+    Baselines,
+    /// Baselines that take triplets, links or labels.
+    SideInformation,
+    /// The models of the source papers (docs/models.md §4 onwards).
+    SourcePapers,
+}
+
+impl ModelGroup {
+    pub const ALL: [ModelGroup; 3] = [
+        ModelGroup::Baselines,
+        ModelGroup::SideInformation,
+        ModelGroup::SourcePapers,
+    ];
+
+    pub fn heading(self) -> &'static str {
+        match self {
+            ModelGroup::Baselines => "Baselines",
+            ModelGroup::SideInformation => "With side information",
+            ModelGroup::SourcePapers => "Source papers",
+        }
+    }
+
+    /// A model's group, from its descriptor: its docs/models.md chapter (§4 onwards: the
+    /// source papers) and the side information it takes.
+    pub fn of(kind: ModelKind) -> Self {
+        use crate::engine::models::SideNeed;
+        let chapter = kind
+            .section()
+            .rsplit('§')
+            .next()
+            .and_then(|s| s.split('.').next())
+            .and_then(|s| s.trim().parse::<u32>().ok())
+            .unwrap_or(0);
+        if chapter >= 4 {
+            ModelGroup::SourcePapers
+        } else if matches!(kind.needs(), SideNeed::None | SideNeed::KnnGraph) {
+            ModelGroup::Baselines
+        } else {
+            ModelGroup::SideInformation
+        }
+    }
 }
 
 /// The selected model's hyperparameters, one row each. Only edits are written to the
@@ -252,13 +313,7 @@ pub fn hyperparameter_row(
                     egui::Slider::new(&mut v, min..=max)
                         .logarithmic(true)
                         .smallest_positive(smallest_positive(max, grid))
-                        .custom_formatter(|x, _| {
-                            if x == 0.0 {
-                                "0".to_owned()
-                            } else {
-                                format!("{x:.2e}")
-                            }
-                        }),
+                        .custom_formatter(|x, _| crate::gui::format::short_number(x, 3)),
                 )
             } else {
                 ui.add(
@@ -442,42 +497,54 @@ fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_m
             .text(text)
             .animate(state == WorkerState::Running),
     );
-    if p.iteration == 0 && !state.is_active() {
-        return;
-    }
+    // Every row always, "–" while unknown: the rows never appear or vanish as a run goes,
+    // so the controls below (Step) stay under the pointer.
+    let dash = || "–".to_owned();
+    let started = p.iteration > 0 || state.is_active();
     egui::Grid::new("progress_numbers")
         .num_columns(2)
         .show(ui, |ui| {
             ui.label("objective");
-            ui.label(crate::gui::format::format_value(p.objective));
+            ui.label(if started {
+                crate::gui::format::format_value(p.objective)
+            } else {
+                dash()
+            });
             ui.end_row();
-            if let Some(rate) = p.rate() {
-                ui.label("speed");
-                ui.label(format!("{rate:.0} it/s"));
-                ui.end_row();
-                if state.is_active()
-                    && let Some(eta) = p.eta()
-                {
-                    ui.label("ETA (at cap)");
-                    ui.label(format_secs(eta));
-                    ui.end_row();
+            ui.label("speed");
+            ui.label(p.rate().map_or_else(dash, |rate| format!("{rate:.0} it/s")));
+            ui.end_row();
+            ui.label("ETA (at cap)");
+            ui.label(
+                p.eta()
+                    .filter(|_| state.is_active())
+                    .map_or_else(dash, format_secs),
+            );
+            ui.end_row();
+            ui.label("time");
+            ui.label(if started {
+                format_secs(p.elapsed)
+            } else {
+                dash()
+            })
+            .on_hover_text("Fitting time; time paused or held by Step is not counted");
+            ui.end_row();
+            ui.label("triplets kept");
+            match session.kept.as_ref().and_then(|k| k.share.map(|s| (k, s))) {
+                Some((k, share)) => {
+                    ui.label(crate::gui::format::percent(share))
+                        .on_hover_text(format!(
+                            "Share of the {} triplets with ||hi-hj|| < ||hi-hq|| in H at \
+                             iteration {}",
+                            k.satisfied.len(),
+                            k.iteration
+                        ));
+                }
+                None => {
+                    ui.label(dash());
                 }
             }
-            ui.label("time");
-            ui.label(format_secs(p.elapsed));
             ui.end_row();
-            if let Some(k) = &session.kept
-                && let Some(share) = k.share
-            {
-                ui.label("triplets kept");
-                ui.label(format!("{:.1} %", share * 100.0))
-                    .on_hover_text(format!(
-                        "Share of the {} triplets with ||hi-hj|| < ||hi-hq|| in H at iteration {}",
-                        k.satisfied.len(),
-                        k.iteration
-                    ));
-                ui.end_row();
-            }
         });
     if !state.is_active()
         && let Some(result) = &run.result

@@ -7,7 +7,7 @@ use eframe::egui;
 use crate::engine::data::Dataset;
 use crate::engine::eval::{ClusterMethod, ConfusionMatrix, MeanStd};
 use crate::gui::command::Commands;
-use crate::gui::state::{Evaluation, Session, Settings};
+use crate::gui::state::{Evaluation, HistoryRow, Session, Settings};
 use crate::gui::view::ViewState;
 use crate::gui::{PALETTE, UiCommand};
 use egui::{Color32, DragValue, RichText};
@@ -56,18 +56,12 @@ pub fn metric_lines(ev: &Evaluation) -> Vec<String> {
         }
     }
     if let Some(k) = ev.kept_h {
-        lines.push(format!("Triplets kept: {:.1} %", 100.0 * k));
+        lines.push(format!("Triplets kept: {}", crate::gui::format::percent(k)));
     }
     lines
 }
 
-pub fn show(
-    ui: &mut egui::Ui,
-    settings: &mut Settings,
-    session: &Session,
-    view: &mut ViewState,
-    cmds: &mut Commands,
-) {
+pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
     ui.heading("Results");
     ui.horizontal(|ui| {
         let l = ui.label("k-means restarts");
@@ -88,8 +82,6 @@ pub fn show(
         }
         None => {}
     }
-    ui.separator();
-    history(ui, session, view, cmds);
 }
 
 fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
@@ -123,7 +115,7 @@ fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
         .map(|s| &s.model.confusion)
         .or(ev.classification.as_ref().map(|r| &r.confusion))
     {
-        ui.label(RichText::new("Confusion matrix (rows: true, columns: predicted)").weak());
+        ui.label(RichText::new("Confusion matrix").weak());
         heatmap(ui, cm, data);
     }
 }
@@ -140,15 +132,32 @@ fn cell_colour(bg: Color32, v: usize, max: usize) -> Color32 {
     )
 }
 
-/// Confusion matrix as painted rectangles; hovering a cell names the classes and the count.
+/// Room for the axis titles of the confusion matrix (points).
+const AXIS_TITLE: f32 = 16.0;
+
+/// Confusion matrix as painted rectangles under "predicted" and beside a vertical "true";
+/// hovering a cell names the classes and the count.
 fn heatmap(ui: &mut egui::Ui, cm: &ConfusionMatrix, data: Option<&Dataset>) {
     let c = cm.labels.len();
     if c == 0 {
         return;
     }
-    let cell = (ui.available_width() / c as f32).clamp(4.0, 24.0);
-    let size = egui::vec2(cell * c as f32, cell * c as f32);
-    let (rect, response) = ui.allocate_exact_size(size, egui::Sense::hover());
+    let cell = ((ui.available_width() - AXIS_TITLE) / c as f32).clamp(4.0, 24.0);
+    let side = cell * c as f32;
+    let (outer, _) = ui.allocate_exact_size(
+        egui::vec2(side + AXIS_TITLE, side + AXIS_TITLE),
+        egui::Sense::hover(),
+    );
+    let rect = egui::Rect::from_min_size(
+        outer.min + egui::vec2(AXIS_TITLE, AXIS_TITLE),
+        egui::vec2(side, side),
+    );
+    axis_titles(ui, outer, rect);
+    let response = ui.interact(
+        rect,
+        ui.scope_id().with("confusion_cells"),
+        egui::Sense::hover(),
+    );
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, "Confusion matrix"));
     let max = cm
         .counts
@@ -194,109 +203,87 @@ fn heatmap(ui: &mut egui::Ui, cm: &ConfusionMatrix, data: Option<&Dataset>) {
     ));
 }
 
+/// "predicted" over the columns and "true" down the rows, in the weak text colour.
+fn axis_titles(ui: &egui::Ui, outer: egui::Rect, cells: egui::Rect) {
+    let painter = ui.painter();
+    let font = egui::FontId::proportional(11.0);
+    let colour = ui.visuals().weak_text_color();
+    painter.text(
+        egui::pos2(cells.left(), outer.top()),
+        egui::Align2::LEFT_TOP,
+        "predicted",
+        font.clone(),
+        colour,
+    );
+    let galley = painter.layout_no_wrap("true".to_owned(), font, colour);
+    // Turned a quarter clockwise: reads downwards along the rows.
+    let pos = egui::pos2(outer.left() + galley.size().y, cells.top());
+    painter.add(
+        egui::epaint::TextShape::new(pos, galley, colour).with_angle(std::f32::consts::FRAC_PI_2),
+    );
+}
+
 fn fmt_opt(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |x| format!("{x:.3}"))
 }
 
-/// One row per finished run; two selected rows overlay their convergence curves.
-fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mut Commands) {
+/// What a click in the history table asked for.
+#[derive(Default)]
+struct HistoryClicks {
+    toggled: Option<u64>,
+    shown: Option<u64>,
+    continued: Option<u64>,
+}
+
+/// One row per finished run: the key columns (tick, #, model, ACC, NMI, show) fit the panel's
+/// default width; a click on a row shows that run, and the shown run's other fields sit in a
+/// details line below. Two ticked rows overlay their convergence curves. Drawn in its own
+/// part at the foot of the right panel, so that it stays in view however long the model and
+/// the scores above it are.
+pub fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mut Commands) {
+    ui.add_space(4.0);
     ui.label(RichText::new("Run history").strong());
     if session.history.is_empty() {
         ui.label(RichText::new("Every finished run of this session is listed here.").weak());
         return;
     }
     ui.label(
-        RichText::new("Select two runs to overlay their convergence curves and compare them.")
+        RichText::new("Click a run to show it; tick two to overlay their curves and compare them.")
             .weak()
             .small(),
     );
     // A Grid, not egui_extras' TableBuilder: the table's own ScrollArea would swallow the
     // panel's scroll-into-view requests (egui takes scroll targets at the innermost area), so
     // keyboard and screen-reader navigation could not reach rows below the fold.
-    let mut toggled = None;
-    let mut continued = None;
-    let mut shown = None;
+    let mut clicks = HistoryClicks::default();
     let here = session.dataset.as_ref().map(|d| d.fingerprint);
-    // The scores first, so that they show at the default width; the rest scrolls.
     egui::Grid::new("history_table")
         .striped(true)
-        .num_columns(13)
+        .num_columns(6)
+        .spacing([6.0, 2.0])
         .show(ui, |ui| {
-            for h in [
-                "#",
-                "Model",
-                "ACC",
-                "NMI (sqrt)",
-                "Kept",
-                "Data",
-                "",
-                "",
-                "Ended",
-                "Params",
-                "Seed",
-                "Iter",
-                "Time",
-            ] {
+            for h in ["", "#", "Model", "ACC", "NMI", ""] {
                 ui.strong(h);
             }
             ui.end_row();
             for r in &session.history {
-                let mut on = view.selected_runs.contains(&r.id);
-                if ui
-                    .checkbox(&mut on, format!("run {}", r.id))
-                    .on_hover_text("Select two runs to overlay their convergence curves")
-                    .changed()
-                {
-                    toggled = Some(r.id);
-                }
-                ui.label(&r.model);
-                ui.label(fmt_opt(r.acc));
-                ui.label(fmt_opt(r.nmi));
-                ui.label(fmt_opt(r.kept));
-                let other = r.data != here;
-                let data = RichText::new(&r.dataset);
-                ui.label(if other { data.weak().italics() } else { data })
-                    .on_hover_text(if other {
-                        "Fitted on another dataset than the one loaded"
-                    } else {
-                        "The loaded dataset"
-                    });
-                if ui
-                    .add_enabled(!other, egui::Button::new("show").small())
-                    .on_hover_text(format!(
-                        "Bring run {}'s scatter and scores back (its last frame)",
-                        r.id
-                    ))
-                    .clicked()
-                {
-                    shown = Some(r.id);
-                }
-                if ui
-                    .small_button("continue")
-                    .on_hover_text(format!(
-                        "Continue from this run: start the selected model from run {}'s W and H \
-                         (k = {}), used exactly as they are (docs/models.md §10.6)",
-                        r.id, r.k
-                    ))
-                    .clicked()
-                {
-                    continued = Some(r.id);
-                }
-                ui.label(&r.stop);
-                ui.label(&r.params);
-                ui.label(r.seed.to_string());
-                ui.label(r.iterations.to_string());
-                ui.label(format!("{:.2} s", r.seconds));
+                history_row(ui, session, view, r, here, &mut clicks);
                 ui.end_row();
             }
         });
-    if let Some(id) = toggled {
+    if let Some(r) = session
+        .shown_run
+        .and_then(|id| session.history.iter().find(|r| r.id == id))
+    {
+        run_details(ui, r, here, &mut clicks);
+    }
+    if let Some(id) = clicks.toggled {
         view.toggle_run(id);
     }
-    if let Some(id) = continued {
+    if let Some(id) = clicks.continued {
         cmds.push(UiCommand::ContinueRun(id));
     }
-    if let Some(id) = shown {
+    if let Some(id) = clicks.shown {
         cmds.push(UiCommand::ShowRun(id));
     }
     if let [a, b] = view.selected_runs[..]
@@ -369,6 +356,102 @@ fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
     });
     // Room for the panel's horizontal scroll bar, which floats over the bottom edge.
     ui.add_space(16.0);
+}
+
+/// One history row: the overlay tick, then number, model, ACC and NMI (each a click target
+/// that shows the run) and the "show" button.
+fn history_row(
+    ui: &mut egui::Ui,
+    session: &Session,
+    view: &ViewState,
+    r: &HistoryRow,
+    here: Option<crate::engine::data::Fingerprint>,
+    clicks: &mut HistoryClicks,
+) {
+    let mut on = view.selected_runs.contains(&r.id);
+    let other = r.data != here;
+    let tick = ui
+        .checkbox(&mut on, "")
+        .on_hover_text("Tick two runs to overlay their convergence curves");
+    tick.widget_info(|| {
+        egui::WidgetInfo::selected(egui::Role::CheckBox, true, on, format!("run {}", r.id))
+    });
+    if tick.changed() {
+        clicks.toggled = Some(r.id);
+    }
+    let shown = session.shown_run == Some(r.id);
+    let cell = |text: String| {
+        let t = RichText::new(text);
+        let t = if shown { t.strong() } else { t };
+        if other { t.weak().italics() } else { t }
+    };
+    let hint = if other {
+        format!(
+            "Run {} was fitted on {}, not on the loaded data",
+            r.id, r.dataset
+        )
+    } else {
+        format!("Click to show run {} ({}, {})", r.id, r.model, r.stop)
+    };
+    let mut row_clicked = false;
+    for text in [
+        r.id.to_string(),
+        r.model.clone(),
+        fmt_opt(r.acc),
+        fmt_opt(r.nmi),
+    ] {
+        let resp = ui
+            .add(egui::Label::new(cell(text)).sense(egui::Sense::click()))
+            .on_hover_text(&hint);
+        row_clicked |= resp.clicked();
+    }
+    let show = ui
+        .add_enabled(!other, egui::Button::new("show").small().selected(shown))
+        .on_hover_text(format!(
+            "Bring run {}'s scatter, curves and scores back (its last frame)",
+            r.id
+        ))
+        .on_disabled_hover_text(&hint);
+    if (row_clicked && !other) || show.clicked() {
+        clicks.shown = Some(r.id);
+    }
+}
+
+/// The shown run's other fields (kept triplets, data, how it ended, parameters, seed,
+/// iterations, time) and "continue".
+fn run_details(
+    ui: &mut egui::Ui,
+    r: &HistoryRow,
+    here: Option<crate::engine::data::Fingerprint>,
+    clicks: &mut HistoryClicks,
+) {
+    use crate::gui::format::{counted, percent};
+    let mut parts = vec![
+        format!("Run {}: {}", r.id, r.model),
+        r.params.clone(),
+        format!("seed {}", r.seed),
+        counted(r.iterations, "iteration", "iterations"),
+        format!("{:.2} s", r.seconds),
+        r.stop.clone(),
+    ];
+    if let Some(k) = r.kept {
+        parts.push(format!("triplets kept {}", percent(k)));
+    }
+    parts.push(format!("data {}", r.dataset));
+    ui.horizontal_wrapped(|ui| {
+        ui.label(RichText::new(parts.join(" · ")).small());
+        if ui
+            .add_enabled(r.data == here, egui::Button::new("continue").small())
+            .on_hover_text(format!(
+                "Continue from this run: start the selected model from run {}'s W and H \
+                 (k = {}), used exactly as they are (docs/models.md §10.6)",
+                r.id, r.k
+            ))
+            .clicked()
+        {
+            clicks.continued = Some(r.id);
+        }
+    });
 }
 
 /// "Export run…" (with a spinner while an export runs): the shown run into the typed folder.

@@ -13,9 +13,7 @@ use crate::gui::scatter_cache::class_colour_of;
 use crate::gui::state::{ColorBy, ScatterCache, Session, Tool};
 use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
-use egui_plot::{
-    Legend, Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Polygon, Text,
-};
+use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Polygon, Text};
 
 /// Hover radius in screen points.
 pub const HOVER_PX: f32 = 10.0;
@@ -88,8 +86,12 @@ pub fn mark_label(mark: egui_plot::GridMark, _range: &std::ops::RangeInclusive<f
     crate::figures::tick_label(mark.value, mark.step_size)
 }
 
-/// Above this many groups the plot's own legend (which cannot scroll and covers the points)
-/// gives way to a scrolling legend beside the plot.
+/// The legend always sits beside the plot (the plot's own legend cannot scroll and covers
+/// the points); below this plot width it starts collapsed, so that a narrow window keeps its
+/// room for the points ("Legend ▸" opens it).
+pub const SIDE_LEGEND_MIN_PLOT: f32 = 360.0;
+
+/// Above this many groups the comparison's panes put their legend beside the plot.
 pub const SIDE_LEGEND_FROM: usize = 12;
 
 /// Width of the legend beside the plot.
@@ -243,15 +245,19 @@ fn toolbar(
                  labels, diamonds the samples self-training added, the others fade with \
                  falling confidence, and crosses mark wrong predictions",
             );
+        // Offered for every model (disabled where the run has none), so that the toolbar
+        // wraps the same way whichever model ran.
         let has_subspace = run.snapshot.as_ref().is_some_and(|s| s.subspace.is_some());
-        if has_subspace
-            && ui
-                .checkbox(&mut view.show_subspace, "Learned subspace")
-                .on_hover_text(
-                    "Show the model's learned subspace (PSMF's Πᵀx, docs/models.md §6) instead \
+        if ui
+            .add_enabled(
+                has_subspace,
+                egui::Checkbox::new(&mut view.show_subspace, "Learned subspace"),
+            )
+            .on_hover_text(
+                "Show the model's learned subspace (PSMF's Πᵀx, docs/models.md §6) instead \
                      of the PCA of H",
-                )
-                .changed()
+            )
+            .changed()
         {
             view.rebuild_scatter(
                 session.dataset.as_deref(),
@@ -283,13 +289,15 @@ fn toolbar(
         }
         ui.checkbox(&mut view.show_violations, "Show violations")
             .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
-        if run.snapshot.as_ref().is_some_and(|s| s.graph.is_some()) {
-            ui.checkbox(&mut view.show_graph, "Show graph")
-                .on_hover_text(format!(
-                    "Draw the model's sample graph (its p-nearest-neighbour edges) between the \
+        let has_graph = run.snapshot.as_ref().is_some_and(|s| s.graph.is_some());
+        ui.add_enabled(
+            has_graph,
+            egui::Checkbox::new(&mut view.show_graph, "Show graph"),
+        )
+        .on_hover_text(format!(
+            "Draw the model's sample graph (its p-nearest-neighbour edges) between the \
                  points (at most {MAX_EDGES} edges)"
-                ));
-        }
+        ));
     });
     let next = match view.tool {
         Tool::Inspect => {
@@ -363,9 +371,24 @@ pub fn show(
     }
     toolbar(ui, session, run, view, &data);
     super::points::bar(ui, session, view, cmds);
-    let cache = &view.scatter;
     let caption = view.scatter_caption();
-    ui.label(RichText::new(super::displayable(ui.ctx(), &caption)).weak());
+    let narrow = ui.available_width() - SIDE_LEGEND_WIDTH < SIDE_LEGEND_MIN_PLOT;
+    let side = view.legend_shown.unwrap_or(!narrow);
+    ui.horizontal(|ui| {
+        let toggle = if side { "Hide legend" } else { "Legend" };
+        if ui
+            .small_button(toggle)
+            .on_hover_text("Show or hide the legend beside the plot")
+            .clicked()
+        {
+            view.legend_shown = Some(!side);
+        }
+        ui.add(
+            egui::Label::new(RichText::new(super::displayable(ui.ctx(), &caption)).weak())
+                .truncate(),
+        );
+    });
+    let cache = &view.scatter;
     let n = data.n().max(1);
     let radius = if n > 2000 {
         1.5
@@ -374,7 +397,6 @@ pub fn show(
     } else {
         3.5
     };
-    let side = cache.groups.len() > SIDE_LEGEND_FROM;
     if view
         .highlight
         .as_ref()
@@ -390,9 +412,6 @@ pub fn show(
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None);
-    if !side {
-        plot = plot.legend(Legend::default().follow_insertion_order(true));
-    }
     if view.tool != Tool::Inspect {
         plot = plot
             .allow_drag(false)

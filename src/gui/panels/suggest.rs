@@ -103,7 +103,8 @@ fn name(data: &Dataset, i: usize) -> String {
 
 /// How each run moved the share of triplets kept and the clustering score (NMI) against the
 /// run before it on the same data (`here`, the loaded dataset; runs on other data are
-/// skipped, their scores are not comparable), newest first, at most five.
+/// skipped, their scores are not comparable), newest first, at most five. A run given the
+/// same triplets as the one before it answered nothing and is not listed.
 pub fn batch_lines(history: &[HistoryRow], here: Option<Fingerprint>) -> Vec<String> {
     let fmt = |d: Option<f64>| d.map_or_else(|| "–".to_owned(), |d| format!("{:+.1} %", 100.0 * d));
     let same: Vec<&HistoryRow> = history
@@ -111,6 +112,7 @@ pub fn batch_lines(history: &[HistoryRow], here: Option<Fingerprint>) -> Vec<Str
         .filter(|r| here.is_some() && r.data == here)
         .collect();
     same.windows(2)
+        .filter(|pair| pair[1].triplets != pair[0].triplets)
         .rev()
         .take(5)
         .map(|pair| {
@@ -148,6 +150,7 @@ mod tests {
             kept: Some(kept),
             triplets,
             curve: Default::default(),
+            convergence: Default::default(),
             k: 2,
             factors: Arc::new(WarmStart {
                 w: None,
@@ -175,6 +178,8 @@ mod tests {
             row(1, 7, 0, 0.80, 0.50),
             row(2, 9, 10, 0.10, 0.10),
             row(3, 7, 30, 0.90, 0.55),
+            // No new answers: not a batch.
+            row(4, 7, 30, 0.91, 0.56),
         ];
         let a = history[0].data;
         assert_eq!(

@@ -13,6 +13,9 @@ use crate::gui::state::Settings;
 use crate::gui::view::ViewState;
 use egui::RichText;
 
+/// Text size of the update rule and the terms' values (points).
+const RULE_SIZE: f32 = 17.0;
+
 /// The fastest chosen speed on the slider (iterations per second).
 const MAX_RATE: u32 = 60;
 
@@ -79,18 +82,34 @@ fn body(
         || format!("See {} for its iteration.", kind.section()),
         str::to_owned,
     );
-    ui.label(
-        RichText::new(super::displayable(ui.ctx(), &rule))
-            .monospace()
-            .small(),
+    // Large enough to read from the back of a room.
+    ui.add(
+        egui::Label::new(
+            RichText::new(super::displayable(ui.ctx(), &rule))
+                .monospace()
+                .size(RULE_SIZE),
+        )
+        .wrap(),
     );
     let terms = &run.convergence.terms;
     let total = run.convergence.total.linear.last();
     if let Some(p) = total {
-        ui.label(format!("iteration {}: objective {:.6e}", p.x as usize, p.y));
+        let value = crate::gui::format::format_value;
+        ui.label(
+            RichText::new(format!(
+                "iteration {}: objective {}",
+                p.x as usize,
+                value(p.y)
+            ))
+            .size(RULE_SIZE),
+        );
         for (name, series) in terms {
             if let Some(v) = series.linear.last() {
-                ui.label(RichText::new(format!("  {name} = {:.6e}", v.y)).small());
+                ui.label(
+                    RichText::new(format!("  {name} = {}", value(v.y)))
+                        .monospace()
+                        .size(RULE_SIZE - 2.0),
+                );
             }
         }
     } else {

@@ -18,10 +18,11 @@ pub fn strip(ui: &mut egui::Ui, settings: &mut Settings, view: &mut ViewState) {
         view.explore.tour = None;
         return;
     };
-    // One wrapped row (buttons first, so they keep their place from step to step): at 800 px
-    // the strip takes two lines and the scatter keeps its room.
+    // One line whatever the width (buttons first, so they keep their place from step to
+    // step; the text is cut with "…" and shown whole on hover), so the panels below never
+    // move as the steps change.
     egui::Panel::top("tour").show(ui, |ui| {
-        ui.horizontal_wrapped(|ui| {
+        ui.horizontal(|ui| {
             if ui
                 .add_enabled(step > 0, egui::Button::new("Back"))
                 .clicked()
@@ -41,7 +42,8 @@ pub fn strip(ui: &mut egui::Ui, settings: &mut Settings, view: &mut ViewState) {
                 settings.tour_seen = true;
             }
             ui.label(RichText::new(format!("Tour {}/{}: {title}", step + 1, TOUR.len())).strong());
-            ui.label(*text);
+            ui.add(egui::Label::new(*text).truncate())
+                .on_hover_text(*text);
         });
     });
 }
