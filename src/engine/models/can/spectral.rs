@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Residual tolerance of the eigenpairs, relative to the Gershgorin bound of ‖L_A‖.
-pub const EIG_TOL: f64 = 1e-8;
+pub const EIG_TOL: f64 = 1e-10;
 /// Most LOBPCG iterations per round.
 pub const EIG_MAX_ITER: usize = 500;
 /// Block columns beyond the pairs wanted (speeds the convergence of the last wanted pair).
