@@ -91,7 +91,7 @@ fn orthonormalise(v: &Array2<f64>) -> Result<Array2<f64>, EigError> {
         let g = gemm(cur.view(), Op::T, cur.view(), Op::N);
         let r = g.nrows();
         let top_norm = (0..r).map(|a| g[[a, a]]).fold(0.0f64, f64::max);
-        if !(top_norm > f64::MIN_POSITIVE) {
+        if top_norm.is_nan() || top_norm <= f64::MIN_POSITIVE {
             return Ok(Array2::zeros((v.nrows(), 0)));
         }
         let live: Vec<usize> = (0..r).filter(|&a| g[[a, a]] > 1e-30 * top_norm).collect();

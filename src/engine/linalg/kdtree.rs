@@ -56,20 +56,16 @@ impl<'a> Tree<'a> {
         t
     }
 
-    fn at(&self, i: usize, k: usize) -> f64 {
-        self.pts[i * self.d + k]
-    }
-
     /// Builds the node over `perm[start..end]` and returns its index.
     fn node(&mut self, start: usize, end: usize) -> usize {
         let d = self.d;
         let mut lo = vec![f64::INFINITY; d];
         let mut hi = vec![f64::NEG_INFINITY; d];
         for &i in &self.perm[start..end] {
-            for k in 0..d {
-                let v = self.at(i, k);
-                lo[k] = lo[k].min(v);
-                hi[k] = hi[k].max(v);
+            let row = &self.pts[i * d..(i + 1) * d];
+            for ((l, h), &v) in lo.iter_mut().zip(hi.iter_mut()).zip(row) {
+                *l = l.min(v);
+                *h = h.max(v);
             }
         }
         let id = self.nodes.len();
@@ -107,11 +103,11 @@ impl<'a> Tree<'a> {
     /// The lower bound of the squared distance from q to the node's box.
     fn bound(&self, node: &Node, q: &[f64]) -> f64 {
         let mut s = 0.0;
-        for k in 0..self.d {
-            let g = if q[k] < node.lo[k] {
-                node.lo[k] - q[k]
-            } else if q[k] > node.hi[k] {
-                q[k] - node.hi[k]
+        for ((&qk, &lo), &hi) in q.iter().zip(&node.lo).zip(&node.hi) {
+            let g = if qk < lo {
+                lo - qk
+            } else if qk > hi {
+                qk - hi
             } else {
                 continue;
             };
