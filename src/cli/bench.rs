@@ -13,6 +13,8 @@
 //! fits it, where the safeguard damps most steps and each damped level costs one more
 //! evaluation of the objective.
 
+mod scale;
+
 use super::CliError;
 use super::output::{matrix_npy, write_atomic};
 use crate::engine::constraints::SideInfo;
@@ -57,6 +59,22 @@ pub struct BenchArgs {
     /// Use the full-size random problem (4096×10000) even with --quick.
     #[arg(long)]
     pub full_random: bool,
+    /// Instead of the cases above: every model's default fit on a clustered 784-feature
+    /// problem at n = 10,000 and 50,000, each in a child process (seconds and peak memory).
+    #[arg(long)]
+    pub scale: bool,
+    /// With --scale: only these models (comma-separated registry names).
+    #[arg(long, value_delimiter = ',')]
+    pub scale_models: Vec<String>,
+    /// With --scale: these sample counts (comma-separated) instead of 10000,50000.
+    #[arg(long, value_delimiter = ',')]
+    pub scale_sizes: Vec<usize>,
+    /// Internal: the child process of --scale for one model.
+    #[arg(long, hide = true, requires = "scale_n")]
+    pub scale_child: Option<String>,
+    /// Internal: the sample count of --scale-child.
+    #[arg(long, hide = true)]
+    pub scale_n: Option<usize>,
 }
 
 /// Everything `bench` measured: the cases and the ratios the targets of issue 5 need.
@@ -843,6 +861,19 @@ fn bench_load(rep: &mut BenchReport, rel: &str, reps: usize) {
 
 /// Run the benchmark cases.
 pub fn run(args: &BenchArgs) -> Result<(), CliError> {
+    if let (Some(model), Some(n)) = (&args.scale_child, args.scale_n) {
+        return scale::child(model, n).map_err(CliError::Failed);
+    }
+    if args.scale {
+        let sizes = if args.scale_sizes.is_empty() {
+            scale::SIZES.to_vec()
+        } else {
+            args.scale_sizes.clone()
+        };
+        return scale::run(&args.scale_models, &sizes, args.json)
+            .map(|_| ())
+            .map_err(CliError::Failed);
+    }
     let report = measure(args).map_err(CliError::Failed)?;
     let text = if args.json {
         let json = serde_json::to_string_pretty(&report).map_err(|e| CliError::Failed(e.into()))?;

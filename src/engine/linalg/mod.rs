@@ -10,9 +10,12 @@
 //! load, so parallelism goes across runs instead; [`set_threads`] opts in.
 
 pub mod adaptive;
+pub mod components;
+pub mod eigen;
 mod gemm;
 pub(crate) mod gram;
 pub mod graph;
+pub mod kdtree;
 pub mod knn;
 pub mod procrustes;
 pub mod shrink;

@@ -68,6 +68,24 @@ impl Sizes<'_> {
     }
 }
 
+impl Sizes<'_> {
+    /// The p-NN search of the n samples in `dims` dimensions as the models run it: the k-d
+    /// tree up to [`crate::engine::linalg::kdtree::TREE_MAX_DIMS`] dimensions (the samples as
+    /// rows, the nodes with their boxes, the result: O(n·(dims + p))), else [`Self::knn`].
+    pub fn knn_any(&self, what: &'static str, dims: usize, p: usize) -> Intermediate {
+        if dims > crate::engine::linalg::kdtree::TREE_MAX_DIMS {
+            return self.knn(what, dims, p);
+        }
+        let n = self.n as u128;
+        let (d, p) = (dims as u128, p as u128);
+        let tree = n * d * 8 + (n / 4 + 1) * (2 * d * 8 + 80) + n * 8;
+        Intermediate {
+            what,
+            bytes: tree + n * p * 16 + 4 * n * p * 16,
+        }
+    }
+}
+
 /// One large allocation (or group of them) a model makes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Intermediate {
@@ -137,13 +155,13 @@ mod tests {
 
     #[test]
     fn models_with_large_intermediates_are_refused_under_a_small_budget() {
-        // CAN at n = 500: three dense 500×500 f64 matrices, 5.7 MiB, against 1 MiB.
-        let e = refusal("can", 4, 500, 0, 1 << 20).expect("CAN refused");
+        // CAN at n = 500, k = 2: the p-NN search and 12 blocks of 500 × 10 f64 (469 KiB),
+        // against 100 kB.
+        let e = refusal("can", 4, 500, 0, 100_000).expect("CAN refused");
         assert!(
-            e.contains(
-                "CAN on 500 samples × 4 features (the dense n×n Laplacian, eigenvectors and \
-                 eigensolver workspace 5.7 MiB, the p-NN search"
-            ) && e.contains("but only 1.0 MiB of memory is available")
+            e.contains("CAN on 500 samples × 4 features (the p-NN search")
+                && e.contains("the eigensolver's n×(2c + 6) blocks 468.8 KiB")
+                && e.contains("but only 97.7 KiB of memory is available")
                 && e.contains("use fewer samples, or a model without n×n state such as NMF"),
             "{e}"
         );

@@ -3,22 +3,31 @@
 use super::params::CanParams;
 use crate::engine::eval::kmeans::{KMeansParams, kmeans, repeated_kmeans};
 use crate::engine::linalg::adaptive::{rows_from_neighbours, symmetrise};
+use super::spectral::{Spectrum, spectrum};
+pub use crate::engine::linalg::components::components;
 use crate::engine::linalg::{Csr, knn, project_to_simplex};
 use crate::engine::models::{Model, ModelError, ModelKind, Objective, Term};
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
 
-/// The eigenvalue sums below this count as zero (the authors' code: 1e-11).
+/// The eigenvalue sums below which the dense reference (the authors' code) counts them as zero;
+/// the model itself counts components exactly.
 pub const EIGEN_ZERO: f64 = 1e-11;
+/// Row weights below this (rows sum to 1) are set to 0 after the simplex projection, and the
+/// row is rescaled to sum 1: an edge that a near-tie in the projection leaves at 1e-15 would
+/// otherwise join two components by rounding alone (the authors' code reads such a link off
+/// the eigenvalues at 1e-11, where it counts as absent).
+pub const WEIGHT_ZERO: f64 = 1e-9;
 /// k-means starts on F's rows at the end when the components are not c.
 pub const FINAL_KMEANS_STARTS: usize = 10;
 
 /// Clustering with adaptive neighbours (docs/models.md §2.7).
 ///
 /// Holds the k nearest others of each sample with their squared distances (n·k each), the
-/// current rows a_i on them, the symmetrised A (sparse, ≤ 2nk entries) and F (n×c). Each round
-/// is n simplex projections of length k, O(nk(c + log k)), and one dense symmetric
-/// eigenproblem of L_A, O(n³): the cost of CAN.
+/// current rows a_i on them, the symmetrised A (sparse, ≤ 2nk entries) and F (n×c): memory
+/// O(n(k + c)). Each round is n simplex projections of length k, O(nk(c + log k)), a
+/// union-find over A's edges and, while A has fewer than c components, LOBPCG on sparse
+/// products of L_A warm-started from the previous F, O(nkc + nc²) per iteration.
 pub struct Can {
     c: usize,
     k: usize,
@@ -35,7 +44,7 @@ pub struct Can {
     f: Array2<f64>,
     /// Fᵀ, c×n (the model's H).
     ft: Array2<f64>,
-    /// The c + 1 smallest eigenvalues of the current L_A (c + 1 only when n > c).
+    /// The c smallest eigenvalues of the current L_A (exact zeros for its components).
     eigenvalues: Vec<f64>,
     r: f64,
     lambda: f64,
@@ -46,6 +55,16 @@ pub struct Can {
     halved: usize,
     components: usize,
     labels: Vec<usize>,
+    /// LOBPCG iterations over all rounds, and rounds whose eigenpairs missed the tolerance.
+    eig_iterations: usize,
+    eig_unconverged: usize,
+    /// Tests only: F from the dense eigendecomposition (the plain reference the sparse path
+    /// is checked against), and with `authors` also their stop rule on eigenvalues at 1e-11
+    /// and no [`WEIGHT_ZERO`].
+    #[cfg(test)]
+    pub(crate) dense: bool,
+    #[cfg(test)]
+    pub(crate) authors: bool,
     objective: Objective,
 }
 
@@ -90,7 +109,7 @@ impl Can {
             });
         }
         let graph = Arc::new(symmetrise(&rows));
-        let (f, eigenvalues) = spectral(&graph, c, 0)?;
+        let sp = spectrum(&graph, c, None, seed, 0)?;
         let mut s = Self {
             c,
             k,
@@ -100,19 +119,48 @@ impl Can {
             d,
             a,
             graph,
-            ft: f.t().to_owned(),
-            f,
-            eigenvalues,
+            ft: sp.f.t().to_owned(),
+            f: sp.f,
+            eigenvalues: sp.values,
             r,
             lambda: r,
             iteration: 0,
             done: false,
             doubled: 0,
             halved: 0,
-            components: 0,
-            labels: Vec::new(),
+            components: sp.count,
+            labels: sp.labels,
+            eig_iterations: sp.iterations,
+            eig_unconverged: usize::from(!sp.converged),
+            #[cfg(test)]
+            dense: false,
+            #[cfg(test)]
+            authors: false,
             objective: Objective::single("fit", 0.0),
         };
+        s.refresh_labels(1)?;
+        s.objective = s.compute_objective();
+        Ok(s)
+    }
+
+    /// [`Self::new`] with the dense reference's F and stop rule from the start (tests).
+    #[cfg(test)]
+    pub(crate) fn new_dense(
+        x: ArrayView2<'_, f64>,
+        c: usize,
+        seed: u64,
+        params: CanParams,
+        authors: bool,
+    ) -> Result<Self, ModelError> {
+        let mut s = Self::new(x, c, seed, params)?;
+        s.dense = true;
+        s.authors = authors;
+        let sp = s.spectrum(0)?;
+        s.f = sp.f;
+        s.ft = s.f.t().to_owned();
+        s.eigenvalues = sp.values;
+        s.components = sp.count;
+        s.labels = sp.labels;
         s.refresh_labels(1)?;
         s.objective = s.compute_objective();
         Ok(s)
@@ -154,7 +202,7 @@ impl Can {
         self.components
     }
 
-    /// The c (+1) smallest eigenvalues of the current L_A.
+    /// The c smallest eigenvalues of the current L_A.
     pub fn eigenvalues(&self) -> &[f64] {
         &self.eigenvalues
     }
@@ -189,13 +237,45 @@ impl Can {
         }
     }
 
+    /// F, the eigenvalues and the components of the current graph for round `t`.
+    fn spectrum(&self, t: usize) -> Result<Spectrum, ModelError> {
+        #[cfg(test)]
+        if self.dense {
+            return tests::dense_spectrum(&self.graph, self.c, t, self.authors);
+        }
+        spectrum(&self.graph, self.c, Some(self.f.view()), self.seed, t)
+    }
+
+    /// Whether A has fewer / more than c components (§2.7 step 3): counted exactly, or by the
+    /// eigenvalue sums at [`EIGEN_ZERO`] in the dense reference.
+    fn compare_components(&self, count: usize) -> (bool, bool) {
+        #[cfg(test)]
+        if self.authors {
+            let fn1: f64 = self.eigenvalues.iter().take(self.c).sum();
+            let fn2: f64 = if self.eigenvalues.len() > self.c {
+                self.eigenvalues.iter().sum()
+            } else {
+                f64::INFINITY
+            };
+            return (fn1 > EIGEN_ZERO, fn1 <= EIGEN_ZERO && fn2 < EIGEN_ZERO);
+        }
+        (count < self.c, count > self.c)
+    }
+
+    /// Whether this is the tests' reference with the authors' rule (never in the model).
+    fn authors_rule(&self) -> bool {
+        #[cfg(test)]
+        if self.authors {
+            return true;
+        }
+        false
+    }
+
     /// Labels from the components when there are c of them, else k-means on F's rows with
     /// `starts` seeded starts (the lowest inertia).
     fn refresh_labels(&mut self, starts: usize) -> Result<(), ModelError> {
-        let (count, comp) = components(&self.graph);
-        self.components = count;
-        if count == self.c {
-            self.labels = comp;
+        if self.components == self.c {
+            // `labels` holds the components already.
             return Ok(());
         }
         let bad = |e: crate::engine::eval::EvalError| ModelError::Diverged {
@@ -215,64 +295,20 @@ impl Can {
     }
 }
 
-/// The connected components of the graph's edges with a positive weight: their number and the
-/// component of each vertex, numbered in the order of their smallest vertex.
-pub fn components(graph: &Csr) -> (usize, Vec<usize>) {
-    let n = graph.nrows();
-    let mut label = vec![usize::MAX; n];
-    let mut count = 0;
-    let mut stack = Vec::new();
-    for s in 0..n {
-        if label[s] != usize::MAX {
-            continue;
-        }
-        label[s] = count;
-        stack.push(s);
-        while let Some(v) = stack.pop() {
-            let (cols, vals) = graph.row(v);
-            for (&u, &w) in cols.iter().zip(vals) {
-                if w > 0.0 && label[u] == usize::MAX {
-                    label[u] = count;
-                    stack.push(u);
-                }
-            }
-        }
-        count += 1;
+/// Zero the weights below [`WEIGHT_ZERO`] of a row on the simplex and rescale it to sum 1.
+fn drop_tiny_weights(row: &mut [f64]) {
+    if !row.iter().any(|&w| w > 0.0 && w < WEIGHT_ZERO) {
+        return;
     }
-    (count, label)
-}
-
-/// F (n×c): the c eigenvectors of `L = D − A` with the smallest eigenvalues, and the c + 1
-/// smallest eigenvalues (c when c = n). The one n×n dense matrix of CAN (docs/models.md §2.7
-/// step 2 specifies the dense symmetric eigenproblem).
-fn spectral(graph: &Csr, c: usize, iteration: usize) -> Result<(Array2<f64>, Vec<f64>), ModelError> {
-    let n = graph.nrows();
-    let degree = graph.row_sums();
-    let mut l = faer::Mat::<f64>::zeros(n, n);
-    for (i, &di) in degree.iter().enumerate() {
-        let (cols, vals) = graph.row(i);
-        for (&j, &v) in cols.iter().zip(vals) {
-            l[(i, j)] -= v;
+    for w in row.iter_mut() {
+        if *w < WEIGHT_ZERO {
+            *w = 0.0;
         }
-        l[(i, i)] += di;
     }
-    let evd = l
-        .self_adjoint_eigen(faer::Side::Lower)
-        .map_err(|e| ModelError::Diverged {
-            iteration,
-            what: format!("the eigendecomposition of the graph Laplacian failed ({e:?})"),
-        })?;
-    let u = evd.U();
-    let s = evd.S();
-    let values: Vec<f64> = (0..(c + 1).min(n)).map(|a| s[a]).collect();
-    if values.iter().any(|v| !v.is_finite()) {
-        return Err(ModelError::Diverged {
-            iteration,
-            what: "the graph Laplacian has a non-finite eigenvalue".into(),
-        });
+    let sum: f64 = row.iter().sum();
+    if sum > 0.0 {
+        row.iter_mut().for_each(|w| *w /= sum);
     }
-    let f = Array2::from_shape_fn((n, c), |(i, a)| u[(i, a)]);
-    Ok((f, values))
 }
 
 impl Model for Can {
@@ -302,6 +338,9 @@ impl Model for Can {
                 iteration: t,
                 what: format!("the simplex projection of row {i} got a non-finite entry"),
             })?;
+            if !self.authors_rule() {
+                drop_tiny_weights(&mut theta);
+            }
             new_a[i * k..(i + 1) * k].copy_from_slice(&theta);
         }
         self.a = new_a;
@@ -309,23 +348,22 @@ impl Model for Can {
             .map(|i| (0..k).map(|h| (self.idx[i * k + h], self.a[i * k + h])).collect())
             .collect();
         self.graph = Arc::new(symmetrise(&rows));
-        let (f_new, values) = spectral(&self.graph, c, t)?;
-        self.eigenvalues = values;
-        let fn1: f64 = self.eigenvalues.iter().take(c).sum();
-        let fn2: f64 = if self.eigenvalues.len() > c {
-            self.eigenvalues.iter().sum()
-        } else {
-            f64::INFINITY
-        };
-        if fn1 > EIGEN_ZERO {
+        let sp = self.spectrum(t)?;
+        self.eigenvalues = sp.values;
+        self.eig_iterations += sp.iterations;
+        self.eig_unconverged += usize::from(!sp.converged);
+        let (fewer, more) = self.compare_components(sp.count);
+        self.components = sp.count;
+        self.labels = sp.labels;
+        if fewer {
             self.lambda *= 2.0;
             self.doubled += 1;
-            self.f = f_new;
-        } else if fn2 < EIGEN_ZERO {
+            self.f = sp.f;
+        } else if more {
             self.lambda /= 2.0;
             self.halved += 1;
         } else {
-            self.f = f_new;
+            self.f = sp.f;
             self.done = true;
         }
         self.ft = self.f.t().to_owned();
@@ -358,9 +396,24 @@ impl Model for Can {
     fn notes(&self) -> Vec<String> {
         let mut notes = vec![format!(
             "CAN: {} round(s), λ doubled {} and halved {} time(s) (final λ = {:.4e}, r = {:.4e}); \
-             the graph has {} connected component(s) for c = {}",
-            self.iteration, self.doubled, self.halved, self.lambda, self.r, self.components, self.c
+             the graph has {} connected component(s) for c = {}; {} LOBPCG iteration(s) in all",
+            self.iteration,
+            self.doubled,
+            self.halved,
+            self.lambda,
+            self.r,
+            self.components,
+            self.c,
+            self.eig_iterations
         )];
+        if self.eig_unconverged > 0 {
+            notes.push(format!(
+                "the eigenvectors of {} round(s) missed the tolerance after {} LOBPCG iterations \
+                 (their Ritz vectors were used)",
+                self.eig_unconverged,
+                super::spectral::EIG_MAX_ITER
+            ));
+        }
         if self.components != self.c {
             notes.push(format!(
                 "CAN did not reach exactly {} components ({} found): the labels are k-means \

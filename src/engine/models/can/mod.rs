@@ -9,14 +9,19 @@
 //!    the closed form of §2.2 with k neighbours ([`crate::engine::linalg::adaptive`]):
 //!    `a_ij = (d_{i,k+1} − d_ij) / (k d_{i,k+1} − Σ_{h≤k} d_ih)`; A ← (A + Aᵀ)/2. The ridge
 //!    weight and the first rank weight are `r = λ = mean_i ½(k d_{i,k+1} − Σ_{h≤k} d_ih)`.
-//! 2. F (n×c): the c eigenvectors of `L_A = D_A − A` with the smallest eigenvalues. This is the
-//!    one n×n dense matrix of the model (a dense symmetric eigenproblem, as §2.7 specifies;
-//!    faer's `self_adjoint_eigen`), O(n³) per round.
+//! 2. F (n×c): the c eigenvectors of `L_A = D_A − A` with the smallest eigenvalues, without an
+//!    n×n matrix: the q connected components of A > 0 (union-find) span the null space
+//!    exactly (their normalised indicators, eigenvalue 0); when q < c the other c − q
+//!    come from LOBPCG on sparse products of L_A in the complement of the
+//!    indicators, warm-started from the previous F ([`crate::engine::linalg::eigen`]). With
+//!    q ≥ c, F is the indicators of the c largest components.
 //! 3. One round ([`crate::engine::models::Model::step`]): for each i, on its k neighbours only,
 //!    `a_i ← Proj_simplex(−(d_ij + λ‖f_i − f_j‖²)/(2r))` (the exact projection of §2.4); A ←
-//!    (A + Aᵀ)/2; the new F and eigenvalues σ_1 ≤ σ_2 ≤ …. Then: if `σ_1 + … + σ_c > 1e-11`
-//!    (too few components), λ ← 2λ and F is the new one; else if `σ_1 + … + σ_{c+1} < 1e-11`
-//!    (too many), λ ← λ/2 and the previous F is kept; else CAN has converged
+//!    (A + Aᵀ)/2; the new F and eigenvalues σ_1 ≤ σ_2 ≤ …. Then, with q the number of
+//!    components of A > 0 counted exactly (the number of zero eigenvalues, which the authors'
+//!    code reads off as `σ_1 + … + σ_c > 1e-11` and `σ_1 + … + σ_{c+1} < 1e-11`): if q < c,
+//!    λ ← 2λ and F is the new one; else if q > c, λ ← λ/2 and the previous F is kept; else
+//!    CAN has converged
 //!    ([`crate::engine::models::Model::has_converged`]). At most `rounds` rounds (30).
 //! 4. Labels: the connected components of A > 0 when there are exactly c of them (numbered by
 //!    their smallest sample); otherwise k-means on the rows of F (one seeded start while
@@ -28,6 +33,7 @@
 
 mod algorithm;
 pub mod params;
+mod spectral;
 
 pub use algorithm::{Can, EIGEN_ZERO, components};
 pub use params::CanParams;
@@ -39,15 +45,21 @@ use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use std::sync::Arc;
 
-/// CAN's large intermediates: its dense n×n state and the p-NN search of its first graph.
+/// CAN's large intermediates: the p-NN search of its first graph and the LOBPCG blocks.
 fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
     vec![
-        s.dense_nn(
-            "the dense n×n Laplacian, eigenvectors and eigensolver workspace",
-            NN_MATRICES,
-        ),
         s.knn("the p-NN search", s.m, s.count("neighbors", 5) + 1),
+        lobpcg_blocks(s),
     ]
+}
+
+/// LOBPCG's n×b blocks (b ≤ 2c + 6): the basis of 3b columns, its image, the Ritz vectors,
+/// their images, residuals and copies — about 12 blocks of n×b f64.
+pub(crate) fn lobpcg_blocks(s: &Sizes<'_>) -> Intermediate {
+    Intermediate {
+        what: "the eigensolver's n×(2c + 6) blocks",
+        bytes: 12 * (s.n as u128) * (2 * s.k as u128 + 6) * 8,
+    }
 }
 
 /// CAN in the registry.
@@ -73,10 +85,6 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     build,
     memory,
 };
-
-/// Dense n×n f64 arrays CAN holds at once: the Laplacian, its eigenvectors and the
-/// eigensolver's workspace (docs/models.md §2.7 step 2).
-pub(crate) const NN_MATRICES: u128 = 3;
 
 /// The handle of CAN.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);

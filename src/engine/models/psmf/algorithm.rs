@@ -4,7 +4,7 @@
 use super::params::{LwVariant, PsmfInit, PsmfParams};
 use crate::engine::eval::derive_seed;
 use crate::engine::eval::kmeans::{KMeansParams, repeated_kmeans};
-use crate::engine::linalg::knn::knn_unless;
+use crate::engine::linalg::kdtree::knn_auto_unless;
 use crate::engine::linalg::{Csr, Op, gemm, procrustes, shrink_columns};
 use crate::engine::models::alm::ascend;
 use crate::engine::models::can::{Can, CanParams};
@@ -345,12 +345,13 @@ impl Psmf {
         Ok(m)
     }
 
-    /// Step 0 of §6.4: pseudo labels of G and the binary p-NN graph of QᵀA. Returns false,
-    /// changing nothing, when the interrupt was raised during the p-NN search (the O(n²s) part
-    /// of an iteration: about a second at n = 10,000).
+    /// Step 0 of §6.4: pseudo labels of G and the binary p-NN graph of QᵀA, by the k-d tree
+    /// when s is small ([`crate::engine::linalg::kdtree`]), else the blocked search (the same
+    /// answer). Returns false, changing nothing, when the interrupt was raised during the
+    /// search.
     pub(crate) fn rebuild_laplacians(&mut self) -> bool {
         let stop = self.interrupt.clone();
-        let Some(nb) = knn_unless(self.qta.view(), self.params.neighbors, &|| stop.is_raised())
+        let Some(nb) = knn_auto_unless(self.qta.view(), self.params.neighbors, &|| stop.is_raised())
         else {
             return false;
         };

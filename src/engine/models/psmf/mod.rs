@@ -48,14 +48,11 @@ fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
     };
     let mut parts = vec![
         s.like_x("the whitened data", 1),
-        s.knn("the p-NN graph of the subspace", dims, s.count("neighbors", 5)),
+        s.knn_any("the p-NN graph of the subspace", dims, s.count("neighbors", 5)),
     ];
     if s.params.choice("init", &[("can", true), ("kmeans", false)]).unwrap_or(false) {
-        parts.push(s.dense_nn(
-            "CAN's dense n×n state for the start",
-            crate::engine::models::can::NN_MATRICES,
-        ));
         parts.push(s.knn("CAN's p-NN search", s.m, s.count("can_neighbors", 5) + 1));
+        parts.push(crate::engine::models::can::lobpcg_blocks(s));
     }
     parts
 }
