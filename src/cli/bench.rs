@@ -13,6 +13,8 @@
 //! fits it, where the safeguard damps most steps and each damped level costs one more
 //! evaluation of the objective.
 
+mod threads;
+
 use super::CliError;
 use super::output::{matrix_npy, write_atomic};
 use crate::engine::constraints::SideInfo;
@@ -57,6 +59,10 @@ pub struct BenchArgs {
     /// Use the full-size random problem (4096×10000) even with --quick.
     #[arg(long)]
     pub full_random: bool,
+    /// Only the NMF iteration on 1 thread and on every core, side by side, and a
+    /// streaming-read probe of the memory bandwidth on as many (nothing else).
+    #[arg(long)]
+    pub threads_scaling: bool,
 }
 
 /// Everything `bench` measured: the cases and the ratios the targets of issue 5 need.
@@ -879,6 +885,10 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
         ratios: Vec::new(),
         notes: Vec::new(),
     };
+    if args.threads_scaling {
+        threads::measure(&mut rep, args.quick)?;
+        return Ok(rep);
+    }
     let (reps, it_small, it_big) = if args.quick { (3, 20, 2) } else { (7, 200, 10) };
     let export = args.export.as_deref();
     if args.problem != "random" {

@@ -249,6 +249,17 @@ impl LinearSvm {
         labels: &[usize],
         params: &LinearSvmParams,
     ) -> Result<Self, EvalError> {
+        Self::fit_with(points, labels, params, &|| {})
+    }
+
+    /// [`Self::fit`], calling `on_model` as each binary model is trained (from the rayon
+    /// threads; for a progress display).
+    pub fn fit_with(
+        points: ArrayView2<'_, f64>,
+        labels: &[usize],
+        params: &LinearSvmParams,
+        on_model: &(dyn Fn() + Sync),
+    ) -> Result<Self, EvalError> {
         params.check()?;
         check_same_len("labels", labels.len(), "samples", points.ncols())?;
         let mut classes = labels.to_vec();
@@ -266,18 +277,30 @@ impl LinearSvm {
         } else {
             classes.clone()
         };
-        let mut weights = Vec::with_capacity(positives.len());
-        let mut passes = Vec::with_capacity(positives.len());
-        for (m, &pos) in positives.iter().enumerate() {
-            let y: Vec<f64> = labels
-                .iter()
-                .map(|&l| if l == pos { 1.0 } else { -1.0 })
-                .collect();
-            let (w, it) =
-                solve_l2_loss_dual(&x, width, &y, params, derive_seed(params.seed, m as u64));
-            weights.push(w);
-            passes.push(it);
-        }
+        // The one-vs-rest models are independent, each seeded by its index: solved in
+        // parallel with rayon, the same weights on any number of threads.
+        let (weights, passes): (Vec<Vec<f64>>, Vec<usize>) = {
+            use rayon::prelude::*;
+            positives
+                .par_iter()
+                .enumerate()
+                .map(|(m, &pos)| {
+                    let y: Vec<f64> = labels
+                        .iter()
+                        .map(|&l| if l == pos { 1.0 } else { -1.0 })
+                        .collect();
+                    let solved = solve_l2_loss_dual(
+                        &x,
+                        width,
+                        &y,
+                        params,
+                        derive_seed(params.seed, m as u64),
+                    );
+                    on_model();
+                    solved
+                })
+                .unzip()
+        };
         Ok(Self {
             classes,
             weights,
@@ -347,6 +370,18 @@ pub fn classify_split(
     split_seed: u64,
     svm: &LinearSvmParams,
 ) -> Result<ClassificationOutcome, EvalError> {
+    classify_split_with(points, labels, train_fraction, split_seed, svm, &|| {})
+}
+
+/// [`classify_split`], calling `on_model` as each binary SVM is trained.
+pub fn classify_split_with(
+    points: ArrayView2<'_, f64>,
+    labels: &[usize],
+    train_fraction: f64,
+    split_seed: u64,
+    svm: &LinearSvmParams,
+    on_model: &(dyn Fn() + Sync),
+) -> Result<ClassificationOutcome, EvalError> {
     check_same_len("labels", labels.len(), "samples", points.ncols())?;
     let split = stratified_split(labels, train_fraction, split_seed)?;
     if split.test.is_empty() {
@@ -354,7 +389,7 @@ pub fn classify_split(
     }
     let train_pts = points.select(ndarray::Axis(1), &split.train);
     let train_labels: Vec<usize> = split.train.iter().map(|&i| labels[i]).collect();
-    let model = LinearSvm::fit(train_pts.view(), &train_labels, svm)?;
+    let model = LinearSvm::fit_with(train_pts.view(), &train_labels, svm, on_model)?;
     let test_pts = points.select(ndarray::Axis(1), &split.test);
     let predictions = model.predict(test_pts.view())?;
     let truth: Vec<usize> = split.test.iter().map(|&i| labels[i]).collect();

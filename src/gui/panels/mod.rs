@@ -10,6 +10,7 @@ pub mod features;
 pub mod gallery;
 pub mod kscan;
 pub mod model;
+pub mod point_image;
 pub mod points;
 pub mod results;
 pub mod scatter;

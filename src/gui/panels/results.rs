@@ -78,7 +78,8 @@ pub fn show(
     if let Some(run) = session.evaluating {
         ui.horizontal(|ui| {
             ui.spinner();
-            ui.label(format!("Evaluating run {run}…"));
+            let done = session.eval_progress.fraction();
+            ui.label(format!("Evaluating run {run}… {:.0} %", 100.0 * done));
         });
     }
     match session.evaluation.clone() {
