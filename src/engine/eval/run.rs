@@ -346,7 +346,7 @@ mod tests {
         let truth: Vec<usize> = (0..n).map(|_| rng.gen_range(0..c)).collect();
         let h = ndarray::Array2::from_shape_fn((k, n), |(r, i)| {
             let on = if r == truth[i] { 1.0 } else { 0.2 };
-            on + 0.5 * rng.r#gen::<f64>()
+            on + 1.5 * rng.r#gen::<f64>()
         });
         let t0 = Instant::now();
         let params = KMeansParams {

@@ -94,9 +94,12 @@ impl PointImage<'_> {
             h.add(p.x.to_bits());
             h.add(p.y.to_bits());
         }
+        // The zoom to about 5 significant digits: a pan translates the bounds, which moves
+        // their width by a few ulps, and must not count as a zoom (the image is then off by
+        // at most a tenth of a pixel across its 4096).
         let [sx, sy] = transform.dpos_dvalue();
-        h.add(sx.to_bits());
-        h.add(sy.to_bits());
+        h.add(u64::from((sx as f32).to_bits() >> 6));
+        h.add(u64::from((sy as f32).to_bits() >> 6));
         if !whole {
             let (b, f) = (transform.bounds(), transform.frame());
             for v in [b.min()[0], b.min()[1], b.max()[0], b.max()[1]] {
