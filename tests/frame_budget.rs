@@ -22,14 +22,19 @@ const FRAMES: usize = 200;
 
 /// n = 10,000 samples in 10 planted classes, 64 features, labelled.
 fn dataset() -> Dataset {
+    dataset_of(M, N)
+}
+
+/// n samples in 10 planted classes, m features, labelled.
+fn dataset_of(m: usize, n: usize) -> Dataset {
     let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let labels: Vec<usize> = (0..N).map(|i| i % CLASSES).collect();
-    let x = Array2::from_shape_fn((M, N), |(f, i)| {
+    let labels: Vec<usize> = (0..n).map(|i| i % CLASSES).collect();
+    let x = Array2::from_shape_fn((m, n), |(f, i)| {
         let on = f % CLASSES == labels[i];
         (if on { 1.0 } else { 0.1 }) + 0.2 * rng.r#gen::<f64>()
     });
     let names = (0..CLASSES).map(|c| format!("class {c}")).collect();
-    Dataset::from_parts(x, Some(labels), names, "synthetic n=10000")
+    Dataset::from_parts(x, Some(labels), names, format!("synthetic n={n}"))
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -39,10 +44,26 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 #[test]
 fn frame_time_while_snapshots_stream_at_n_10000() {
+    frame_times_while_snapshots_stream(dataset(), 50.0);
+}
+
+/// The app's target size: 200,000 points, every group drawn as an image
+/// (`gui/panels/point_image.rs`), each new snapshot stamped anew. The target is p95 ≤ 16 ms
+/// in release: `cargo test --release --test frame_budget -- --ignored --nocapture`.
+#[test]
+#[ignore = "release only: 200,000 points"]
+fn frame_time_while_snapshots_stream_at_n_200000() {
+    frame_times_while_snapshots_stream(dataset_of(16, 200_000), 16.0);
+}
+
+/// Run NMF on `data` in the app and time 200 frames while snapshots stream; p95 of the app's
+/// own frame time must stay below `p95_ms`.
+fn frame_times_while_snapshots_stream(data: Dataset, p95_ms: f64) {
+    let n = data.n();
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 800.0))
         .build_eframe(|cc| App::new(cc));
-    h.state_mut().set_dataset(dataset());
+    h.state_mut().set_dataset(data);
     {
         let s = h.state_mut().settings_mut();
         s.model = "nmf".into();
@@ -88,18 +109,18 @@ fn frame_time_while_snapshots_stream_at_n_10000() {
         s.status
     );
     let shown: usize = h.state().view().scatter.point_count();
-    assert_eq!(shown, N, "scatter does not show every point");
+    assert_eq!(shown, n, "scatter does not show every point");
     app_ms.sort_by(f64::total_cmp);
     step_ms.sort_by(f64::total_cmp);
     let (a50, a95) = (percentile(&app_ms, 0.5), percentile(&app_ms, 0.95));
     let (s50, s95) = (percentile(&step_ms, 0.5), percentile(&step_ms, 0.95));
     println!(
-        "frame_budget n={N}: {FRAMES} frames, {snapshots} new snapshots; app frame_ms p50 {a50:.2} \
+        "frame_budget n={n}: {FRAMES} frames, {snapshots} new snapshots; app frame_ms p50 {a50:.2} \
          p95 {a95:.2} max {:.2}; harness.step() p50 {s50:.2} p95 {s95:.2} max {:.2} (ms)",
         app_ms[app_ms.len() - 1],
         step_ms[step_ms.len() - 1],
     );
     assert!(snapshots >= 2, "snapshots did not stream ({snapshots})");
-    // Generous: the target (p95 ≤ 8 ms) is checked on a release build, not in CI.
-    assert!(a95 < 50.0, "app frame p95 {a95:.2} ms");
+    // At n = 10,000 generous (the target, p95 ≤ 8 ms, is checked on a release build).
+    assert!(a95 < p95_ms, "app frame p95 {a95:.2} ms");
 }

@@ -237,6 +237,7 @@ fn evaluate_scores_two_separated_groups_perfectly() {
     for (i, &l) in labels.iter().enumerate() {
         h[[l, i]] = 1.0 + 0.01 * i as f64;
     }
+    let progress = std::sync::Arc::new(nmf_playground::engine::eval::EvalProgress::default());
     let ev = evaluate(&EvalInput {
         run: 3,
         h,
@@ -249,8 +250,11 @@ fn evaluate_scores_two_separated_groups_perfectly() {
         predictions: None,
         known: Vec::new(),
         data: None,
+        progress: std::sync::Arc::clone(&progress),
     });
     assert_eq!(ev.run, 3);
+    // Four restarts and one binary SVM counted: all done.
+    assert_eq!(progress.fraction(), 1.0);
     let c = ev.clustering.as_ref().expect("clustering");
     assert!((c.acc.mean - 1.0).abs() < 1e-12, "{c:?}");
     assert!((c.nmi_sqrt.mean - 1.0).abs() < 1e-12, "{c:?}");

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time scikit-learn's multiplicative-update NMF on the problems exported by
-`nmf-playground bench --export DIR`, one thread, so the ratio to the Rust iteration can be
-measured in one sitting (issue 5).
+`nmf-playground bench --export DIR`, on `--threads N` BLAS threads (default 1, through
+threadpoolctl), so the ratio to the Rust iteration can be measured in one sitting.
 
     python3 -m venv .venv-peers
     .venv-peers/bin/pip install scikit-learn numpy threadpoolctl
@@ -12,7 +12,10 @@ For each problem found in DIR (`digits_*.npy`, `random_*.npy`: X, W0, H0 with X 
 = samples, W0 m×k, H0 k×n), sklearn factorizes the samples-as-rows matrix Xᵀ (n×m), so its
 W is our Hᵀ and its H is our Wᵀ. `init='custom'` starts from the exported factors (the same
 start as the Rust bench); `init='random'` is reported too. `tol=0` so all `max_iter`
-iterations run. Prints the per-iteration median (and min/max) over `--reps` fits.
+iterations run. Prints the per-iteration median (and min/max) over `--reps` fits, and the
+BLAS library and kernel that ran (where OPENBLAS_CORETYPE is set to work around old OpenBLAS
+builds, unset it and OPENBLAS_L2_SIZE for this command alone, or NumPy runs a slower kernel).
+`benches/peers/threads_scaling.sh` runs this at 1 and 2 threads beside `bench --threads-scaling`.
 """
 
 import argparse
@@ -43,6 +46,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--max-iter", type=int, default=200)
     ap.add_argument("--problems", default="digits,random", help="comma-separated subset")
+    ap.add_argument("--threads", type=int, default=1, help="BLAS threads (threadpoolctl)")
     args = ap.parse_args()
 
     import sklearn
@@ -50,10 +54,17 @@ def main():
     from sklearn.exceptions import ConvergenceWarning
 
     warnings.simplefilter("ignore", ConvergenceWarning)
-    print(f"scikit-learn {sklearn.__version__}, numpy {np.__version__}, 1 thread")
+    from threadpoolctl import threadpool_info
+
+    blas = ", ".join(
+        f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture', '?')})"
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
+    )
+    print(f"scikit-learn {sklearn.__version__}, numpy {np.__version__}, {blas}, {args.threads} thread(s)")
     print(f"{'problem':<22} {'init':<8} {'median ms/iter':>15} {'min':>9} {'max':>9} {'iters':>6}")
     found = False
-    with threadpool_limits(limits=1):
+    with threadpool_limits(limits=args.threads):
         for tag in args.problems.split(","):
             paths = {p: args.dir / f"{tag}_{p}.npy" for p in ("X", "W0", "H0")}
             if not paths["X"].exists():

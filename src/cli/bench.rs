@@ -14,6 +14,7 @@
 //! evaluation of the objective.
 
 mod scale;
+mod threads;
 
 use super::CliError;
 use super::output::{matrix_npy, write_atomic};
@@ -75,6 +76,10 @@ pub struct BenchArgs {
     /// Internal: the sample count of --scale-child.
     #[arg(long, hide = true)]
     pub scale_n: Option<usize>,
+    /// Only the NMF iteration on 1 thread and on every core, side by side, and a
+    /// streaming-read probe of the memory bandwidth on as many (nothing else).
+    #[arg(long)]
+    pub threads_scaling: bool,
 }
 
 /// Everything `bench` measured: the cases and the ratios the targets of issue 5 need.
@@ -911,6 +916,10 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
         ratios: Vec::new(),
         notes: Vec::new(),
     };
+    if args.threads_scaling {
+        threads::measure(&mut rep, args.quick)?;
+        return Ok(rep);
+    }
     let (reps, it_small, it_big) = if args.quick { (3, 20, 2) } else { (7, 200, 10) };
     let export = args.export.as_deref();
     if args.problem != "random" {

@@ -180,9 +180,10 @@ pub struct RunArgs {
     /// docs/models.md §8.2).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
     pub kmeans_repeats: u64,
-    /// Threads one matrix product may use (default 1: parallelism goes across runs).
-    #[arg(long, default_value_t = 1)]
-    pub threads: usize,
+    /// Threads the fit's products may use (default: every core). The result is the same bits
+    /// for any count.
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// A session file saved by the app: its data (path, loader options, preprocessing), its
     /// constraints (triplets and painted labels) and its model settings (model, k, seed,
     /// hyperparameters, iteration cap, tolerance) replace --data, --model, --k, --seed,
@@ -389,10 +390,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     };
     let args = from_session.as_ref().map_or(args, |((a, _), _)| a);
     let fit = args.stop.fit_options()?;
-    if args.threads == 0 {
+    let threads = args.threads.unwrap_or_else(linalg::available_threads);
+    if threads == 0 {
         return Err(CliError::BadInput(anyhow!("--threads must be ≥ 1")));
     }
-    linalg::set_threads(args.threads);
     let data = Arc::new(load_data(&args.input)?);
     for w in &data.warnings {
         eprintln!("warning: {w}");
@@ -416,6 +417,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let side = Arc::new(SideInfo::new(triplets, known));
     let job = Job::new(JobId(1), Arc::clone(&data), spec.clone(), fit)
         .with_side(Arc::clone(&side))
+        .with_threads(threads)
         .headless();
     let result = fit_job(job, std::io::stderr().is_terminal())?;
     let rec = &result.record;

@@ -155,6 +155,10 @@ pub struct Job {
     /// Hold after the first iteration, as if stepped to it (the teaching controls' "Reset to
     /// start"): set here rather than sent as a Pause, which could arrive iterations late.
     pub start_held: bool,
+    /// Threads the fit's products may use (1 by default: sweeps and `Scan k` run fits side by
+    /// side; the app's and `run`'s single fit set all cores, [`Self::with_threads`]). The
+    /// result is the same bits for any count (`linalg::parallel`).
+    pub threads: usize,
 }
 
 impl Job {
@@ -169,7 +173,14 @@ impl Job {
             progress_interval: Duration::ZERO,
             interrupt: Interrupt::new(),
             start_held: false,
+            threads: 1,
         }
+    }
+
+    /// The same job with its products on `n` threads (at least 1).
+    pub fn with_threads(mut self, n: usize) -> Self {
+        self.threads = n.max(1);
+        self
     }
 
     /// The same job with this side information.
@@ -423,6 +434,8 @@ fn run_job(job: Job, commands: Option<&Receiver<Command>>, send: &mut dyn FnMut(
     let id = job.id;
     let label = job.spec.kind.label();
     let iterations = std::cell::Cell::new(0usize);
+    // The fit's thread count, for this thread only (restored for run_blocking's caller).
+    let _threads = crate::engine::linalg::ThreadsGuard::new(job.threads);
     // Whether the job already sent its final event (a panic after it changes nothing).
     let ended = std::cell::Cell::new(false);
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

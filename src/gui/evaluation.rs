@@ -8,7 +8,7 @@
 use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
-use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, evaluate_run};
+use crate::engine::eval::{ClassifierOutput, EvalProgress, Protocol, RunInput, evaluate_run_with};
 use crate::engine::experiment::{StopReason, nmf_baseline};
 use crate::engine::fsutil::{csv_field, write_atomic};
 use crate::engine::models::{Predictions, WarmStart, params_string};
@@ -36,6 +36,8 @@ pub struct EvalInput {
     pub known: Vec<Option<usize>>,
     /// The data, for a classifier's SVM baselines (on X, and on an NMF's H fitted here).
     pub data: Option<Arc<Dataset>>,
+    /// Where the evaluation counts its steps, for the Results panel.
+    pub progress: Arc<EvalProgress>,
 }
 
 /// The engine's evaluation of a finished run ([`evaluate_run`]), tagged with the run's id.
@@ -57,7 +59,7 @@ pub fn evaluate(input: &EvalInput) -> Evaluation {
         }
         None => None,
     };
-    let mut scores = evaluate_run(
+    let mut scores = evaluate_run_with(
         &RunInput {
             classifier: input.predictions.as_deref().map(|p| ClassifierOutput {
                 predicted: &p.labels,
@@ -76,6 +78,7 @@ pub fn evaluate(input: &EvalInput) -> Evaluation {
             kmeans_restarts: input.restarts.max(1),
             classify: true,
         },
+        &input.progress,
     );
     scores.notes.extend(baseline_note);
     Evaluation {
@@ -214,7 +217,9 @@ impl App {
                 .map(|side| side.labels.clone())
                 .unwrap_or_default(),
             data: s.dataset.clone(),
+            progress: Arc::new(EvalProgress::default()),
         };
+        s.eval_progress = Arc::clone(&input.progress);
         let spawned = self.tasks.spawn("evaluate", move || {
             TaskDone::Evaluated(Box::new(evaluate(&input)))
         });

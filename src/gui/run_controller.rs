@@ -4,6 +4,7 @@
 //! state; the controller alone applies the worker's events, so the rules "a replaced job's
 //! late events are ignored" and "draining never blocks the frame" live in one place.
 
+use crate::engine::linalg;
 use eframe::egui;
 
 use super::state::{Convergence, Progress, Status, WorkerState};
@@ -115,7 +116,8 @@ impl RunController {
         self.next_job += 1;
         let label = format!("{} k = {}", spec.kind.label(), spec.k);
         self.side = Some(Arc::clone(&side));
-        let mut job = Job::new(id, data, spec, fit);
+        // One fit on every core; the bits are those of one thread (linalg::parallel).
+        let mut job = Job::new(id, data, spec, fit).with_threads(linalg::available_threads());
         job.side = side;
         job.start_held = std::mem::take(&mut self.hold_start);
         let held = job.start_held;

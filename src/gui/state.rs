@@ -412,6 +412,8 @@ pub struct Session {
     pub pending: Option<Pending>,
     /// History id of the run being evaluated on a background thread, if any.
     pub evaluating: Option<u64>,
+    /// How far that evaluation has got (its thread counts its steps here).
+    pub eval_progress: std::sync::Arc<crate::engine::eval::EvalProgress>,
     /// Evaluation of the last finished run.
     pub evaluation: Option<Arc<Evaluation>>,
     /// Every finished run of this session, oldest first.

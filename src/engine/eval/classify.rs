@@ -159,6 +159,13 @@ fn design(points: ArrayView2<'_, f64>, bias: f64) -> Result<(Vec<f64>, usize), E
     Ok((x, width))
 }
 
+/// At most this many training samples: from there on the model trains on a seeded stratified
+/// sample of this size. The dual coordinate descent is sequential, one sample after another,
+/// and on 160,000 overlapping samples its passes up to the cap took tens of seconds per model;
+/// 20,000 samples of a handful of features pin a linear model's weights as well
+/// (docs/performance.md, "k-means and the SVM at 200,000 samples").
+pub const MAX_TRAIN: usize = 20_000;
+
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
@@ -249,8 +256,37 @@ impl LinearSvm {
         labels: &[usize],
         params: &LinearSvmParams,
     ) -> Result<Self, EvalError> {
+        Self::fit_with(points, labels, params, &|| {})
+    }
+
+    /// [`Self::fit`], calling `on_model` as each binary model is trained (from the rayon
+    /// threads; for a progress display).
+    pub fn fit_with(
+        points: ArrayView2<'_, f64>,
+        labels: &[usize],
+        params: &LinearSvmParams,
+        on_model: &(dyn Fn() + Sync),
+    ) -> Result<Self, EvalError> {
         params.check()?;
         check_same_len("labels", labels.len(), "samples", points.ncols())?;
+        if labels.len() > MAX_TRAIN {
+            // A seeded stratified sample of MAX_TRAIN samples trains the model.
+            let share = MAX_TRAIN as f64 / labels.len() as f64;
+            let keep = stratified_split(labels, share, derive_seed(params.seed, u64::MAX))?.train;
+            let sub = points.select(ndarray::Axis(1), &keep);
+            let sub_labels: Vec<usize> = keep.iter().map(|&i| labels[i]).collect();
+            return Self::fit_all(sub.view(), &sub_labels, params, on_model);
+        }
+        Self::fit_all(points, labels, params, on_model)
+    }
+
+    /// [`Self::fit_with`] on every given sample.
+    fn fit_all(
+        points: ArrayView2<'_, f64>,
+        labels: &[usize],
+        params: &LinearSvmParams,
+        on_model: &(dyn Fn() + Sync),
+    ) -> Result<Self, EvalError> {
         let mut classes = labels.to_vec();
         classes.sort_unstable();
         classes.dedup();
@@ -266,18 +302,30 @@ impl LinearSvm {
         } else {
             classes.clone()
         };
-        let mut weights = Vec::with_capacity(positives.len());
-        let mut passes = Vec::with_capacity(positives.len());
-        for (m, &pos) in positives.iter().enumerate() {
-            let y: Vec<f64> = labels
-                .iter()
-                .map(|&l| if l == pos { 1.0 } else { -1.0 })
-                .collect();
-            let (w, it) =
-                solve_l2_loss_dual(&x, width, &y, params, derive_seed(params.seed, m as u64));
-            weights.push(w);
-            passes.push(it);
-        }
+        // The one-vs-rest models are independent, each seeded by its index: solved in
+        // parallel with rayon, the same weights on any number of threads.
+        let (weights, passes): (Vec<Vec<f64>>, Vec<usize>) = {
+            use rayon::prelude::*;
+            positives
+                .par_iter()
+                .enumerate()
+                .map(|(m, &pos)| {
+                    let y: Vec<f64> = labels
+                        .iter()
+                        .map(|&l| if l == pos { 1.0 } else { -1.0 })
+                        .collect();
+                    let solved = solve_l2_loss_dual(
+                        &x,
+                        width,
+                        &y,
+                        params,
+                        derive_seed(params.seed, m as u64),
+                    );
+                    on_model();
+                    solved
+                })
+                .unzip()
+        };
         Ok(Self {
             classes,
             weights,
@@ -347,6 +395,18 @@ pub fn classify_split(
     split_seed: u64,
     svm: &LinearSvmParams,
 ) -> Result<ClassificationOutcome, EvalError> {
+    classify_split_with(points, labels, train_fraction, split_seed, svm, &|| {})
+}
+
+/// [`classify_split`], calling `on_model` as each binary SVM is trained.
+pub fn classify_split_with(
+    points: ArrayView2<'_, f64>,
+    labels: &[usize],
+    train_fraction: f64,
+    split_seed: u64,
+    svm: &LinearSvmParams,
+    on_model: &(dyn Fn() + Sync),
+) -> Result<ClassificationOutcome, EvalError> {
     check_same_len("labels", labels.len(), "samples", points.ncols())?;
     let split = stratified_split(labels, train_fraction, split_seed)?;
     if split.test.is_empty() {
@@ -354,7 +414,7 @@ pub fn classify_split(
     }
     let train_pts = points.select(ndarray::Axis(1), &split.train);
     let train_labels: Vec<usize> = split.train.iter().map(|&i| labels[i]).collect();
-    let model = LinearSvm::fit(train_pts.view(), &train_labels, svm)?;
+    let model = LinearSvm::fit_with(train_pts.view(), &train_labels, svm, on_model)?;
     let test_pts = points.select(ndarray::Axis(1), &split.test);
     let predictions = model.predict(test_pts.view())?;
     let truth: Vec<usize> = split.test.iter().map(|&i| labels[i]).collect();
@@ -420,6 +480,30 @@ pub fn classify_repeated(
 mod tests {
     use super::*;
     use ndarray::array;
+
+    /// Above MAX_TRAIN samples the model is the one trained on the seeded stratified sample.
+    #[test]
+    fn large_training_sets_train_on_a_seeded_stratified_sample() {
+        use rand::{Rng, SeedableRng};
+        let n = MAX_TRAIN + 5000;
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let labels: Vec<usize> = (0..n).map(|i| i % 3).collect();
+        let points = Array2::from_shape_fn((2, n), |(r, i)| {
+            let centre = if r == labels[i] % 2 { 1.0 } else { 0.0 };
+            centre + rng.gen_range(-0.8..0.8)
+        });
+        let params = LinearSvmParams::default();
+        let full = LinearSvm::fit(points.view(), &labels, &params).expect("fit");
+        let share = MAX_TRAIN as f64 / n as f64;
+        let keep = stratified_split(&labels, share, derive_seed(params.seed, u64::MAX))
+            .expect("split")
+            .train;
+        assert!(keep.len().abs_diff(MAX_TRAIN) <= 3, "{}", keep.len());
+        let sub_labels: Vec<usize> = keep.iter().map(|&i| labels[i]).collect();
+        let sub = points.select(ndarray::Axis(1), &keep);
+        let direct = LinearSvm::fit(sub.view(), &sub_labels, &params).expect("fit");
+        assert_eq!(full.weights, direct.weights);
+    }
 
     #[test]
     fn split_is_stratified_and_seeded() {

@@ -97,9 +97,12 @@ impl RepeatedKMeans {
     }
 }
 
-/// Points copied row-major (one sample per row) with their squared norms.
+/// Points copied row-major (one sample per row) with their squared norms, and column-major
+/// (one coordinate per row) for the assignment of [`assign_all`].
 struct Points {
     data: Vec<f64>,
+    /// d×n: coordinate j of sample i at `j·n + i`.
+    by_coordinate: Vec<f64>,
     norms: Vec<f64>,
     d: usize,
     n: usize,
@@ -121,7 +124,19 @@ impl Points {
             }
             norms.push(s);
         }
-        Ok(Self { data, norms, d, n })
+        let mut by_coordinate = vec![0.0; d * n];
+        for (i, row) in data.chunks_exact(d.max(1)).enumerate() {
+            for (j, &v) in row.iter().enumerate() {
+                by_coordinate[j * n + i] = v;
+            }
+        }
+        Ok(Self {
+            data,
+            by_coordinate,
+            norms,
+            d,
+            n,
+        })
     }
 
     fn row(&self, i: usize) -> &[f64] {
@@ -175,6 +190,16 @@ pub fn repeated_kmeans(
     points: ArrayView2<'_, f64>,
     params: &KMeansParams,
 ) -> Result<RepeatedKMeans, EvalError> {
+    repeated_kmeans_with(points, params, &|| {})
+}
+
+/// [`repeated_kmeans`], calling `on_restart` as each restart ends (from the rayon threads;
+/// for a progress display).
+pub fn repeated_kmeans_with(
+    points: ArrayView2<'_, f64>,
+    params: &KMeansParams,
+    on_restart: &(dyn Fn() + Sync),
+) -> Result<RepeatedKMeans, EvalError> {
     params.check(points.ncols())?;
     let pts = Points::new(points)?;
     let runs: Vec<KMeansRun> = (0..params.restarts)
@@ -184,6 +209,7 @@ pub fn repeated_kmeans(
             let (labels, centroids, iterations, converged) =
                 lloyd(&pts, params.n_clusters, params.max_iter, seed);
             let inertia = inertia(&pts, &labels, &centroids);
+            on_restart();
             KMeansRun {
                 labels,
                 inertia,
@@ -229,6 +255,8 @@ fn lloyd(
         centroids[k * d..(k + 1) * d].copy_from_slice(pts.row(i));
     }
     let mut labels = vec![usize::MAX; n];
+    let mut ct = vec![0.0; d * c];
+    let mut nearest = vec![0usize; n];
     let mut cnorms = vec![0.0; c];
     let mut counts = vec![0usize; c];
     let mut iterations = 0;
@@ -240,19 +268,15 @@ fn lloyd(
         }
         iterations += 1;
         let mut changed = false;
-        for (i, label) in labels.iter_mut().enumerate() {
-            let x = pts.row(i);
-            let mut best = 0;
-            let mut best_val = f64::INFINITY;
-            for (k, &cn) in cnorms.iter().enumerate() {
-                let ck = &centroids[k * d..(k + 1) * d];
-                let dot: f64 = x.iter().zip(ck).map(|(a, b)| a * b).sum();
-                let val = cn - 2.0 * dot;
-                if val < best_val {
-                    best_val = val;
-                    best = k;
-                }
+        // Centroids transposed (d×c) for the points after the last whole block of
+        // [`POINT_BLOCK`].
+        for k in 0..c {
+            for j in 0..d {
+                ct[j * c + k] = centroids[k * d + j];
             }
+        }
+        assign_all(pts, &centroids, &ct, &cnorms, &mut nearest);
+        for (label, &best) in labels.iter_mut().zip(&nearest) {
             if *label != best {
                 *label = best;
                 changed = true;
@@ -307,6 +331,112 @@ fn lloyd(
     (labels, centroids, iterations, converged)
 }
 
+/// Points per block of [`assign_all`]: one vector of eight lanes.
+const POINT_BLOCK: usize = 8;
+
+/// The nearest centroid of every point into `out` (as [`nearest_centroid`] finds it: the same
+/// dot products bit for bit, the same ties). Whole blocks of [`POINT_BLOCK`] points read their
+/// coordinates from `pts.by_coordinate`, eight points' dot products with one centroid side by
+/// side in the lanes of a vector (every lane the chain over j = 0, 1, … of one point); the
+/// last points go one at a time. The assignment was most of a k-means restart, and at
+/// 200,000 samples most of a run's evaluation (docs/performance.md, "k-means and the SVM at
+/// 200,000 samples").
+fn assign_all(pts: &Points, centroids: &[f64], ct: &[f64], cnorms: &[f64], out: &mut [usize]) {
+    faer::traits::pulp::Arch::new().dispatch(Assign {
+        pts,
+        centroids,
+        ct,
+        cnorms,
+        out,
+    });
+}
+
+/// [`assign_all`] as a pulp job (the loops vectorize with the CPU's widest instructions).
+struct Assign<'a> {
+    pts: &'a Points,
+    centroids: &'a [f64],
+    ct: &'a [f64],
+    cnorms: &'a [f64],
+    out: &'a mut [usize],
+}
+
+impl faer::traits::pulp::WithSimd for Assign<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: faer::traits::pulp::Simd>(self, _simd: S) {
+        let Assign {
+            pts,
+            centroids,
+            ct,
+            cnorms,
+            out,
+        } = self;
+        let (d, n) = (pts.d, pts.n);
+        let whole = n / POINT_BLOCK * POINT_BLOCK;
+        for i0 in (0..whole).step_by(POINT_BLOCK) {
+            let mut best = [0usize; POINT_BLOCK];
+            let mut best_val = [f64::INFINITY; POINT_BLOCK];
+            for (k, &cn) in cnorms.iter().enumerate() {
+                let mut acc = [-0.0f64; POINT_BLOCK];
+                for j in 0..d {
+                    let cv = centroids[k * d + j];
+                    let xs: &[f64; POINT_BLOCK] =
+                        crate::engine::linalg::thin::fixed(&pts.by_coordinate[j * n + i0..]);
+                    for p in 0..POINT_BLOCK {
+                        acc[p] += xs[p] * cv;
+                    }
+                }
+                for p in 0..POINT_BLOCK {
+                    let val = cn - 2.0 * acc[p];
+                    if val < best_val[p] {
+                        best_val[p] = val;
+                        best[p] = k;
+                    }
+                }
+            }
+            out[i0..i0 + POINT_BLOCK].copy_from_slice(&best);
+        }
+        for i in whole..n {
+            out[i] = nearest_centroid(pts.row(i), ct, cnorms);
+        }
+    }
+}
+
+/// Centroids per block of [`nearest_centroid`]: that many dot products in flight at once.
+const CENTROID_BLOCK: usize = 8;
+
+/// The centroid minimising `‖c_k‖² − 2 xᵀc_k` (the first of equals), from the transposed
+/// centroids `ct` (d×c) and their squared norms. Each dot product is the sum of `x_j·c_kj` in
+/// order j = 0, 1, … from −0.0, as `Iterator::sum` adds, so the labels are those of one dot
+/// product at a time; the products of a block of centroids are formed side by side, which
+/// takes the additions' latency out of the loop (the assignment was most of a restart).
+fn nearest_centroid(x: &[f64], ct: &[f64], cnorms: &[f64]) -> usize {
+    let c = cnorms.len();
+    let mut best = 0;
+    let mut best_val = f64::INFINITY;
+    let mut k0 = 0;
+    while k0 < c {
+        let kb = (c - k0).min(CENTROID_BLOCK);
+        let mut acc = [-0.0f64; CENTROID_BLOCK];
+        for (j, &xj) in x.iter().enumerate() {
+            let row = &ct[j * c + k0..j * c + k0 + kb];
+            for (a, &v) in acc.iter_mut().zip(row) {
+                *a += xj * v;
+            }
+        }
+        for (t, &a) in acc[..kb].iter().enumerate() {
+            let val = cnorms[k0 + t] - 2.0 * a;
+            if val < best_val {
+                best_val = val;
+                best = k0 + t;
+            }
+        }
+        k0 += kb;
+    }
+    best
+}
+
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
@@ -356,6 +486,59 @@ mod tests {
             truth.push(i % 3);
         }
         (pts, truth)
+    }
+
+    /// The blocked assignment picks the centroid the one-at-a-time loop picks, ties and all.
+    #[test]
+    fn blocked_assignment_matches_one_dot_product_at_a_time() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        for &(c, d) in &[(1, 4), (3, 2), (8, 10), (11, 7), (20, 3)] {
+            let cents: Vec<f64> = (0..c * d).map(|_| rng.gen_range(-1.0..1.0)).collect();
+            let mut ct = vec![0.0; d * c];
+            for k in 0..c {
+                for j in 0..d {
+                    ct[j * c + k] = cents[k * d + j];
+                }
+            }
+            let cn: Vec<f64> = (0..c).map(|k| cnorm(&cents, k, d)).collect();
+            for p in 0..500 {
+                // Every tenth point a centroid itself, or the origin (all values equal).
+                let x: Vec<f64> = match p % 10 {
+                    0 => cents[(p % c) * d..(p % c + 1) * d].to_vec(),
+                    1 => vec![0.0; d],
+                    _ => (0..d).map(|_| rng.gen_range(-1.0..1.0)).collect(),
+                };
+                let mut want = (0, f64::INFINITY);
+                for k in 0..c {
+                    let dot: f64 = x.iter().zip(&cents[k * d..]).map(|(a, b)| a * b).sum();
+                    let val = cn[k] - 2.0 * dot;
+                    if val < want.1 {
+                        want = (k, val);
+                    }
+                }
+                assert_eq!(nearest_centroid(&x, &ct, &cn), want.0, "c {c}, d {d}");
+            }
+            // Eight points at a time from the coordinates' rows, and the last ones alone.
+            let n = 8 * 7 + 5;
+            let pts = Array2::from_shape_fn((d, n), |(j, i)| {
+                if i % 9 == 0 {
+                    cents[(i % c) * d + j]
+                } else {
+                    rng.gen_range(-1.0..1.0)
+                }
+            });
+            let pts = Points::new(pts.view()).expect("finite");
+            let mut out = vec![usize::MAX; n];
+            assign_all(&pts, &cents, &ct, &cn, &mut out);
+            for (i, &o) in out.iter().enumerate() {
+                assert_eq!(
+                    o,
+                    nearest_centroid(pts.row(i), &ct, &cn),
+                    "c {c}, d {d}, point {i}"
+                );
+            }
+        }
     }
 
     #[test]

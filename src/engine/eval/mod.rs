@@ -41,7 +41,10 @@ pub use metrics::{
     MeanStd, NmiNorm, accuracy, classification_report, clustering_accuracy, clustering_scores,
     macro_f1, nmi, summarize_repeated_kmeans,
 };
-pub use run::{ClusterMethod, Protocol, RunEvaluation, RunInput, TRAIN_FRACTION, evaluate_run};
+pub use run::{
+    ClusterMethod, EvalProgress, Protocol, RunEvaluation, RunInput, TRAIN_FRACTION, evaluate_run,
+    evaluate_run_with,
+};
 pub use semi::{ClassifierOutput, SemiReport, score_semi, svm_on_given};
 pub use triplets::{KeptByOne, kept_by_one, triplets_kept, triplets_satisfied};
 

@@ -3,8 +3,8 @@
 //! stratified split with a linear SVM, and the share of the run's triplets kept. A metric
 //! that cannot be computed becomes a note, never an error: a run is never lost to its score.
 
-use super::classify::{LinearSvmParams, classify_split};
-use super::kmeans::{KMeansParams, repeated_kmeans};
+use super::classify::{LinearSvmParams, classify_split_with};
+use super::kmeans::{KMeansParams, repeated_kmeans_with};
 use super::metrics::{
     ClassificationReport, ClusteringSummary, MeanStd, best_map, clustering_scores,
     summarize_repeated_kmeans,
@@ -16,7 +16,36 @@ use ndarray::ArrayView2;
 use serde::Serialize;
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+
+/// How far an evaluation has got, read by a front end while it runs on another thread: the
+/// k-means restarts and the binary SVMs done, out of all of them.
+#[derive(Debug, Default)]
+pub struct EvalProgress {
+    done: AtomicUsize,
+    total: AtomicUsize,
+}
+
+impl EvalProgress {
+    /// The share done, in 0..=1 (0 before the evaluation has counted its steps).
+    pub fn fraction(&self) -> f64 {
+        let total = self.total.load(Ordering::Relaxed);
+        if total == 0 {
+            return 0.0;
+        }
+        (self.done.load(Ordering::Relaxed) as f64 / total as f64).min(1.0)
+    }
+
+    fn start(&self, total: usize) {
+        self.done.store(0, Ordering::Relaxed);
+        self.total.store(total, Ordering::Relaxed);
+    }
+
+    fn step(&self) {
+        self.done.fetch_add(1, Ordering::Relaxed);
+    }
+}
 
 /// Share of each class used for training in the classification protocol (docs/models.md §8.3).
 pub const TRAIN_FRACTION: f64 = 0.8;
@@ -106,6 +135,15 @@ pub struct RunEvaluation {
 
 /// Evaluate a finished run by the protocol.
 pub fn evaluate_run(input: &RunInput<'_>, protocol: &Protocol) -> RunEvaluation {
+    evaluate_run_with(input, protocol, &EvalProgress::default())
+}
+
+/// [`evaluate_run`], counting its k-means restarts and binary SVMs into `progress`.
+pub fn evaluate_run_with(
+    input: &RunInput<'_>,
+    protocol: &Protocol,
+    progress: &EvalProgress,
+) -> RunEvaluation {
     let t0 = Instant::now();
     let n = input.h.ncols();
     let truth = input.truth.filter(|t| t.len() == n);
@@ -120,6 +158,14 @@ pub fn evaluate_run(input: &RunInput<'_>, protocol: &Protocol) -> RunEvaluation 
         restarts: protocol.kmeans_restarts.max(1),
         ..RunEvaluation::default()
     };
+    let own_labels = input.assignments.is_some_and(|a| a.len() == n);
+    let svms = match truth {
+        Some(_) if protocol.classify && input.classifier.is_none() => {
+            input.n_classes.max(2) - usize::from(input.n_classes <= 2)
+        }
+        _ => 0,
+    };
+    progress.start(if own_labels { 0 } else { ev.restarts } + svms);
     match input.assignments.filter(|a| a.len() == n) {
         Some(own) => {
             ev.cluster_method = ClusterMethod::Model;
@@ -151,7 +197,7 @@ pub fn evaluate_run(input: &RunInput<'_>, protocol: &Protocol) -> RunEvaluation 
                 restarts: ev.restarts,
                 seed: input.seed,
             };
-            match repeated_kmeans(input.h, &params) {
+            match repeated_kmeans_with(input.h, &params, &|| progress.step()) {
                 Ok(rep) => {
                     if let Some(best) = rep.best_run() {
                         ev.clusters = best.labels.clone();
@@ -201,7 +247,9 @@ pub fn evaluate_run(input: &RunInput<'_>, protocol: &Protocol) -> RunEvaluation 
             seed: input.seed,
             ..LinearSvmParams::default()
         };
-        match classify_split(input.h, t, TRAIN_FRACTION, input.seed, &svm) {
+        match classify_split_with(input.h, t, TRAIN_FRACTION, input.seed, &svm, &|| {
+            progress.step();
+        }) {
             Ok(out) => ev.classification = Some(out.report),
             Err(e) => ev.notes.push(format!("classification: {e}")),
         }
@@ -285,6 +333,47 @@ impl RunEvaluation {
 mod tests {
     use super::*;
     use ndarray::array;
+
+    /// The app's target size: a finished run's evaluation (50 k-means restarts, the 80/20
+    /// split with the linear SVM) on a 10×200,000 H in 10 overlapping classes, within 10 s.
+    /// `cargo test --release --lib eval::run -- --ignored --nocapture` prints the parts.
+    #[test]
+    #[ignore = "slow: the 200,000-sample evaluation (seconds in release)"]
+    fn evaluation_at_200000_samples() {
+        use rand::{Rng, SeedableRng};
+        let (k, n, c) = (10, 200_000, 10);
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(1);
+        let truth: Vec<usize> = (0..n).map(|_| rng.gen_range(0..c)).collect();
+        let h = ndarray::Array2::from_shape_fn((k, n), |(r, i)| {
+            let on = if r == truth[i] { 1.0 } else { 0.2 };
+            on + 1.5 * rng.r#gen::<f64>()
+        });
+        let t0 = Instant::now();
+        let params = KMeansParams {
+            n_clusters: c,
+            max_iter: KMEANS_MAX_ITER,
+            restarts: 50,
+            seed: 3,
+        };
+        let rep = super::super::kmeans::repeated_kmeans(h.view(), &params).expect("k-means");
+        let passes: usize = rep.runs.iter().map(|r| r.iterations).sum();
+        let t_km = t0.elapsed().as_secs_f64();
+        let t1 = Instant::now();
+        let svm = LinearSvmParams {
+            seed: 3,
+            ..LinearSvmParams::default()
+        };
+        let out = super::super::classify::classify_split(h.view(), &truth, TRAIN_FRACTION, 3, &svm)
+            .expect("svm");
+        let t_svm = t1.elapsed().as_secs_f64();
+        eprintln!(
+            "n = {n}: k-means 50 restarts {t_km:.2} s ({passes} passes), SVM split {t_svm:.2} s \
+             (accuracy {:.3}), rayon threads {}",
+            out.report.accuracy,
+            rayon::current_num_threads()
+        );
+        assert!(t_km + t_svm < 10.0, "evaluation took {:.1} s", t_km + t_svm);
+    }
 
     /// Two well separated groups in 2-D: k-means finds them, and every score is known.
     fn two_groups() -> ndarray::Array2<f64> {

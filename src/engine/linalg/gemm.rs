@@ -1,27 +1,6 @@
 use faer::{Accum, MatMut, MatRef, Par};
+
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-static THREADS: AtomicUsize = AtomicUsize::new(1);
-
-/// Number of threads one GEMM may use (1 = sequential, the default).
-pub fn set_threads(n: usize) {
-    THREADS.store(n.max(1), Ordering::Relaxed);
-}
-
-/// Threads one GEMM may use.
-pub fn threads() -> usize {
-    THREADS.load(Ordering::Relaxed)
-}
-
-/// faer parallelism matching [`threads`].
-pub fn par() -> Par {
-    match threads() {
-        0 | 1 => Par::Seq,
-        n => Par::rayon(n),
-    }
-}
-
 /// Clear the upper halves of the vector registers after a faer kernel (see
 /// [`crate::engine::sys::clear_upper_state`]).
 #[inline]
@@ -68,7 +47,9 @@ pub fn gram_of_rows(c: &mut ArrayViewMut2<'_, f64>, a: ArrayView2<'_, f64>) {
     }
 }
 
-/// `C ← α·op(A)·op(B)` (or `C += α·op(A)·op(B)` when `accumulate`), through faer.
+/// `C ← α·op(A)·op(B)` (or `C += α·op(A)·op(B)` when `accumulate`), through faer, sequential
+/// (faer's parallel split depends on the thread count, and a fit's bits must not; the big
+/// products of the models split over threads by output entries, [`super::parallel`]).
 ///
 /// `C` must be standard (row-major) layout; `A` and `B` may be row- or column-major views.
 /// Non-contiguous operands are copied once (never the case in the models' hot loops).
@@ -110,7 +91,7 @@ pub fn gemm_into(
     match c.as_slice_mut() {
         Some(s) => {
             let fc = MatMut::from_row_major_slice_mut(s, r, cc);
-            faer::linalg::matmul::matmul(fc, beta, fa, fb, alpha, par());
+            faer::linalg::matmul::matmul(fc, beta, fa, fb, alpha, Par::Seq);
             clear_upper_state();
         }
         None => {
@@ -120,7 +101,7 @@ pub fn gemm_into(
             }
             if let Some(s) = tmp.as_slice_mut() {
                 let fc = MatMut::from_row_major_slice_mut(s, r, cc);
-                faer::linalg::matmul::matmul(fc, beta, fa, fb, alpha, par());
+                faer::linalg::matmul::matmul(fc, beta, fa, fb, alpha, Par::Seq);
                 clear_upper_state();
             }
             c.assign(&tmp);

@@ -119,10 +119,34 @@ pub(crate) fn add_to_lanes(
 /// so its bits do not depend on the instruction set either. Column chunks of [`CHUNK`]: the
 /// chunk of B is packed once ([`pack_panel`]) and stays in L1 while register tiles of
 /// [`CROSS_ROWS`] rows of A × up to [`CROSS_COLS`] rows of B pass over it.
+///
+/// With more than one thread ([`super::parallel`]) the rows of A are cut into parts, each
+/// formed by [`a_bt_rows`] as above: the same lane sums per entry, so the same bits.
 pub(crate) fn a_bt_into(a: &[f64], b: &[f64], (m, k, n): (usize, usize, usize), out: &mut [f64]) {
     assert!(a.len() >= m * n, "A is smaller than m×n");
     assert!(b.len() >= k * n, "B is smaller than k×n");
     assert!(out.len() >= m * k, "out is smaller than m×k");
+    let t = super::parallel::threads();
+    let rows = m
+        .div_ceil(super::parallel::parts_for(t))
+        .div_ceil(CROSS_ROWS)
+        * CROSS_ROWS;
+    if t <= 1 || m * k * n < super::thin::MIN_SPLIT_FMAS || rows >= m || k == 0 {
+        a_bt_rows(a, b, (m, k, n), out);
+        return;
+    }
+    let parts: Vec<(usize, &mut [f64])> = out[..m * k]
+        .chunks_mut(rows * k)
+        .enumerate()
+        .map(|(p, o)| (p * rows, o))
+        .collect();
+    super::parallel::for_each_part(parts, |_, (r0, o)| {
+        a_bt_rows(&a[r0 * n..], b, (o.len() / k, k, n), o);
+    });
+}
+
+/// [`a_bt_into`] on the calling thread.
+fn a_bt_rows(a: &[f64], b: &[f64], (m, k, n): (usize, usize, usize), out: &mut [f64]) {
     LANE_SUMS.with(|cell| {
         let mut buf = cell.borrow_mut();
         let (len, pack_len) = (m * k * LANES, k * CHUNK);

@@ -6,8 +6,9 @@
 //! an X that fits in cache by the lane sums of `gram`), and the k×k×n products `HHᵀ`
 //! (`gram`) and `WᵀW·H` (the thin `WᵀX` kernel). The
 //! crate's `unsafe` (a `vzeroupper` after faer kernels, `madvise` for large buffers) is all in
-//! `crate::engine::sys`. Products run single-threaded by default: on a shared 2-vCPU box multi-threaded BLAS collapsed under
-//! load, so parallelism goes across runs instead; [`set_threads`] opts in.
+//! `crate::engine::sys`. One fit's big products use the threads its worker sets ([`set_threads`]; all
+//! cores for a single fit, one per fit in sweeps), split by output entries so that the bits do
+//! not depend on the count ([`parallel`]); faer runs sequentially.
 
 pub mod adaptive;
 pub mod components;
@@ -17,6 +18,7 @@ pub(crate) mod gram;
 pub mod graph;
 pub mod kdtree;
 pub mod knn;
+pub mod parallel;
 pub mod procrustes;
 pub mod shrink;
 pub mod simplex;
@@ -25,9 +27,10 @@ pub mod special;
 pub(crate) mod thin;
 
 pub use adaptive::{adaptive_graph, adaptive_rows};
-pub use gemm::{Op, gemm, gemm_into, gram_of_columns, gram_of_rows, par, set_threads, threads};
+pub use gemm::{Op, gemm, gemm_into, gram_of_columns, gram_of_rows};
 pub use graph::{GraphWeight, weighted_graph};
 pub use knn::{Neighbours, knn, knn_graph, knn_of};
+pub use parallel::{ThreadsGuard, available_threads, for_each_part, set_threads, threads};
 pub use procrustes::{ProcrustesError, procrustes};
 pub use shrink::shrink_columns;
 pub use simplex::{project_to_simplex, weighted_simplex_qp};

@@ -26,9 +26,15 @@
 //! results are bit-for-bit repeatable, and the same with AVX2 or AVX-512 (pulp picks the widest
 //! the CPU has; the kernels are plain loops over `[f64; 8]` that vectorize in its context).
 
+use super::parallel::{for_each_part, parts_for, threads};
 use crate::engine::sys::prefetch;
 use faer::traits::pulp;
 use std::ops::Range;
+
+/// Fused multiply-adds below which a product is not worth splitting over threads (about
+/// 0.1 ms of one core: waking a helper that went to sleep costs tens of µs, more on a loaded
+/// machine). The bits are the same either way.
+pub(crate) const MIN_SPLIT_FMAS: usize = 1 << 22;
 
 /// Rows of `Wᵀ` (entries of the rank) per register tile of [`wt_x_columns`].
 const TILE_ROWS: usize = 10;
@@ -123,6 +129,61 @@ pub(crate) fn wt_x_columns(
         chunk: chunk.rows(),
         prefetch: chunk.prefetch(),
     });
+}
+
+/// [`wt_x_columns`] with the columns cut into parts over the calling thread's
+/// [`threads`](super::parallel::threads): each part writes its columns into its own rows of a
+/// scratch buffer, then they are copied into `out`. Every entry is the same FMA chain over the
+/// rows of X as in one call, so the bits are those of [`wt_x_columns`] whatever the count.
+#[expect(clippy::too_many_arguments, reason = "the arguments of wt_x_columns")]
+pub(crate) fn wt_x_columns_split(
+    w: &[f64],
+    (m, k): (usize, usize),
+    x: &[f64],
+    xs: usize,
+    cols: Range<usize>,
+    out: &mut [f64],
+    os: usize,
+    chunk: ChunkRows,
+) {
+    let len = cols.len();
+    let t = threads();
+    // Parts of whole 16-column tiles.
+    let width = len.div_ceil(parts_for(t)).div_ceil(TILE_COLS) * TILE_COLS;
+    if t <= 1 || m * len * k < MIN_SPLIT_FMAS || width >= len {
+        wt_x_columns(w, (m, k), x, xs, cols, out, os, chunk);
+        return;
+    }
+    assert!(
+        m == 0 || x.len() >= (m - 1) * xs + cols.end,
+        "X is too short"
+    );
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.borrow_mut();
+        if scratch.len() < k * len {
+            scratch.resize(k * len, 0.0);
+        }
+        let parts: Vec<(usize, &mut [f64])> = scratch[..k * len]
+            .chunks_mut(k * width)
+            .enumerate()
+            .map(|(p, buf)| (cols.start + p * width, buf))
+            .collect();
+        for_each_part(parts, |_, (c0, buf)| {
+            let pw = buf.len() / k.max(1);
+            wt_x_columns(w, (m, k), &x[c0..], xs, 0..pw, buf, pw, chunk);
+        });
+        for (p, buf) in scratch[..k * len].chunks(k * width).enumerate() {
+            let (c0, pw) = (cols.start + p * width, buf.len() / k.max(1));
+            for r in 0..k {
+                out[r * os + c0..r * os + c0 + pw].copy_from_slice(&buf[r * pw..(r + 1) * pw]);
+            }
+        }
+    });
+}
+
+thread_local! {
+    /// The parts' columns of [`wt_x_columns_split`], reused by every call on the thread.
+    static SCRATCH: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 struct WtX<'a> {
@@ -337,15 +398,41 @@ impl XhtAccumulator {
                 self.ht[j * kp + a] = v;
             }
         }
-        pulp::Arch::new().dispatch(Xht {
-            x: &x[cols.start..],
-            xs,
-            m,
-            len,
-            ht: &self.ht[..len * kp],
-            kp,
-            sums: &mut self.sums,
-            first,
+        let ht = &self.ht[..len * kp];
+        let t = threads();
+        // Parts of whole 16-row tiles: every entry of the sums is the same FMA chain over the
+        // columns whoever forms its rows, so the bits do not depend on the thread count.
+        let rows = m.div_ceil(parts_for(t)).div_ceil(16) * 16;
+        if t <= 1 || m * len * kp < MIN_SPLIT_FMAS || rows >= m {
+            pulp::Arch::new().dispatch(Xht {
+                x: &x[cols.start..],
+                xs,
+                m,
+                len,
+                ht,
+                kp,
+                sums: &mut self.sums,
+                first,
+            });
+            return;
+        }
+        let parts: Vec<(usize, &mut [f64])> = self
+            .sums
+            .chunks_mut(rows * kp)
+            .enumerate()
+            .map(|(p, sums)| (p * rows, sums))
+            .collect();
+        for_each_part(parts, |_, (i0, sums)| {
+            pulp::Arch::new().dispatch(Xht {
+                x: &x[i0 * xs + cols.start..],
+                xs,
+                m: sums.len() / kp,
+                len,
+                ht,
+                kp,
+                sums,
+                first,
+            });
         });
     }
 

@@ -12,6 +12,7 @@ pub mod gallery;
 pub mod kscan;
 pub mod labels;
 pub mod model;
+pub mod point_image;
 pub mod points;
 pub mod results;
 pub mod scatter;

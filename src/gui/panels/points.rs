@@ -176,7 +176,9 @@ impl Overlay {
 }
 
 /// Draw the overlay inside the scatter (`radius`: the points' radius).
-pub fn draw(plot_ui: &mut PlotUi<'_>, overlay: Overlay, radius: f32) {
+/// `rings_from`: from this many rings on, they are drawn as one image
+/// ([`super::point_image::add_points`]).
+pub fn draw(plot_ui: &mut PlotUi<'_>, overlay: Overlay, radius: f32, rings_from: usize) {
     if overlay.refit {
         plot_ui.set_auto_bounds(true);
     } else if let Some(c) = overlay.pan {
@@ -186,13 +188,20 @@ pub fn draw(plot_ui: &mut PlotUi<'_>, overlay: Overlay, radius: f32) {
         plot_ui.set_plot_bounds_y(c.y - h / 2.0..=c.y + h / 2.0);
     }
     if !overlay.matches.is_empty() {
-        plot_ui.points(
-            Points::new("search matches", PlotPoints::Owned(overlay.matches))
-                .color(MATCH)
-                .radius(radius + 3.5)
-                .shape(MarkerShape::Circle)
-                .filled(false)
-                .id("search_matches"),
+        let mark = super::point_image::Mark {
+            color: MATCH,
+            radius: radius + 3.5,
+            marker: MarkerShape::Circle,
+            filled: false,
+        };
+        let matches = std::borrow::Cow::Owned(overlay.matches);
+        super::point_image::add_points(
+            plot_ui,
+            "search matches",
+            matches,
+            mark,
+            "search_matches",
+            rings_from,
         );
     }
     if !overlay.x_neighbours.is_empty() {

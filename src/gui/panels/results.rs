@@ -72,7 +72,8 @@ pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
     if let Some(run) = session.evaluating {
         ui.horizontal(|ui| {
             ui.spinner();
-            ui.label(format!("Evaluating run {run}…"));
+            let done = session.eval_progress.fraction();
+            ui.label(format!("Evaluating run {run}… {:.0} %", 100.0 * done));
         });
     }
     match session.evaluation.clone() {

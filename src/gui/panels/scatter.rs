@@ -1,8 +1,10 @@
-//! Central scatter: PCA-2D of H from the latest snapshot, one `Points` item per label, hover
-//! shows the sample (index, name, label, thumbnail).
+//! Central scatter: PCA-2D of H from the latest snapshot, one `Points` item per label (one
+//! image per label from [`IMAGE_FROM`] points on), hover shows the sample (index, name, label,
+//! thumbnail).
 
 use eframe::egui;
 
+use super::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::Csr;
@@ -14,6 +16,7 @@ use crate::gui::state::{ColorBy, ScatterCache, Session, Tool};
 use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
 use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Polygon, Text};
+use std::borrow::Cow;
 
 /// Hover radius in screen points.
 pub const HOVER_PX: f32 = 10.0;
@@ -23,6 +26,10 @@ pub const PICK_PX: f32 = 8.0;
 
 /// At most this many triplets are drawn (keeps frames fast).
 pub const MAX_DRAWN: usize = 300;
+
+/// From this many rings or crosses on (painted labels, a selection, misassigned samples),
+/// they are drawn as one image each.
+const RINGS_IMAGE_FROM: usize = 2000;
 
 /// At most this many graph edges are drawn.
 const MAX_EDGES: usize = 5000;
@@ -480,6 +487,10 @@ pub fn show(
     let mut plot_area = ui.new_child(egui::UiBuilder::new().max_rect(plot_ui_rect));
     let ui = &mut plot_area;
     let at = |i: usize| cache.position(i);
+    // Large data: every group as one image (point_image.rs); rings and crosses as images from
+    // a few thousand on, where one egui shape each would overrun the frame.
+    let image_from = if n >= IMAGE_FROM { 0 } else { usize::MAX };
+    let rings_from = RINGS_IMAGE_FROM;
     let response = plot.show(ui, |plot_ui| {
         // The highlighted group last (on top), the others faded.
         let order = cache
@@ -501,32 +512,46 @@ pub fn show(
             } else {
                 group.color
             };
-            plot_ui.points(
-                Points::new(group.name.as_str(), PlotPoints::Borrowed(&group.points))
-                    .color(colour)
-                    .radius(if faded { radius * 0.8 } else { radius })
-                    .shape(group.marker)
-                    .filled(true)
-                    .id(("cls", g)),
-            );
+            let mark = Mark {
+                color: colour,
+                radius: if faded { radius * 0.8 } else { radius },
+                marker: group.marker,
+                filled: true,
+            };
+            let points = Cow::Borrowed(group.points.as_slice());
+            add_points(plot_ui, &group.name, points, mark, ("cls", g), image_from);
         }
         if !cache.misassigned.is_empty() {
-            plot_ui.points(
-                Points::new("misassigned", PlotPoints::Borrowed(&cache.misassigned))
-                    .color(super::ERROR_RED)
-                    .radius(radius + 2.0)
-                    .shape(MarkerShape::Cross)
-                    .id("misassigned"),
+            let mark = Mark {
+                color: super::ERROR_RED,
+                radius: radius + 2.0,
+                marker: MarkerShape::Cross,
+                filled: false,
+            };
+            let points = Cow::Borrowed(cache.misassigned.as_slice());
+            add_points(
+                plot_ui,
+                "misassigned",
+                points,
+                mark,
+                "misassigned",
+                rings_from,
             );
         }
         for (c, (name, color, pts)) in rings.into_iter().enumerate() {
-            plot_ui.points(
-                Points::new(name, PlotPoints::Owned(pts))
-                    .color(color)
-                    .radius(radius + 3.0)
-                    .shape(MarkerShape::Circle)
-                    .filled(false)
-                    .id(("painted", c)),
+            let mark = Mark {
+                color,
+                radius: radius + 3.0,
+                marker: MarkerShape::Circle,
+                filled: false,
+            };
+            add_points(
+                plot_ui,
+                &name,
+                Cow::Owned(pts),
+                mark,
+                ("painted", c),
+                rings_from,
             );
         }
         // Many lines at full strength hide the points: fade them as their number grows.
@@ -583,13 +608,19 @@ pub fn show(
         // The selection (a basis picked in the gallery, a lasso, search matches), ringed.
         let ringed: Vec<PlotPoint> = selection.iter().filter_map(|&i| at(i)).collect();
         if !ringed.is_empty() {
-            plot_ui.points(
-                Points::new("selected", PlotPoints::Owned(ringed))
-                    .color(HIGHLIGHT)
-                    .radius(radius + 3.0)
-                    .shape(MarkerShape::Circle)
-                    .filled(false)
-                    .id("basis_samples"),
+            let mark = Mark {
+                color: HIGHLIGHT,
+                radius: radius + 3.0,
+                marker: MarkerShape::Circle,
+                filled: false,
+            };
+            add_points(
+                plot_ui,
+                "selected",
+                Cow::Owned(ringed),
+                mark,
+                "basis_samples",
+                rings_from,
             );
         }
         // The suggested triplet waiting for an answer: i–j solid, i–q dashed, named.
@@ -624,7 +655,7 @@ pub fn show(
                 plot_ui.text(Text::new("partial", *p, RichText::new(s).strong()).color(HIGHLIGHT));
             }
         }
-        super::points::draw(plot_ui, overlay, radius);
+        super::points::draw(plot_ui, overlay, radius, rings_from);
         if lasso.len() > 1 {
             let pts: Vec<[f64; 2]> = lasso.iter().map(|p| [p.x, p.y]).collect();
             plot_ui.polygon(
@@ -852,12 +883,20 @@ fn lasso(
         return None;
     }
     let poly = std::mem::take(&mut view.lasso);
+    // The polygon test only for the points inside its bounding box (at 200,000 points the
+    // test on every point is most of a frame).
+    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
+    for p in &poly {
+        (lo[0], lo[1]) = (lo[0].min(p.x), lo[1].min(p.y));
+        (hi[0], hi[1]) = (hi[0].max(p.x), hi[1].max(p.y));
+    }
+    let in_box = |p: &PlotPoint| (lo[0]..=hi[0]).contains(&p.x) && (lo[1]..=hi[1]).contains(&p.y);
     (poly.len() >= 3).then(|| {
         view.scatter
             .by_sample
             .iter()
             .enumerate()
-            .filter(|(_, p)| inside(&poly, **p))
+            .filter(|(_, p)| in_box(p) && inside(&poly, **p))
             .map(|(i, _)| i)
             .collect()
     })

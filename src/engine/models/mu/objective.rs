@@ -4,8 +4,9 @@
 //! iterations to bound the identity's cancellation error (docs/models.md (3.5), §10.5).
 
 use crate::engine::linalg::gram::{LANES, sum_lanes};
+use crate::engine::linalg::parallel::parts_for;
 use crate::engine::linalg::thin::{ChunkRows, wt_x_columns};
-use crate::engine::linalg::{Op, gemm_into};
+use crate::engine::linalg::{Op, for_each_part, gemm_into, threads};
 use ndarray::{Array2, ArrayViewMut2, Zip, s};
 
 /// Recompute the objective exactly (from the residual, in column blocks) every this many
@@ -91,22 +92,53 @@ impl ExactResidual {
             }
             return sum_lanes(&lanes);
         }
-        let mut total = 0.0;
-        let mut start = 0;
-        while start < n {
-            let end = (start + block).min(n);
-            let len = end - start;
-            // A contiguous m×len view of the buffer, so the GEMM writes in place.
-            let Ok(mut r) = ArrayViewMut2::from_shape((m, len), &mut wh[..m * len]) else {
-                return f64::NAN;
-            };
-            r.assign(&x.slice(s![.., start..end]));
-            let hb = h.slice(s![.., start..end]);
-            gemm_into(&mut r, -1.0, w.view(), Op::N, hb, Op::N, true);
-            total += r.iter().map(|v| v * v).sum::<f64>();
-            start = end;
+        // Each block's sum of squares, then the blocks added in order: the same bits whether
+        // the blocks are formed on one thread or several (`linalg::parallel`).
+        let blocks = n.div_ceil(block);
+        let mut sums = vec![0.0; blocks];
+        let per = blocks.div_ceil(parts_for(threads()));
+        if per >= blocks {
+            block_squares(x, w, h, block, wh, &mut sums, 0);
+        } else {
+            let parts: Vec<(usize, &mut [f64])> = sums
+                .chunks_mut(per)
+                .enumerate()
+                .map(|(p, s)| (p * per, s))
+                .collect();
+            for_each_part(parts, |_, (b0, s)| {
+                let mut buf = vec![0.0; m * block];
+                block_squares(x, w, h, block, &mut buf, s, b0);
+            });
         }
-        total
+        sums.iter().sum()
+    }
+}
+
+/// The sums of squares of `X_B − W·H_B` for the column blocks `b0..b0 + sums.len()` of `block`
+/// columns, into `sums`, by faer on `buf` (at least m×block).
+fn block_squares(
+    x: &Array2<f64>,
+    w: &Array2<f64>,
+    h: &Array2<f64>,
+    block: usize,
+    buf: &mut [f64],
+    sums: &mut [f64],
+    b0: usize,
+) {
+    let (m, n) = x.dim();
+    for (b, total) in sums.iter_mut().enumerate() {
+        let start = (b0 + b) * block;
+        let end = (start + block).min(n);
+        let len = end - start;
+        // A contiguous m×len view of the buffer, so the GEMM writes in place.
+        let Ok(mut r) = ArrayViewMut2::from_shape((m, len), &mut buf[..m * len]) else {
+            *total = f64::NAN;
+            continue;
+        };
+        r.assign(&x.slice(s![.., start..end]));
+        let hb = h.slice(s![.., start..end]);
+        gemm_into(&mut r, -1.0, w.view(), Op::N, hb, Op::N, true);
+        *total = r.iter().map(|v| v * v).sum::<f64>();
     }
 }
 

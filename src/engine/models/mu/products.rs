@@ -4,7 +4,7 @@
 //! Never an m×n temporary (docs/models.md §3.1).
 
 use crate::engine::linalg::gram::a_bt_into;
-use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns};
+use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns_split};
 use crate::engine::linalg::{Op, gemm_into};
 use ndarray::Array2;
 
@@ -28,7 +28,7 @@ pub fn wt_x_whole(out: &mut Array2<f64>, w: &Array2<f64>, x: &Array2<f64>) {
     let (m, n) = x.dim();
     let k = w.ncols();
     if let (Some(xs), Some(ws), Some(os)) = (x.as_slice(), w.as_slice(), out.as_slice_mut()) {
-        wt_x_columns(ws, (m, k), xs, n, 0..n, os, n, ChunkRows::Cached);
+        wt_x_columns_split(ws, (m, k), xs, n, 0..n, os, n, ChunkRows::Cached);
     } else {
         gemm_into(
             &mut out.view_mut(),
@@ -85,7 +85,9 @@ pub fn x_block_columns(m: usize, n: usize) -> usize {
 /// `update(wtx, h, j0, len)` sets columns `j0..j0 + len` of H (k×n row-major `h`), then
 /// `XHᵀ += X_B H_Bᵀ` into `xht` (m×k row-major, replaced), while `X_B` may still be in cache. The
 /// blocked single pass of NMF and of RPNMF's H step; both products are the thin kernels of
-/// [`crate::engine::linalg::thin`] (`acc` is their `XHᵀ` workspace).
+/// [`crate::engine::linalg::thin`] (`acc` is their `XHᵀ` workspace), split over the calling
+/// thread's threads by columns (`WᵀX`) and by rows of X (`XHᵀ`) with the bits of one thread;
+/// `update` runs on the calling thread.
 pub(crate) fn blocked_pass_over_x(
     x: &[f64],
     (m, n, k): (usize, usize, usize),
@@ -99,7 +101,7 @@ pub(crate) fn blocked_pass_over_x(
     let mut j0 = 0;
     while j0 < n {
         let len = block.min(n - j0);
-        wt_x_columns(w, (m, k), x, n, j0..j0 + len, wtx, n, ChunkRows::Streaming);
+        wt_x_columns_split(w, (m, k), x, n, j0..j0 + len, wtx, n, ChunkRows::Streaming);
         update(wtx, h, j0, len);
         acc.add_columns(x, n, h, n, j0..j0 + len, j0 == 0);
         j0 += len;
