@@ -8,7 +8,7 @@
 use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
-use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, evaluate_run};
+use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, SvmScaling, evaluate_run};
 use crate::engine::experiment::{StopReason, nmf_baseline};
 use crate::engine::fsutil::{csv_field, write_atomic};
 use crate::engine::models::{Predictions, WarmStart, params_string};
@@ -30,6 +30,8 @@ pub struct EvalInput {
     pub triplets: Vec<Triplet>,
     pub seed: u64,
     pub restarts: usize,
+    /// Feature scaling of the linear SVMs (Results panel).
+    pub svm: SvmScaling,
     /// A classifier's predictions (2-STGINMF), scored on the samples not given.
     pub predictions: Option<Arc<Predictions>>,
     /// The labels the run was given (its training set), per sample.
@@ -75,6 +77,7 @@ pub fn evaluate(input: &EvalInput) -> Evaluation {
         &Protocol {
             kmeans_restarts: input.restarts.max(1),
             classify: true,
+            svm: input.svm,
         },
     );
     scores.notes.extend(baseline_note);
@@ -204,6 +207,7 @@ impl App {
                 .unwrap_or_default(),
             seed: result.spec.seed,
             restarts: self.settings.kmeans_restarts.max(1),
+            svm: self.settings.svm,
             predictions: result.predictions.clone(),
             known: self
                 .run
