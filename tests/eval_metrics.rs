@@ -290,6 +290,7 @@ fn svm_weights_match_liblinear_on_iris() {
     let params = LinearSvmParams {
         eps: 1e-10,
         max_iter: 1_000_000,
+        scaling: nmf_playground::engine::eval::SvmScaling::Raw,
         ..LinearSvmParams::default()
     };
     let m = nmf_playground::engine::eval::LinearSvm::fit(x.view(), &y, &params).unwrap();

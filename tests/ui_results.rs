@@ -247,6 +247,7 @@ fn evaluate_scores_two_separated_groups_perfectly() {
         triplets: Vec::new(),
         seed: 0,
         restarts: 4,
+        svm: nmf_playground::engine::eval::SvmScaling::default(),
         predictions: None,
         known: Vec::new(),
         data: None,

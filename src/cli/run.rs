@@ -4,7 +4,7 @@ use super::CliError;
 use super::drive::fit_job;
 use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::{self, Dataset, LabelColumn, LoadOptions, Preprocess};
-use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, evaluate_run};
+use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, SvmScaling, evaluate_run};
 use crate::engine::experiment::{self, FitOptions, StopReason};
 use crate::engine::export::{Factors, RunWriter, SampleLabels, clusters_csv, predictions_csv};
 use crate::engine::linalg;
@@ -26,10 +26,13 @@ pub struct DataArgs {
     /// session).
     #[arg(long, default_value = "", hide_default_value = true)]
     pub data: String,
-    /// Preprocessing: none, l2 (unit-norm samples, the papers' default), max, shift, minmax
-    /// (each feature to [0, 1]), minmax,l2 (minmax, then unit-norm samples), or standardize
-    /// (per-feature z-scores; negative values, for 2-STGINMF only).
-    #[arg(long, default_value = "l2", value_parser = parse_preprocess)]
+    /// Preprocessing: auto (chosen from the data: l2 for images and for tables whose features
+    /// share one range, minmax,l2 for tables whose features' ranges differ by more than 10×
+    /// or that hold negative values; the choice and its reason are printed and recorded),
+    /// none, l2 (unit-norm samples, the papers' default), max, shift, minmax (each feature to
+    /// [0, 1]), minmax,l2 (minmax, then unit-norm samples), or standardize (per-feature
+    /// z-scores; negative values, for 2-STGINMF only).
+    #[arg(long, default_value = "auto", value_parser = parse_preprocess)]
     pub preprocess: Preprocess,
     /// Labels file (one label per line, or a .npy vector): for .npy data, or replacing the
     /// labels of other data (a .mat without gnd, a CSV, images).
@@ -180,6 +183,12 @@ pub struct RunArgs {
     /// docs/models.md §8.2).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
     pub kmeans_repeats: u64,
+    /// Feature scaling of the linear SVMs (the 80/20 split on H, and the baselines of a
+    /// classifier on X and NMF's H): standardized (each feature to z-scores by the training
+    /// samples' mean and deviation, as StandardScaler + LinearSVC) or raw (the RPNMF paper's
+    /// protocol, for its Table 2).
+    #[arg(long, default_value = "standardized", value_parser = parse_svm)]
+    pub svm: SvmScaling,
     /// Threads the fit's products may use (default: every core). The result is the same bits
     /// for any count.
     #[arg(long)]
@@ -264,6 +273,11 @@ fn session_side(
 
 fn parse_preprocess(s: &str) -> Result<Preprocess, String> {
     Preprocess::parse(s)
+}
+
+/// `--svm standardized|raw`.
+pub fn parse_svm(s: &str) -> Result<SvmScaling, String> {
+    SvmScaling::parse(s)
 }
 
 fn parse_resize(s: &str) -> Result<(u32, u32), String> {
@@ -398,6 +412,9 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     for w in &data.warnings {
         eprintln!("warning: {w}");
     }
+    if let Some(why) = &data.preprocess_reason {
+        eprintln!("preprocessing: {why}");
+    }
     let spec = model_spec(args, &data)?;
     let (triplets, triplet_source, known) = match &from_session {
         Some(((_, s), path)) => {
@@ -472,6 +489,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         &Protocol {
             kmeans_restarts: restarts,
             classify: true,
+            svm: args.svm,
         },
     );
     for note in &ev.notes {
@@ -501,6 +519,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             "m": data.m(),
             "classes": data.n_classes(),
             "preprocess": data.preprocess.name().to_owned(),
+            "preprocess_reason": data.preprocess_reason,
         },
         "k": spec.k,
         "max_iter": fit.max_iter,

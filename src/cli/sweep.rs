@@ -27,8 +27,8 @@ use super::output::write_atomic;
 use super::run::{DataArgs, StopArgs, TripletArgs, load_data, parse_model};
 use crate::engine::constraints::generate::{ProtocolOptions, generate_triplets, labels_from_truth};
 use crate::engine::constraints::{SideInfo, Triplet};
-use crate::engine::data::Dataset;
-use crate::engine::eval::{self, MeanStd, RunInput, derive_seed, evaluate_run};
+use crate::engine::data::{Dataset, Preprocess};
+use crate::engine::eval::{self, MeanStd, RunInput, SvmScaling, derive_seed, evaluate_run};
 use crate::engine::experiment::StopReason;
 use crate::engine::fsutil::csv_field;
 use crate::engine::linalg;
@@ -143,6 +143,12 @@ pub struct SweepArgs {
     /// Evaluation protocol.
     #[arg(long, value_enum, default_value_t = Protocol::Clustering)]
     pub protocol: Protocol,
+    /// Feature scaling of the linear SVMs: standardized (z-scores from the training samples,
+    /// the default for a new sweep) or raw (the RPNMF paper's protocol). `--resume` keeps the
+    /// folder's recorded scaling when this is not given (raw for sweeps made before it was
+    /// recorded).
+    #[arg(long, value_parser = super::run::parse_svm)]
+    pub svm: Option<SvmScaling>,
     /// Output folder: runs.csv, sweep.json, summary.md, summary.json.
     #[arg(long, default_value = "sweep-out")]
     pub out: PathBuf,
@@ -293,6 +299,48 @@ struct Manifest {
     /// `--shard i/N` (absent for an unsharded or merged sweep).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     shard: Option<String>,
+    /// The linear SVMs' feature scaling (sweeps made before it was recorded used raw H).
+    #[serde(default = "raw_svm")]
+    svm: SvmScaling,
+}
+
+/// The SVM scaling of a manifest that does not record one.
+fn raw_svm() -> SvmScaling {
+    SvmScaling::Raw
+}
+
+/// `args` with the choices a sweep folder has already made filled in: on `--resume`, the
+/// recorded preprocessing when `--preprocess` is `auto` (so a folder made with `l2` before
+/// `auto` existed goes on with `l2`) and the recorded SVM scaling when `--svm` is not given;
+/// otherwise the defaults.
+fn settled_args(args: &SweepArgs) -> Result<SweepArgs, CliError> {
+    let mut out = args.clone();
+    let path = args.out.join("sweep.json");
+    let old = if args.resume && args.out.join("runs.csv").exists() && path.exists() {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| {
+                format!(
+                    "--resume: cannot read {} (the sweep's manifest)",
+                    path.display()
+                )
+            })
+            .map_err(bad)?;
+        Some(
+            serde_json::from_str::<Manifest>(&text)
+                .with_context(|| format!("--resume: {} is not a sweep manifest", path.display()))
+                .map_err(bad)?,
+        )
+    } else {
+        None
+    };
+    if let Some(old) = &old
+        && args.input.preprocess == Preprocess::Auto
+    {
+        out.input.preprocess = Preprocess::parse(&old.preprocess)
+            .map_err(|e| bad(anyhow!("--resume: {}: preprocess: {e}", path.display())))?;
+    }
+    out.svm = Some(args.svm.or(old.as_ref().map(|m| m.svm)).unwrap_or_default());
+    Ok(out)
 }
 
 impl Manifest {
@@ -596,6 +644,7 @@ fn fit_and_score(
         &eval::Protocol {
             kmeans_restarts: usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX),
             classify: args.protocol == Protocol::Classification,
+            svm: args.svm.unwrap_or_default(),
         },
     );
     let mut notes = result.notes.clone();
@@ -629,7 +678,16 @@ fn fit_and_score(
         row.insert("recon_error".into(), f(e));
     }
     if semi {
-        semi_scores(&result, data, truth, k, &known, job.seed, row)?;
+        semi_scores(
+            &result,
+            data,
+            truth,
+            k,
+            &known,
+            job.seed,
+            args.svm.unwrap_or_default(),
+            row,
+        )?;
     }
     Ok(())
 }
@@ -643,6 +701,7 @@ fn semi_scores(
     k: usize,
     known: &[Option<usize>],
     seed: u64,
+    scaling: SvmScaling,
     row: &mut Row,
 ) -> anyhow::Result<()> {
     use crate::engine::eval::{ClassifierOutput, score_semi, svm_on_given};
@@ -670,6 +729,7 @@ fn semi_scores(
                 Some(data.x.view()),
                 baseline.as_ref().map(|b| b.view()),
                 seed,
+                scaling,
             )?;
             for n in notes {
                 push_note(row, &format!("evaluation: {n}"));
@@ -683,11 +743,11 @@ fn semi_scores(
         }
         // Not a classifier: a linear SVM on its H, trained on the given samples.
         None => (
-            svm_on_given(result.h.view(), known, truth, seed)?,
-            Some(svm_on_given(data.x.view(), known, truth, seed)?),
+            svm_on_given(result.h.view(), known, truth, seed, scaling)?,
+            Some(svm_on_given(data.x.view(), known, truth, seed, scaling)?),
             baseline
                 .as_ref()
-                .map(|b| svm_on_given(b.view(), known, truth, seed))
+                .map(|b| svm_on_given(b.view(), known, truth, seed, scaling))
                 .transpose()?,
         ),
     };
@@ -801,10 +861,16 @@ pub fn run_sweep(
         return Err(bad(anyhow!("--models: no model given")));
     }
     let grid = parse_grid(&args.grid).map_err(|e| bad(anyhow!(e)))?;
+    let settled = settled_args(args)?;
+    let args = &settled;
+    let svm = args.svm.unwrap_or_default();
 
     let data = Arc::new(load_data(&args.input)?);
     for w in &data.warnings {
         eprintln!("warning: {w}");
+    }
+    if let Some(why) = &data.preprocess_reason {
+        eprintln!("preprocessing: {why}");
     }
     // A bad --reveal or --known-labels is one error up front, not one per run.
     for share in args.labels.shares() {
@@ -855,6 +921,7 @@ pub fn run_sweep(
             Vec::new()
         },
         shard: args.shard.map(|s| s.to_string()),
+        svm,
     };
     let out = &args.out;
     let csv_path = out.join("runs.csv");

@@ -186,6 +186,7 @@ fn fit_one(
         &Protocol {
             kmeans_restarts: scan.kmeans_restarts.max(1),
             classify: false,
+            ..Protocol::default()
         },
     );
     Ok(RunOutcome {

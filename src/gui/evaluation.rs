@@ -8,7 +8,9 @@
 use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
-use crate::engine::eval::{ClassifierOutput, EvalProgress, Protocol, RunInput, evaluate_run_with};
+use crate::engine::eval::{
+    ClassifierOutput, EvalProgress, Protocol, RunInput, SvmScaling, evaluate_run_with,
+};
 use crate::engine::experiment::{StopReason, nmf_baseline};
 use crate::engine::fsutil::{csv_field, write_atomic};
 use crate::engine::models::{Predictions, WarmStart, params_string};
@@ -30,6 +32,8 @@ pub struct EvalInput {
     pub triplets: Vec<Triplet>,
     pub seed: u64,
     pub restarts: usize,
+    /// Feature scaling of the linear SVMs (Results panel).
+    pub svm: SvmScaling,
     /// A classifier's predictions (2-STGINMF), scored on the samples not given.
     pub predictions: Option<Arc<Predictions>>,
     /// The labels the run was given (its training set), per sample.
@@ -77,6 +81,7 @@ pub fn evaluate(input: &EvalInput) -> Evaluation {
         &Protocol {
             kmeans_restarts: input.restarts.max(1),
             classify: true,
+            svm: input.svm,
         },
         &input.progress,
     );
@@ -209,6 +214,7 @@ impl App {
                 .unwrap_or_default(),
             seed: result.spec.seed,
             restarts: self.settings.kmeans_restarts.max(1),
+            svm: self.settings.svm,
             predictions: result.predictions.clone(),
             known: self
                 .run

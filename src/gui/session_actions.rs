@@ -54,7 +54,8 @@ impl App {
             version: crate::engine::session::VERSION,
             dataset: DatasetRef {
                 path: dataset_path,
-                preprocess: opts.preprocess,
+                // The resolved choice (never `auto`), so the session reopens as it was.
+                preprocess: data.preprocess,
                 label_column: DatasetRef::label_column_text(&opts.label_column),
                 labels_file: opts.labels_file.clone(),
                 resize: opts.resize,

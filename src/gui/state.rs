@@ -44,6 +44,9 @@ pub struct Settings {
     pub dark: bool,
     /// k-means restarts of the evaluation after each run (docs/models.md §8.2 uses 50).
     pub kmeans_restarts: usize,
+    /// Feature scaling of the evaluation's linear SVMs (standardised, or raw as the RPNMF
+    /// paper).
+    pub svm: crate::engine::eval::SvmScaling,
     /// The data and constraints panel (left) is shown.
     pub show_data_panel: bool,
     /// The model and results panel (right) is shown.
@@ -77,6 +80,7 @@ impl Default for Settings {
             normalise_curves: false,
             dark: true,
             kmeans_restarts: 50,
+            svm: crate::engine::eval::SvmScaling::default(),
             tour_seen: false,
         }
     }

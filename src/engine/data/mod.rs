@@ -39,10 +39,15 @@ pub struct Fingerprint {
 /// Preprocessing applied after loading (columns = samples).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Preprocess {
+    /// Chosen from the data when it is loaded ([`preprocess::resolve_auto`]): `L2` for images
+    /// and for tables whose features share one range, `MinMaxL2` for tables whose features'
+    /// ranges differ or that hold negative values. A loaded [`Dataset`] records the resolved
+    /// choice, never `Auto`.
+    #[default]
+    Auto,
     /// Use X as loaded.
     None,
     /// Scale every sample (column) to unit L2 norm: the papers' default (docs/models.md §8).
-    #[default]
     L2,
     /// Divide by the global maximum.
     Max,
@@ -64,7 +69,8 @@ impl Preprocess {
     /// The steps in the order they are applied (a single step for all but the chains).
     pub fn steps(self) -> &'static [Preprocess] {
         match self {
-            Preprocess::None => &[],
+            // Resolved before it is applied ([`preprocess::apply`] resolves it from X alone).
+            Preprocess::Auto | Preprocess::None => &[],
             Preprocess::L2 => &[Preprocess::L2],
             Preprocess::Max => &[Preprocess::Max],
             Preprocess::Shift => &[Preprocess::Shift],
@@ -74,9 +80,11 @@ impl Preprocess {
         }
     }
 
-    /// The command-line spelling (`none`, `l2`, `max`, `shift`, `minmax`, `minmax,l2`).
+    /// The command-line spelling (`auto`, `none`, `l2`, `max`, `shift`, `minmax`, `minmax,l2`,
+    /// `standardize`).
     pub fn name(self) -> &'static str {
         match self {
+            Preprocess::Auto => "auto",
             Preprocess::None => "none",
             Preprocess::L2 => "l2",
             Preprocess::Max => "max",
@@ -88,7 +96,8 @@ impl Preprocess {
     }
 
     /// Every preprocessing, in the order the app lists them.
-    pub const ALL: [Preprocess; 7] = [
+    pub const ALL: [Preprocess; 8] = [
+        Preprocess::Auto,
         Preprocess::None,
         Preprocess::L2,
         Preprocess::Max,
@@ -115,12 +124,14 @@ impl Preprocess {
             })
     }
 
-    /// Whether negative values are allowed in the raw data (a step shifts them away).
+    /// Whether negative values are allowed in the raw data (a step shifts them away; `Auto`
+    /// resolves to `minmax,l2` when it finds one).
     pub fn accepts_negatives(self) -> bool {
-        matches!(
-            self.steps().first(),
-            Some(Preprocess::Shift | Preprocess::MinMax | Preprocess::Standardize)
-        )
+        self == Preprocess::Auto
+            || matches!(
+                self.steps().first(),
+                Some(Preprocess::Shift | Preprocess::MinMax | Preprocess::Standardize)
+            )
     }
 }
 
@@ -155,8 +166,11 @@ pub struct Dataset {
     pub source: String,
     /// Identity of the raw content, computed before preprocessing.
     pub fingerprint: Fingerprint,
-    /// Preprocessing that was applied.
+    /// Preprocessing that was applied: the resolved choice, never [`Preprocess::Auto`].
     pub preprocess: Preprocess,
+    /// Why `auto` chose [`Self::preprocess`], in one line for the Data panel and the CLI
+    /// (`None` when the preprocessing was given explicitly).
+    pub preprocess_reason: Option<String>,
     /// Non-fatal notes from loading (skipped files, dropped zero columns, ...).
     pub warnings: Vec<String>,
 }
@@ -189,7 +203,7 @@ pub struct LoadOptions {
 impl Default for LoadOptions {
     fn default() -> Self {
         Self {
-            preprocess: Preprocess::L2,
+            preprocess: Preprocess::Auto,
             label_column: LabelColumn::Auto,
             labels_file: None,
             resize: None,
@@ -219,6 +233,7 @@ impl Dataset {
             source: source.into(),
             fingerprint,
             preprocess: Preprocess::None,
+            preprocess_reason: None,
             warnings: Vec::new(),
         }
     }
@@ -238,6 +253,7 @@ impl Dataset {
             source: source.into(),
             fingerprint: Fingerprint { n, m, hash: 0 },
             preprocess: Preprocess::None,
+            preprocess_reason: None,
             warnings: Vec::new(),
         }
     }
@@ -354,9 +370,17 @@ pub(crate) fn finish(mut ds: Dataset, opts: &LoadOptions) -> Dataset {
     ds.fingerprint = fingerprint_of(&ds.x);
     let quality = preprocess::quality_warnings(&ds.x, &ds.sample_names);
     ds.warnings.extend(quality);
-    let notes = preprocess::apply(&mut ds.x, opts.preprocess);
+    let (chosen, reason) = match opts.preprocess {
+        Preprocess::Auto => {
+            let auto = preprocess::resolve_auto(&ds.x, ds.image_shape.is_some());
+            (auto.choice, Some(auto.reason))
+        }
+        p => (p, None),
+    };
+    let notes = preprocess::apply(&mut ds.x, chosen);
     ds.warnings.extend(notes);
-    ds.preprocess = opts.preprocess;
+    ds.preprocess = chosen;
+    ds.preprocess_reason = reason;
     ds
 }
 

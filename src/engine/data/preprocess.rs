@@ -27,7 +27,14 @@ fn list_some(names: impl Iterator<Item = String>, total: usize) -> String {
 /// * `MinMaxL2`: `MinMax`, then `L2`.
 /// * `Standardize`: every row to z-scores by its mean and population standard deviation (a
 ///   constant row becomes 0); the result is negative where a value is below its mean.
+///
+/// `Auto` is resolved from `x` alone (as a table: [`resolve_auto`] with `is_image` false);
+/// the loaders resolve it themselves, knowing whether the samples are images.
 pub fn apply(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
+    let p = match p {
+        Preprocess::Auto => resolve_auto(x, false).choice,
+        p => p,
+    };
     let mut notes = Vec::new();
     for &step in p.steps() {
         notes.extend(apply_step(x, step));
@@ -39,7 +46,7 @@ pub fn apply(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
 fn apply_step(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
     let mut notes = Vec::new();
     match p {
-        Preprocess::None | Preprocess::MinMaxL2 => {}
+        Preprocess::Auto | Preprocess::None | Preprocess::MinMaxL2 => {}
         Preprocess::MinMax => {
             let mut constant = 0usize;
             for mut row in x.rows_mut() {
@@ -115,6 +122,113 @@ fn apply_step(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
         }
     }
     notes
+}
+
+/// Ratio of feature ranges above which `auto` treats a table as mixed (features measured on
+/// different scales) and scales each feature to [0, 1] before the samples to unit length.
+///
+/// Chosen from the public sets: the pixel tables have ratio ≤ 2.7 (digits and optdigits, whose
+/// edge pixels have small ranges, 16 / 6), semeion 1, iris 2.5 (four lengths in cm); the tables
+/// that `l2` ruins have dermatology 25 (33 clinical scores 0–3 and the age 0–75) and glass 472
+/// (the refractive index varies by 0.023, the oxides by up to 10.8). 10 leaves a wide margin on
+/// both sides.
+pub const AUTO_RANGE_RATIO: f64 = 10.0;
+
+/// Quantile of the nonzero feature ranges that `auto` compares the largest range with: the
+/// 10th percentile, so that a few nearly blank features (an image's border pixels, 1 in 16
+/// digits) do not make a pixel table look mixed; with fewer than ten features it is the
+/// smallest range.
+pub const AUTO_LOW_QUANTILE: f64 = 0.1;
+
+/// What `auto` resolved to, and why (one line for the Data panel and `run`'s output).
+#[derive(Clone, Debug, PartialEq)]
+pub struct AutoChoice {
+    pub choice: Preprocess,
+    pub reason: String,
+}
+
+/// `auto`'s rule. Images → `l2`. A table with a negative value → `minmax,l2` (the NMF models
+/// need X ≥ 0, and a shift alone would keep the features' scales). Otherwise the range
+/// (max − min) of every nonconstant feature is taken; when the largest is more than
+/// [`AUTO_RANGE_RATIO`] times the [`AUTO_LOW_QUANTILE`] of them, the features are on different
+/// scales → `minmax,l2`; else they share one range (pixel-like) → `l2`. Constant features are
+/// left out of the ratio (they carry nothing and are reported by [`quality_warnings`]); a table
+/// with no nonconstant feature gets `l2`.
+pub fn resolve_auto(x: &Array2<f64>, is_image: bool) -> AutoChoice {
+    const UNIT: &str = "samples to unit length";
+    if is_image {
+        return AutoChoice {
+            choice: Preprocess::L2,
+            reason: format!("auto: images, {UNIT}"),
+        };
+    }
+    let mut ranges = Vec::with_capacity(x.nrows());
+    let mut negative = false;
+    for row in x.rows() {
+        let (lo, hi) = row
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (a.min(v), b.max(v))
+            });
+        negative |= lo < 0.0;
+        let r = hi - lo;
+        if r > 0.0 && r.is_finite() {
+            ranges.push(r);
+        }
+    }
+    ranges.sort_by(f64::total_cmp);
+    let scaled = |what: String| AutoChoice {
+        choice: Preprocess::MinMaxL2,
+        reason: format!("auto: {what}, each scaled to [0, 1], then {UNIT}"),
+    };
+    if negative {
+        return scaled("negative values".into());
+    }
+    let (Some(&low), Some(&high)) = (
+        ranges.get(((ranges.len() as f64) * AUTO_LOW_QUANTILE) as usize),
+        ranges.last(),
+    ) else {
+        return AutoChoice {
+            choice: Preprocess::L2,
+            reason: format!("auto: no feature varies, {UNIT}"),
+        };
+    };
+    if high > AUTO_RANGE_RATIO * low {
+        scaled(format!(
+            "features range from {} to {}",
+            short(ranges[0]),
+            short(high)
+        ))
+    } else {
+        // The nearly blank features the percentile passed over are mentioned, not hidden.
+        let few = if ranges[0] < low {
+            "; a few smaller"
+        } else {
+            ""
+        };
+        AutoChoice {
+            choice: Preprocess::L2,
+            reason: format!(
+                "auto: features range from {} to {} (one scale{few}), {UNIT}",
+                short(low),
+                short(high)
+            ),
+        }
+    }
+}
+
+/// A range for a one-line message: three significant digits, no exponent in everyday sizes.
+fn short(v: f64) -> String {
+    if v != 0.0 && !(1e-3..1e6).contains(&v.abs()) {
+        return format!("{v:.2e}");
+    }
+    let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
 }
 
 /// Scale every column of `x` to unit Euclidean norm (all-zero columns stay zero); returns how
@@ -251,6 +365,75 @@ mod tests {
             notes.iter().any(|n| n.contains("1 constant feature")),
             "{notes:?}"
         );
+    }
+
+    /// `auto` on hand-made tables (rows = features): one range, mixed ranges, a constant
+    /// feature, negative values, images, and nothing that varies.
+    #[test]
+    fn auto_rule_on_hand_made_tables() {
+        // Three features on one range (0–8, 0–6, 0–5): l2.
+        let one = array![[0.0, 8.0, 4.0], [6.0, 0.0, 3.0], [5.0, 1.0, 0.0]];
+        let a = resolve_auto(&one, false);
+        assert_eq!(a.choice, Preprocess::L2, "{a:?}");
+        assert_eq!(
+            a.reason,
+            "auto: features range from 5 to 8 (one scale), samples to unit length"
+        );
+        // Ranges 0.13 and 1680: mixed, and the line the Data panel shows.
+        let mixed = array![[0.1, 0.23, 0.2], [20.0, 1700.0, 900.0]];
+        let a = resolve_auto(&mixed, false);
+        assert_eq!(a.choice, Preprocess::MinMaxL2);
+        assert_eq!(
+            a.reason,
+            "auto: features range from 0.13 to 1680, each scaled to [0, 1], then samples to \
+             unit length"
+        );
+        // Just at the threshold (ratio 10) is still one scale; above it is mixed.
+        let at = array![[0.0, 1.0], [0.0, 10.0]];
+        assert_eq!(resolve_auto(&at, false).choice, Preprocess::L2);
+        let above = array![[0.0, 1.0], [0.0, 10.5]];
+        assert_eq!(resolve_auto(&above, false).choice, Preprocess::MinMaxL2);
+        // A constant feature (range 0) is left out: the others share one range.
+        let constant = array![[7.0, 7.0, 7.0], [0.0, 3.0, 1.0], [2.0, 0.0, 4.0]];
+        assert_eq!(resolve_auto(&constant, false).choice, Preprocess::L2);
+        // A constant feature far above the others does not make the table mixed either, and
+        // a table where nothing varies gets l2.
+        let flat = array![[500.0, 500.0], [1.0, 1.0]];
+        let a = resolve_auto(&flat, false);
+        assert_eq!(a.choice, Preprocess::L2);
+        assert!(a.reason.contains("no feature varies"), "{a:?}");
+        // Negative values: minmax,l2 whatever the ranges, and load accepts them.
+        let neg = array![[-1.0, 1.0, 0.0], [0.0, 2.0, 1.0]];
+        let a = resolve_auto(&neg, false);
+        assert_eq!(a.choice, Preprocess::MinMaxL2);
+        assert!(a.reason.contains("negative values"), "{a:?}");
+        assert!(Preprocess::Auto.accepts_negatives());
+        // Images: l2 even when the pixels' ranges differ.
+        assert_eq!(resolve_auto(&mixed, true).choice, Preprocess::L2);
+        // `apply` resolves auto as a table and applies the choice.
+        let mut m = mixed.clone();
+        apply(&mut m, Preprocess::Auto);
+        let mut want = mixed;
+        apply(&mut want, Preprocess::MinMaxL2);
+        assert_eq!(m, want);
+    }
+
+    /// Ten features, one of them nearly blank (range 1 against 16): the 10th percentile of
+    /// the ranges is the next one (16), so the table stays one scale (like digits' border
+    /// pixels); with two nearly blank features of ten, it is mixed.
+    #[test]
+    fn auto_ignores_a_few_nearly_blank_features() {
+        let mut x = Array2::from_shape_fn((10, 4), |(i, j)| ((i + j) % 4) as f64 * 16.0 / 3.0);
+        x.row_mut(0).assign(&ndarray::arr1(&[0.0, 1.0, 0.0, 0.0]));
+        let a = resolve_auto(&x, false);
+        assert_eq!(a.choice, Preprocess::L2);
+        assert_eq!(
+            a.reason,
+            "auto: features range from 16 to 16 (one scale; a few smaller), samples to unit \
+             length"
+        );
+        x.row_mut(1).assign(&ndarray::arr1(&[0.0, 0.0, 1.0, 0.0]));
+        assert_eq!(resolve_auto(&x, false).choice, Preprocess::MinMaxL2);
     }
 
     #[test]

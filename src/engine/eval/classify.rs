@@ -64,9 +64,86 @@ pub fn stratified_split(
     Ok(Split { train, test })
 }
 
+/// How the features are scaled before the linear SVM sees them (docs/models.md §8.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SvmScaling {
+    /// Every feature to z-scores by the mean and (population) deviation of the **training**
+    /// samples only, applied to the test samples too: scikit-learn's `StandardScaler` then
+    /// `LinearSVC`. The score then does not depend on the scale of H (a model whose H is
+    /// 1e-4 is not scored at chance). A feature constant on the training samples is centred
+    /// and not scaled, as `StandardScaler` does.
+    #[default]
+    Standardized,
+    /// The features as given: the RPNMF paper's protocol (its Table 2).
+    Raw,
+}
+
+impl SvmScaling {
+    /// The command-line and JSON spelling (`standardized`, `raw`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SvmScaling::Standardized => "standardized",
+            SvmScaling::Raw => "raw",
+        }
+    }
+
+    /// Both, in the order the app lists them.
+    pub const ALL: [SvmScaling; 2] = [SvmScaling::Standardized, SvmScaling::Raw];
+
+    /// Parse the command-line spelling (`standardized`, also `standardised`/`std`; `raw`).
+    pub fn parse(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "standardized" | "standardised" | "std" => Ok(SvmScaling::Standardized),
+            "raw" => Ok(SvmScaling::Raw),
+            _ => Err(format!(
+                "unknown SVM scaling `{s}` (one of: standardized, raw)"
+            )),
+        }
+    }
+}
+
+/// Per-feature centre and scale learnt on the training samples (`StandardScaler`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FeatureScaler {
+    pub mean: Vec<f64>,
+    /// Population standard deviation; 1 for a feature constant on the training samples.
+    pub scale: Vec<f64>,
+}
+
+impl FeatureScaler {
+    /// Mean and population deviation of every row of `points` (d×n, columns are samples).
+    pub fn fit(points: ArrayView2<'_, f64>) -> Self {
+        let n = points.ncols().max(1) as f64;
+        let (mean, scale) = points
+            .rows()
+            .into_iter()
+            .map(|row| {
+                let mean = row.sum() / n;
+                let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+                let sd = var.sqrt();
+                (mean, if sd > 0.0 && sd.is_finite() { sd } else { 1.0 })
+            })
+            .unzip();
+        Self { mean, scale }
+    }
+
+    /// `(v − mean) / scale`, feature by feature (`points` is d×n).
+    pub fn transform(&self, points: ArrayView2<'_, f64>) -> Array2<f64> {
+        let mut out = points.to_owned();
+        for ((mut row, &m), &s) in out.rows_mut().into_iter().zip(&self.mean).zip(&self.scale) {
+            row.mapv_inplace(|v| (v - m) / s);
+        }
+        out
+    }
+}
+
 /// Hyperparameters of the linear SVM (LIBLINEAR `-s 1` defaults, with a bias term).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinearSvmParams {
+    /// Feature scaling before training (standardised on the training samples by default).
+    #[serde(default)]
+    pub scaling: SvmScaling,
     /// Cost C (LIBLINEAR default 1).
     pub c: f64,
     /// Value of the constant feature appended to every sample (LIBLINEAR `-B`); its weight is
@@ -91,6 +168,7 @@ impl Default for LinearSvmParams {
             max_iter: 1000,
             shrinking: true,
             seed: 0,
+            scaling: SvmScaling::Standardized,
         }
     }
 }
@@ -138,6 +216,10 @@ pub struct LinearSvm {
     pub dim: usize,
     /// Passes made by each binary problem (`max_iter` means it stopped without converging).
     pub passes: Vec<usize>,
+    /// The training samples' feature scaling, applied to every point before the weights
+    /// (`None`: raw features).
+    #[serde(default)]
+    pub scaler: Option<FeatureScaler>,
 }
 
 /// Samples as rows of a row-major buffer, with the bias feature appended.
@@ -295,7 +377,15 @@ impl LinearSvm {
                 found: classes.len(),
             });
         }
-        let (x, width) = design(points, params.bias)?;
+        let scaler = match params.scaling {
+            SvmScaling::Standardized => Some(FeatureScaler::fit(points)),
+            SvmScaling::Raw => None,
+        };
+        let scaled = scaler.as_ref().map(|s| s.transform(points));
+        let (x, width) = match &scaled {
+            Some(s) => design(s.view(), params.bias)?,
+            None => design(points, params.bias)?,
+        };
         // Binary: one model with classes[1] as the positive class; else one per class.
         let positives: Vec<usize> = if classes.len() == 2 {
             vec![classes[1]]
@@ -332,13 +422,17 @@ impl LinearSvm {
             bias: params.bias,
             dim: points.nrows(),
             passes,
+            scaler,
         })
     }
 
     /// Decision values, one row per binary model and one column per sample.
     pub fn decision_function(&self, points: ArrayView2<'_, f64>) -> Result<Array2<f64>, EvalError> {
         check_same_len("model features", self.dim, "point features", points.nrows())?;
-        let (x, width) = design(points, self.bias)?;
+        let (x, width) = match &self.scaler {
+            Some(s) => design(s.transform(points).view(), self.bias)?,
+            None => design(points, self.bias)?,
+        };
         let n = points.ncols();
         let mut out = Array2::zeros((self.weights.len(), n));
         for (m, w) in self.weights.iter().enumerate() {
@@ -563,6 +657,54 @@ mod tests {
             assert_eq!(m.predict(x.view()).unwrap(), y);
             assert_eq!(m, LinearSvm::fit(x.view(), &y, &p).unwrap());
         }
+    }
+
+    /// The standardisation by hand: training features (1, 2, 3) and (10, 10, 10) have means
+    /// 2 and 10, deviations √(2/3) and 0 (kept at 1); a test point (4, 13) becomes
+    /// ((4 − 2)/√(2/3), 3). The trained model then matches a raw-feature model trained on the
+    /// hand-standardised points, weight for weight.
+    #[test]
+    fn standardised_features_by_hand() {
+        let train = array![[1.0, 2.0, 3.0], [10.0, 10.0, 10.0]];
+        let s = FeatureScaler::fit(train.view());
+        let sd = (2.0f64 / 3.0).sqrt();
+        assert_eq!(s.mean, vec![2.0, 10.0]);
+        assert!(
+            (s.scale[0] - sd).abs() < 1e-15 && s.scale[1] == 1.0,
+            "{s:?}"
+        );
+        let t = s.transform(array![[4.0], [13.0]].view());
+        assert!(
+            (t[[0, 0]] - 2.0 / sd).abs() < 1e-14 && t[[1, 0]] == 3.0,
+            "{t}"
+        );
+
+        // A scale of 1e-4 (FNMF's H): raw, the default C cannot separate the classes (the
+        // weights would need norm ~1e4), standardised they are separated.
+        let x = array![
+            [0.0, 1.0, 0.5, 4.0, 5.0, 4.5],
+            [0.0, 0.5, 1.0, 4.0, 4.5, 5.0]
+        ] * 1e-4;
+        let y = [0, 0, 0, 1, 1, 1];
+        let std = LinearSvm::fit(x.view(), &y, &LinearSvmParams::default()).unwrap();
+        assert_eq!(std.predict(x.view()).unwrap(), y.to_vec());
+        let raw = LinearSvmParams {
+            scaling: SvmScaling::Raw,
+            ..LinearSvmParams::default()
+        };
+        let m = LinearSvm::fit(x.view(), &y, &raw).unwrap();
+        assert!(m.scaler.is_none());
+        assert_ne!(m.predict(x.view()).unwrap(), y.to_vec());
+        // Standardised = raw on the hand-standardised points.
+        let by_hand = FeatureScaler::fit(x.view()).transform(x.view());
+        let twin = LinearSvm::fit(by_hand.view(), &y, &raw).unwrap();
+        assert_eq!(std.weights, twin.weights);
+        assert_eq!(SvmScaling::parse("raw"), Ok(SvmScaling::Raw));
+        assert_eq!(
+            SvmScaling::parse("Standardised"),
+            Ok(SvmScaling::Standardized)
+        );
+        assert!(SvmScaling::parse("l2").is_err());
     }
 
     #[test]

@@ -22,20 +22,22 @@ pub mod classify;
 pub mod consensus;
 pub mod kmeans;
 pub mod ksel;
+pub mod label_spreading;
 pub mod metrics;
 pub mod run;
 pub mod semi;
 pub mod triplets;
 
 pub use classify::{
-    ClassificationOutcome, ClassificationSummary, LinearSvm, LinearSvmParams, Split,
-    classify_repeated, classify_split, stratified_split,
+    ClassificationOutcome, ClassificationSummary, FeatureScaler, LinearSvm, LinearSvmParams, Split,
+    SvmScaling, classify_repeated, classify_split, stratified_split,
 };
 pub use consensus::{
     argmax_labels, consensus_cophenetic, consensus_matrix, cophenetic_correlation,
 };
 pub use kmeans::{KMeansParams, KMeansResult, KMeansRun, RepeatedKMeans, kmeans, repeated_kmeans};
 pub use ksel::{RankStability, rank_stability, relative_error, run_labelling};
+pub use label_spreading::{LabelSpreadingParams, label_spreading, label_spreading_on_given};
 pub use metrics::{
     ClassScore, ClassificationReport, ClusteringScores, ClusteringSummary, ConfusionMatrix,
     MeanStd, NmiNorm, accuracy, classification_report, clustering_accuracy, clustering_scores,

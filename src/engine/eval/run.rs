@@ -3,7 +3,7 @@
 //! stratified split with a linear SVM, and the share of the run's triplets kept. A metric
 //! that cannot be computed becomes a note, never an error: a run is never lost to its score.
 
-use super::classify::{LinearSvmParams, classify_split_with};
+use super::classify::{LinearSvmParams, SvmScaling, classify_split_with};
 use super::kmeans::{KMeansParams, repeated_kmeans_with};
 use super::metrics::{
     ClassificationReport, ClusteringSummary, MeanStd, best_map, clustering_scores,
@@ -59,6 +59,8 @@ pub struct Protocol {
     pub kmeans_restarts: usize,
     /// Also run the classification protocol (labelled data only).
     pub classify: bool,
+    /// Feature scaling of every linear SVM (on H, and the baselines on X and NMF's H).
+    pub svm: SvmScaling,
 }
 
 impl Default for Protocol {
@@ -66,6 +68,7 @@ impl Default for Protocol {
         Self {
             kmeans_restarts: 50,
             classify: true,
+            svm: SvmScaling::Standardized,
         }
     }
 }
@@ -128,6 +131,8 @@ pub struct RunEvaluation {
     pub kept_h: Option<f64>,
     /// Share of them X keeps (when X was given).
     pub kept_x: Option<f64>,
+    /// Feature scaling of the linear SVMs that were trained.
+    pub svm: SvmScaling,
     /// Non-fatal problems (one metric could not be computed).
     pub notes: Vec<String>,
     pub seconds: f64,
@@ -156,6 +161,7 @@ pub fn evaluate_run_with(
     let mut ev = RunEvaluation {
         n_clusters: c,
         restarts: protocol.kmeans_restarts.max(1),
+        svm: protocol.svm,
         ..RunEvaluation::default()
     };
     let own_labels = input.assignments.is_some_and(|a| a.len() == n);
@@ -230,7 +236,7 @@ pub fn evaluate_run_with(
         }
     }
     if let (Some(t), Some(out)) = (truth, input.classifier.as_ref()) {
-        match score_semi(out, t, input.x, input.baseline_h, input.seed) {
+        match score_semi(out, t, input.x, input.baseline_h, input.seed, protocol.svm) {
             Ok((report, notes)) => {
                 ev.semi = Some(report);
                 ev.notes.extend(notes);
@@ -245,6 +251,7 @@ pub fn evaluate_run_with(
     if let (Some(t), true, None) = (truth, protocol.classify, input.classifier.as_ref()) {
         let svm = LinearSvmParams {
             seed: input.seed,
+            scaling: protocol.svm,
             ..LinearSvmParams::default()
         };
         match classify_split_with(input.h, t, TRAIN_FRACTION, input.seed, &svm, &|| {
@@ -277,6 +284,9 @@ impl RunEvaluation {
         let mut m = serde_json::Map::new();
         m.insert("cluster_method".into(), json!(self.cluster_method));
         m.insert("kmeans_repeats".into(), json!(self.restarts));
+        if self.classification.is_some() || self.semi.is_some() {
+            m.insert("svm".into(), json!(self.svm.name()));
+        }
         if let Some(s) = &self.clustering {
             for (name, v) in self.clustering_means() {
                 m.insert(name.into(), json!(v.mean));
@@ -434,6 +444,7 @@ mod tests {
         let p = Protocol {
             kmeans_restarts: 50,
             classify: false,
+            ..Protocol::default()
         };
         let ev = evaluate_run(&input, &p);
         assert_eq!(ev.cluster_method, ClusterMethod::Model);

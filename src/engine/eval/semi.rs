@@ -5,7 +5,7 @@
 //! a classifier is always read next to the baseline it has to beat.
 
 use super::EvalError;
-use super::classify::{LinearSvm, LinearSvmParams};
+use super::classify::{LinearSvm, LinearSvmParams, SvmScaling};
 use super::metrics::{ClassificationReport, classification_report};
 use ndarray::{ArrayView2, Axis};
 
@@ -51,12 +51,14 @@ fn unknown(known: &[Option<usize>]) -> Vec<usize> {
 }
 
 /// A linear SVM trained on the given columns of `points` (d×n) with their given labels, scored
-/// on the other columns against `truth`.
+/// on the other columns against `truth`; the features scaled by `scaling` (standardised on the
+/// given samples only).
 pub fn svm_on_given(
     points: ArrayView2<'_, f64>,
     known: &[Option<usize>],
     truth: &[usize],
     seed: u64,
+    scaling: SvmScaling,
 ) -> Result<ClassificationReport, EvalError> {
     super::check_same_len("known labels", known.len(), "samples", points.ncols())?;
     super::check_same_len("truth", truth.len(), "samples", points.ncols())?;
@@ -71,6 +73,7 @@ pub fn svm_on_given(
     }
     let params = LinearSvmParams {
         seed,
+        scaling,
         ..LinearSvmParams::default()
     };
     let svm = LinearSvm::fit(
@@ -91,6 +94,7 @@ pub fn score_semi(
     x: Option<ArrayView2<'_, f64>>,
     baseline_h: Option<ArrayView2<'_, f64>>,
     seed: u64,
+    scaling: SvmScaling,
 ) -> Result<(SemiReport, Vec<String>), EvalError> {
     let n = truth.len();
     super::check_same_len("predictions", out.predicted.len(), "truth", n)?;
@@ -104,13 +108,15 @@ pub fn score_semi(
     let model = classification_report(&t, &p)?;
     let mut notes = Vec::new();
     let mut baseline = |what: &str, points: Option<ArrayView2<'_, f64>>| {
-        points.and_then(|pts| match svm_on_given(pts, out.known, truth, seed) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                notes.push(format!("linear SVM on {what}: {e}"));
-                None
-            }
-        })
+        points.and_then(
+            |pts| match svm_on_given(pts, out.known, truth, seed, scaling) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    notes.push(format!("linear SVM on {what}: {e}"));
+                    None
+                }
+            },
+        )
     };
     let svm_x = baseline("X", x);
     let svm_h = baseline("NMF's H", baseline_h);
@@ -141,7 +147,7 @@ mod tests {
             predicted: &predicted,
             known: &known,
         };
-        let (r, notes) = score_semi(&out, &truth, None, None, 0).unwrap();
+        let (r, notes) = score_semi(&out, &truth, None, None, 0, SvmScaling::default()).unwrap();
         assert!(notes.is_empty());
         assert_eq!(r.given, 2);
         assert_eq!(r.model.n, 4);
@@ -158,12 +164,12 @@ mod tests {
         let x = array![[0.0, 0.1, 0.2, 5.0, 5.1, 5.2]];
         let truth = [0, 0, 0, 1, 1, 1];
         let known = [Some(0), None, None, None, None, Some(1)];
-        let r = svm_on_given(x.view(), &known, &truth, 0).unwrap();
+        let r = svm_on_given(x.view(), &known, &truth, 0, SvmScaling::default()).unwrap();
         assert_eq!(r.n, 4);
         assert_eq!(r.accuracy, 1.0);
         // A given label that disagrees with the truth is what the SVM learns from.
         let wrong = [Some(1), None, None, None, None, Some(0)];
-        let r = svm_on_given(x.view(), &wrong, &truth, 0).unwrap();
+        let r = svm_on_given(x.view(), &wrong, &truth, 0, SvmScaling::default()).unwrap();
         assert_eq!(r.accuracy, 0.0);
     }
 
@@ -177,7 +183,8 @@ mod tests {
             predicted: &predicted,
             known: &known,
         };
-        let (r, notes) = score_semi(&out, &truth, Some(x.view()), None, 0).unwrap();
+        let (r, notes) =
+            score_semi(&out, &truth, Some(x.view()), None, 0, SvmScaling::default()).unwrap();
         assert_eq!(r.model.accuracy, 0.5);
         assert!(r.svm_x.is_none());
         assert_eq!(notes.len(), 1);
@@ -191,7 +198,7 @@ mod tests {
             known: &[Some(0), Some(1)],
         };
         assert!(matches!(
-            score_semi(&out, &[0, 1], None, None, 0),
+            score_semi(&out, &[0, 1], None, None, 0, SvmScaling::default()),
             Err(EvalError::Empty)
         ));
     }

@@ -11,7 +11,14 @@ use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
 use std::path::PathBuf;
 
-const PREPROCESS: [(Preprocess, &str, &str); 7] = [
+const PREPROCESS: [(Preprocess, &str, &str); 8] = [
+    (
+        Preprocess::Auto,
+        "auto",
+        "Chosen from the data: L2 for images and for tables whose features share one range; \
+         min-max, then L2 for tables whose features' ranges differ by more than 10× or that \
+         hold negative values. The choice and its reason are shown below",
+    ),
     (Preprocess::None, "none", "Use X as loaded"),
     (
         Preprocess::L2,
@@ -179,7 +186,11 @@ pub fn show(
         ui.label(format!("images {w} × {h} px"));
     }
     super::labels::show(ui, session, view, cmds);
-    ui.label(format!("preprocessing: {}", preprocess_label(d.preprocess)));
+    let line = match &d.preprocess_reason {
+        Some(why) => format!("preprocessing: {why}"),
+        None => format!("preprocessing: {}", preprocess_label(d.preprocess)),
+    };
+    ui.label(line);
     for w in &d.warnings {
         ui.label(RichText::new(format!("warning: {w}")).color(Color32::from_rgb(220, 170, 40)));
     }

@@ -5,7 +5,7 @@
 use eframe::egui;
 
 use crate::engine::data::Dataset;
-use crate::engine::eval::{ClusterMethod, ConfusionMatrix, MeanStd};
+use crate::engine::eval::{ClusterMethod, ConfusionMatrix, MeanStd, SvmScaling};
 use crate::gui::command::Commands;
 use crate::gui::state::{Evaluation, HistoryRow, Session, Settings};
 use crate::gui::view::ViewState;
@@ -68,6 +68,29 @@ pub fn show(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
         ui.add(DragValue::new(&mut settings.kmeans_restarts).range(1..=MAX_RESTARTS))
             .labelled_by(l.id)
             .on_hover_text("Restarts of k-means on H after each run (docs/models.md §8.2 uses 50)");
+    });
+    ui.horizontal(|ui| {
+        let l = ui.label("SVM features");
+        egui::ComboBox::from_id_salt("svm_scaling")
+            .selected_text(settings.svm.name())
+            .show_ui(ui, |ui| {
+                for (s, help) in [
+                    (
+                        SvmScaling::Standardized,
+                        "Each feature of H to z-scores by the training samples (StandardScaler + \
+                         linear SVM): the score does not depend on H's scale",
+                    ),
+                    (
+                        SvmScaling::Raw,
+                        "H as it is: the RPNMF paper's protocol (its Table 2)",
+                    ),
+                ] {
+                    ui.selectable_value(&mut settings.svm, s, s.name())
+                        .on_hover_text(help);
+                }
+            })
+            .response
+            .labelled_by(l.id);
     });
     if let Some(run) = session.evaluating {
         ui.horizontal(|ui| {

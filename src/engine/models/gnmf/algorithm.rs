@@ -79,7 +79,14 @@ impl Gnmf {
                 ),
             });
         }
-        let (w, h) = start_wh(spec, m, n, mean);
+        let (mut w, mut h) = start_wh(spec, m, n, mean);
+        // Cai's start (NormalizeUV): W's columns to unit length, H's rows scaled to keep WH, so
+        // that H is on the scale λ was chosen for in his code and the graph term weighs what it
+        // weighs there (docs/models.md §3.2). Not with λ = 0 (NMF bit for bit) nor a warm start
+        // (used as given).
+        if params.lambda > 0.0 && spec.init.is_none() {
+            normalize_w_columns(&mut w, &mut h);
+        }
         Ok(Self::with_factors(data, params, graph, w, h))
     }
 

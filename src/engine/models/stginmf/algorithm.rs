@@ -35,6 +35,21 @@ pub const INIT_SPREAD: f64 = 0.5;
 /// collapsed ([`Stginmf::restart_if_collapsed`]).
 const COLLAPSED: f64 = 1e-3;
 
+/// Relative ridge of the ALS solves, ε_r = RIDGE·Tr(G)/k (docs/models.md §7.2).
+const RIDGE: f64 = 1e-10;
+
+/// A step whose factor (V or U) comes out more than this many times larger in Frobenius norm
+/// than it went in has blown up: the Gram matrix was nearly singular (few labels per class, e.g.
+/// one per class on ORL makes V square), and the fit terms, quartic in the factor, would jump by
+/// 10⁴ or more. The step is solved again with the ridge raised ([`RIDGE_STEP`]).
+const BLOWUP: f64 = 10.0;
+
+/// Factor by which the relative ridge is raised after a blown-up step, up to [`RIDGE_MAX`].
+const RIDGE_STEP: f64 = 1e3;
+
+/// Largest relative ridge the blow-up guard uses (then the step is taken as it is).
+const RIDGE_MAX: f64 = 0.1;
+
 /// The matrices of one round: training and test samples, S, Y_L, P, K and the factors.
 struct Round {
     /// Sample indices of the training set (given and self-trained) and of the test set.
@@ -94,6 +109,14 @@ pub struct Stginmf {
     /// S·V of the current V, kept from the objective for the next stage-1 step (S is the
     /// one dense n_L×n_L matrix: its product is the cost of a step, docs/models.md §7.6).
     sv: Option<Array2<f64>>,
+    /// Relative ridge of the current stage's solves ([`RIDGE`], raised by the blow-up guard).
+    ridge: f64,
+    /// Steps that blew up and were solved again with a larger ridge, and the largest ridge.
+    blowups: usize,
+    ridge_used: f64,
+    /// Stage-1 steps of the current round, restarts included (a stage with its restarts is
+    /// held to 2 × `stage_iters`).
+    stage1_steps: usize,
 }
 
 impl Stginmf {
@@ -176,6 +199,10 @@ impl Stginmf {
             notes: Vec::new(),
             interrupt: Interrupt::new(),
             sv: None,
+            ridge: RIDGE,
+            blowups: 0,
+            ridge_used: RIDGE,
+            stage1_steps: 0,
             label,
             data,
         };
@@ -209,6 +236,8 @@ impl Stginmf {
         self.round = round;
         self.stage = Stage::One;
         self.iter = 0;
+        self.stage1_steps = 0;
+        self.ridge = RIDGE;
         self.refresh_stage1_terms();
         self.refresh_stage2_terms();
         self.refresh_outputs();
@@ -250,8 +279,17 @@ impl Stginmf {
             .and(&r.y)
             .for_each(|a, &y| *a += p.lambda1 * y - p.lambda2);
         let g = r.v.t().dot(&r.v);
-        let new = clipped(rhs.dot(&ridge_inverse(&g)));
-        update(&mut r.v, new, p.damping)
+        let (new, blew) = guarded_solve(&rhs, &g, &r.v, &mut self.ridge);
+        self.note_blowup(blew);
+        update(&mut self.round.v, new, p.damping)
+    }
+
+    /// Count a step the guard solved again ([`guarded_solve`]), for the run's note.
+    fn note_blowup(&mut self, blew: bool) {
+        if blew {
+            self.blowups += 1;
+            self.ridge_used = self.ridge_used.max(self.ridge);
+        }
     }
 
     /// The collapse guard of stage 1 [C] (docs/models.md §7.2): when a class that has
@@ -276,12 +314,28 @@ impl Stginmf {
         if !(dead_col || dead_row) || self.params.lambda2 == 0.0 {
             return false;
         }
+        // A restart runs up to `stage_iters` more steps: only while the stage has used less
+        // than one stage's worth, so that stage 1 with its restarts stays within 2 ×
+        // `stage_iters` (400 at the defaults, under the loop's per-phase cap of 500).
+        if self.stage1_steps >= self.params.stage_iters {
+            let note = format!(
+                "stage 1 left a class without confidence at λ2 = {}, and it had used its \
+                 budget of restarts ({} steps): the round goes on with this V \
+                 (docs/models.md §7.2)",
+                self.params.lambda2, self.stage1_steps
+            );
+            if !self.notes.contains(&note) {
+                self.notes.push(note);
+            }
+            return false;
+        }
         let from = self.params.lambda2;
         self.params.lambda2 = if from > 1e-3 { from / 2.0 } else { 0.0 };
         let v = init_v(&r.labels, self.k, r.s_sq, &mut self.rng);
         self.round.v = v;
         self.sv = None;
         self.iter = 0;
+        self.ridge = RIDGE;
         let note = format!(
             "stage 1 left a class without confidence at λ2 = {from}; λ2 lowered to {} and \
              stage 1 restarted (few labels per class, docs/models.md §7.2)",
@@ -308,8 +362,9 @@ impl Stginmf {
         rhs += &ku;
         rhs.mapv_inplace(|a| a - p.lambda3);
         let g = r.v.t().dot(&r.v) + r.u.t().dot(&r.u);
-        let new = clipped(rhs.dot(&ridge_inverse(&g)));
-        update(&mut r.u, new, p.damping)
+        let (new, blew) = guarded_solve(&rhs, &g, &r.u, &mut self.ridge);
+        self.note_blowup(blew);
+        update(&mut self.round.u, new, p.damping)
     }
 
     /// Draw U for stage 2 (random nonnegative [C]), scaled so that ‖UVᵀ‖_F = ‖P‖_F (or
@@ -663,13 +718,40 @@ fn update(z: &mut Array2<f64>, mut new: Array2<f64>, damping: bool) -> f64 {
     }
 }
 
+/// `[rhs (G + ε_r I)⁻¹]_+` with the relative ridge `*ridge`; when the result's norm exceeds
+/// [`BLOWUP`] times the norm of `old` (the factor it replaces), the ridge is raised by
+/// [`RIDGE_STEP`] (up to [`RIDGE_MAX`]) and the solve made again. Returns the new factor and
+/// whether the ridge was raised; the raised ridge stays for the rest of the stage.
+fn guarded_solve(
+    rhs: &Array2<f64>,
+    g: &Array2<f64>,
+    old: &Array2<f64>,
+    ridge: &mut f64,
+) -> (Array2<f64>, bool) {
+    let norm = |a: &Array2<f64>| a.iter().map(|v| v * v).sum::<f64>().sqrt();
+    let limit = BLOWUP * norm(old);
+    let mut new = clipped(rhs.dot(&ridge_inverse_rel(g, *ridge)));
+    let mut raised = false;
+    while limit > 0.0 && norm(&new) > limit && *ridge < RIDGE_MAX {
+        *ridge = (*ridge * RIDGE_STEP).min(RIDGE_MAX);
+        new = clipped(rhs.dot(&ridge_inverse_rel(g, *ridge)));
+        raised = true;
+    }
+    (new, raised)
+}
+
 /// `(G + ε_r I)⁻¹` of a symmetric positive semi-definite k×k Gram matrix, ε_r = 1e-10·Tr(G)/k
 /// (docs/models.md §7.2), by Gauss–Jordan with partial pivoting (k is the number of classes).
 /// A zero G gives a zero inverse (the factor has collapsed; its update is then 0).
 pub fn ridge_inverse(g: &Array2<f64>) -> Array2<f64> {
+    ridge_inverse_rel(g, RIDGE)
+}
+
+/// [`ridge_inverse`] with the relative ridge `rel`: ε_r = rel·Tr(G)/k.
+fn ridge_inverse_rel(g: &Array2<f64>, rel: f64) -> Array2<f64> {
     let k = g.nrows();
     let tr: f64 = (0..k).map(|i| g[[i, i]]).sum();
-    let eps = 1e-10 * tr / k.max(1) as f64;
+    let eps = rel * tr / k.max(1) as f64;
     let mut a = g.clone();
     for i in 0..k {
         a[[i, i]] += eps;
@@ -761,6 +843,7 @@ impl Model for Stginmf {
             Stage::One => {
                 let change = self.stage1_step();
                 self.iter += 1;
+                self.stage1_steps += 1;
                 self.refresh_stage1_terms();
                 self.last_phase = Phase {
                     round: self.round_no,
@@ -775,6 +858,7 @@ impl Model for Stginmf {
                         self.refresh_outputs();
                     } else {
                         self.stage = Stage::Two;
+                        self.ridge = RIDGE;
                         self.init_u();
                         self.refresh_stage2_terms();
                         self.refresh_outputs();
@@ -818,6 +902,14 @@ impl Model for Stginmf {
 
     fn notes(&self) -> Vec<String> {
         let mut notes = self.notes.clone();
+        if self.blowups > 0 {
+            notes.push(format!(
+                "{} ALS step(s) blew up (the factor grew more than {BLOWUP}× in one step: its \
+                 Gram matrix was nearly singular, as with few labels per class) and were solved \
+                 again with a larger ridge, up to {:.0e}·Tr(G)/k (docs/models.md §7.2)",
+                self.blowups, self.ridge_used
+            ));
+        }
         let moved: Vec<usize> = self
             .origin
             .iter()

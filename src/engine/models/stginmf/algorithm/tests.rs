@@ -531,3 +531,60 @@ fn standardized_data_run_here_and_are_refused_by_the_nmf_models_naming_the_prepr
     .to_string();
     assert!(e.contains("negative value") && e.contains("standardize"), "{e}");
 }
+
+/// The blow-up guard: with a nearly singular Gram matrix the plain solve makes the factor 10¹⁰
+/// times larger; the guard raises the ridge until the step is tame (or the ridge is at its
+/// largest), and a well-conditioned step is left as it was.
+#[test]
+fn a_step_that_blows_up_is_solved_again_with_a_larger_ridge() {
+    let g = array![[1.0, 0.0], [0.0, 1e-20]];
+    let rhs = array![[1.0, 1.0]];
+    let old = array![[1.0, 1.0]];
+    let plain = clipped(rhs.dot(&ridge_inverse(&g)));
+    assert!(plain[[0, 1]] > 1e9, "{plain}");
+    let mut ridge = RIDGE;
+    let (new, raised) = guarded_solve(&rhs, &g, &old, &mut ridge);
+    assert!(raised);
+    assert_eq!(ridge, RIDGE_MAX);
+    // ε = 0.1 · Tr(G)/2 = 0.05: the second entry is 1/0.05 = 20 instead of 2e10.
+    assert!((new[[0, 1]] - 1.0 / (1e-20 + 0.05)).abs() < 1e-9, "{new}");
+    let mut ridge = RIDGE;
+    let tame = array![[2.0, 0.0], [0.0, 1.0]];
+    let (new, raised) = guarded_solve(&rhs, &tame, &old, &mut ridge);
+    assert!(!raised && ridge == RIDGE);
+    assert_eq!(new, clipped(rhs.dot(&ridge_inverse(&tame))));
+}
+
+/// ORL with one label per person (`--reveal 0.1`, seed 1; skipped when ../shared/data is
+/// absent): stage 1 with its restarts stays within 2 × stage_iters steps, so the loop's default
+/// per-phase cap of 500 never cuts it, the fit ends by the model's own rule, and the S-fit term
+/// never jumps by orders of magnitude.
+#[test]
+fn orl_with_one_label_per_person_fits_within_the_default_cap_without_blowing_up() {
+    use crate::engine::constraints::reveal_stratified;
+    use crate::engine::data::{LoadOptions, load};
+    use std::path::Path;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
+    if !path.exists() {
+        eprintln!("skipped: {} not found", path.display());
+        return;
+    }
+    let data = Arc::new(load(&path, &LoadOptions::default()).unwrap());
+    let y = data.labels.clone().unwrap();
+    let known = reveal_stratified(&y, 0.1, 1).unwrap();
+    let p = defaults();
+    let mut m = Stginmf::new(data, &known, 40, 1, p).unwrap();
+    let first = m.objective().terms[0].value;
+    let out = run(&mut m);
+    assert_eq!(out.stop, experiment::StopReason::Converged, "{:?}", out.notes);
+    let mut longest = 0;
+    let mut run_len = 0;
+    for w in out.record.phases.windows(2) {
+        run_len = if w[0] == w[1] { run_len + 1 } else { 0 };
+        longest = longest.max(run_len + 1);
+    }
+    assert!(longest <= 2 * p.stage_iters, "a phase of {longest} steps");
+    let s_fit: Vec<f64> = out.record.terms["S fit"].clone();
+    let peak = s_fit.iter().copied().fold(0.0f64, f64::max);
+    assert!(peak < 1e3 * first.max(1.0), "S fit peaked at {peak} from {first}");
+}
