@@ -161,9 +161,11 @@ impl Figure for CellScores {
             .y_label_area_size(self.name_width());
         let cell_name = |v: &f64| {
             let i = v.floor();
-            (i >= 0.0 && (i as usize) < n)
-                .then(|| self.cells[n - 1 - i as usize].clone())
-                .unwrap_or_default()
+            if i >= 0.0 && (i as usize) < n {
+                self.cells[n - 1 - i as usize].clone()
+            } else {
+                String::new()
+            }
         };
         if self.log_x {
             let mut chart = builder
