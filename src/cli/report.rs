@@ -437,16 +437,17 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
 
     let shown_from_predictions = page.figures.iter().any(|f| f.slug == "confusion");
     let labels_path = dir.join("labels.csv");
-    if !shown_from_predictions && labels_path.is_file() {
-        if let Some(conf) = cluster_confusion(&labels_path, &model)? {
-            page.add(
-                "confusion",
-                "Confusion matrix of the true classes against the run's clusters, each cluster \
-                 in the column of the class the Hungarian best map matched it to (so ACC is \
-                 the diagonal's share).",
-                &conf,
-            )?;
-        }
+    if !shown_from_predictions
+        && labels_path.is_file()
+        && let Some(conf) = cluster_confusion(&labels_path, &model)?
+    {
+        page.add(
+            "confusion",
+            "Confusion matrix of the true classes against the run's clusters, each cluster in \
+             the column of the class the Hungarian best map matched it to (so ACC is the \
+             diagonal's share).",
+            &conf,
+        )?;
     }
 
     let w_path = dir.join("W.csv");

@@ -118,12 +118,13 @@ impl CellScores {
     }
 }
 
-/// A short label for a value on a log axis (0.05, 0.3, 2, 40, 1500).
+/// A short label for a value on a log axis (0.001, 0.05, 0.3, 2, 40, 1500): the decimals of
+/// its first significant digit.
 fn log_tick(v: f64) -> String {
     if !(v.is_finite() && v > 0.0) {
         return String::new();
     }
-    let decimals = (1.0 - v.log10().floor()).clamp(0.0, 9.0) as usize;
+    let decimals = (-(v.log10() + 1e-9).floor()).clamp(0.0, 12.0) as usize;
     format!("{v:.decimals$}")
 }
 
@@ -160,9 +161,11 @@ impl Figure for CellScores {
             .y_label_area_size(self.name_width());
         let cell_name = |v: &f64| {
             let i = v.floor();
-            (i >= 0.0 && (i as usize) < n)
-                .then(|| self.cells[n - 1 - i as usize].clone())
-                .unwrap_or_default()
+            if i >= 0.0 && (i as usize) < n {
+                self.cells[n - 1 - i as usize].clone()
+            } else {
+                String::new()
+            }
         };
         if self.log_x {
             let mut chart = builder
@@ -285,5 +288,20 @@ impl Figure for RunCurves {
             }
         }
         self.legend().draw(&legend_area)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::log_tick;
+
+    #[test]
+    fn log_ticks_show_their_first_significant_digit() {
+        assert_eq!(log_tick(0.001), "0.001");
+        assert_eq!(log_tick(0.01), "0.01");
+        assert_eq!(log_tick(0.05), "0.05");
+        assert_eq!(log_tick(1.0), "1");
+        assert_eq!(log_tick(40.0), "40");
+        assert_eq!(log_tick(0.0), "");
     }
 }
