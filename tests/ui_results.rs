@@ -101,7 +101,10 @@ fn evaluation_history_overlay_colour_and_export() {
         );
     }
     h.get_by_label("run 1");
-    // Hovering the heatmap's first cell names the classes and the count.
+    // Hovering the heatmap's first cell names the classes and the count (scrolled into view
+    // first: the run history holds the foot of the right panel).
+    h.get_by_label("Confusion matrix").scroll_to_me();
+    h.run_steps(20);
     let cell = h.get_by_label("Confusion matrix").rect().min + egui::vec2(3.0, 3.0);
     h.hover_at(cell);
     h.run_steps(30);
@@ -127,6 +130,8 @@ fn evaluation_history_overlay_colour_and_export() {
     });
     h.state_mut().settings_mut().seed = 7;
     h.state_mut().settings_mut().kmeans_restarts = 50;
+    h.get_by_label("Run").scroll_to_me();
+    h.run_steps(20);
     h.get_by_label("Run").click();
     // From the click on, run 1's evaluation is never shown again (a late one is dropped).
     step_until(&mut h, "run 2's evaluation", MAX_STEPS, |a| {

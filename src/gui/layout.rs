@@ -165,9 +165,9 @@ impl App {
             let height = ctx.content_rect().height();
             egui::Panel::bottom("convergence_panel")
                 .resizable(true)
-                .default_size(220.0f32.min(0.3 * height))
+                .default_size(220.0f32.min(0.28 * height))
                 .min_size(100.0)
-                .max_size((0.34 * height).max(100.0))
+                .max_size((0.3 * height).max(100.0))
                 .show(ui, |ui| {
                     panels::convergence::show(
                         ui,

@@ -139,7 +139,7 @@ fn evaluation(ui: &mut egui::Ui, ev: &Evaluation, data: Option<&Dataset>) {
         .map(|s| &s.model.confusion)
         .or(ev.classification.as_ref().map(|r| &r.confusion))
     {
-        ui.label(RichText::new("Confusion matrix").weak());
+        ui.label(RichText::new("Confusion matrix (hover a cell)").weak());
         heatmap(ui, cm, data);
     }
 }
@@ -283,10 +283,10 @@ pub fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds:
     let here = session.dataset.as_ref().map(|d| d.fingerprint);
     egui::Grid::new("history_table")
         .striped(true)
-        .num_columns(6)
+        .num_columns(5)
         .spacing([6.0, 2.0])
         .show(ui, |ui| {
-            for h in ["", "#", "Model", "ACC", "NMI", ""] {
+            for h in ["#", "Model", "ACC", "NMI", ""] {
                 ui.strong(h);
             }
             ui.end_row();
@@ -382,8 +382,8 @@ pub fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds:
     ui.add_space(16.0);
 }
 
-/// One history row: the overlay tick, then number, model, ACC and NMI (each a click target
-/// that shows the run) and the "show" button.
+/// One history row: the overlay tick with the run's number, then model, ACC and NMI (each a
+/// click target that shows the run) and the "show" button.
 fn history_row(
     ui: &mut egui::Ui,
     session: &Session,
@@ -395,7 +395,7 @@ fn history_row(
     let mut on = view.selected_runs.contains(&r.id);
     let other = r.data != here;
     let tick = ui
-        .checkbox(&mut on, "")
+        .checkbox(&mut on, r.id.to_string())
         .on_hover_text("Tick two runs to overlay their convergence curves");
     tick.widget_info(|| {
         egui::WidgetInfo::selected(egui::Role::CheckBox, true, on, format!("run {}", r.id))
@@ -418,12 +418,7 @@ fn history_row(
         format!("Click to show run {} ({}, {})", r.id, r.model, r.stop)
     };
     let mut row_clicked = false;
-    for text in [
-        r.id.to_string(),
-        r.model.clone(),
-        fmt_opt(r.acc),
-        fmt_opt(r.nmi),
-    ] {
+    for text in [r.model.clone(), fmt_opt(r.acc), fmt_opt(r.nmi)] {
         let resp = ui
             .add(egui::Label::new(cell(text)).sense(egui::Sense::click()))
             .on_hover_text(&hint);

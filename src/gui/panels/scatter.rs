@@ -96,7 +96,7 @@ pub fn mark_label(mark: egui_plot::GridMark, _range: &std::ops::RangeInclusive<f
 /// The legend always sits beside the plot (the plot's own legend cannot scroll and covers
 /// the points); below this plot width it starts collapsed, so that a narrow window keeps its
 /// room for the points ("Legend ▸" opens it).
-pub const SIDE_LEGEND_MIN_PLOT: f32 = 360.0;
+pub const SIDE_LEGEND_MIN_PLOT: f32 = 280.0;
 
 /// Above this many groups the comparison's panes put their legend beside the plot.
 pub const SIDE_LEGEND_FROM: usize = 12;
