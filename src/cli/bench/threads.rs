@@ -107,7 +107,7 @@ fn read_bandwidth(x: &[f64], threads: usize, reps: usize) -> f64 {
                 }
             });
             std::hint::black_box(sums);
-            (x.len() * size_of::<f64>()) as f64 / t.elapsed().as_secs_f64() / 1e9
+            std::mem::size_of_val(x) as f64 / t.elapsed().as_secs_f64() / 1e9
         })
         .skip(1)
         .collect();

@@ -397,8 +397,8 @@ impl faer::traits::pulp::WithSimd for Assign<'_> {
             }
             out[i0..i0 + POINT_BLOCK].copy_from_slice(&best);
         }
-        for i in whole..n {
-            out[i] = nearest_centroid(pts.row(i), ct, cnorms);
+        for (i, o) in out.iter_mut().enumerate().take(n).skip(whole) {
+            *o = nearest_centroid(pts.row(i), ct, cnorms);
         }
     }
 }

@@ -62,7 +62,9 @@ impl Drop for ThreadsGuard {
 /// kept (a fit's products call it thousands of times). `None` when it cannot be built (the
 /// products then run on the caller alone, with the same bits).
 fn helpers(n: usize) -> Option<Arc<rayon::ThreadPool>> {
-    static POOLS: OnceLock<Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>> = OnceLock::new();
+    /// The pools built so far, by thread count.
+    type Pools = Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
+    static POOLS: OnceLock<Pools> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new(Vec::new()));
     let mut pools = pools.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some((_, p)) = pools.iter().find(|(c, _)| *c == n) {
