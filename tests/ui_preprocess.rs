@@ -2,7 +2,6 @@
 //! replaces it (egui_kittest, driven by the panel's own widgets).
 
 #![cfg(feature = "gui")]
-#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 mod common;
 

@@ -85,14 +85,14 @@ pub fn label_spreading(
     let mut next = Array2::<f64>::zeros((n, c));
     for _ in 0..params.max_iter {
         let mut change = 0.0f64;
-        for i in 0..n {
+        for (i, &di) in inv_sqrt_deg.iter().enumerate() {
             let (cols, vals) = w.row(i);
             for a in 0..c {
                 let mut s = 0.0;
                 for (&j, &v) in cols.iter().zip(vals) {
                     s += v * inv_sqrt_deg[j] * f[[j, a]];
                 }
-                let v = params.alpha * inv_sqrt_deg[i] * s + (1.0 - params.alpha) * y[[i, a]];
+                let v = params.alpha * di * s + (1.0 - params.alpha) * y[[i, a]];
                 change = change.max((v - f[[i, a]]).abs());
                 next[[i, a]] = v;
             }
@@ -187,12 +187,12 @@ mod tests {
         // Solve (I − αS) F = (1 − α) Y by Gauss–Seidel to convergence (dense, test size).
         let mut f = Array2::<f64>::zeros((n, 2));
         for _ in 0..20_000 {
-            for i in 0..n {
+            for (i, (&given, &di)) in known.iter().zip(&d).enumerate() {
                 for a in 0..2 {
-                    let y = f64::from(known[i] == Some(a));
+                    let y = f64::from(given == Some(a));
                     let mut s = 0.0;
-                    for j in 0..n {
-                        s += w[[i, j]] / (d[i] * d[j]).sqrt() * f[[j, a]];
+                    for (j, &dj) in d.iter().enumerate() {
+                        s += w[[i, j]] / (di * dj).sqrt() * f[[j, a]];
                     }
                     f[[i, a]] = p.alpha * s + (1.0 - p.alpha) * y;
                 }

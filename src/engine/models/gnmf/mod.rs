@@ -52,7 +52,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   Graph Regularized Nonnegative Matrix Factorization for Data Representation, \
                   IEEE TPAMI 33(8), 2011.",
     params: params::TABLE,
-    presets: &[],
+    presets: params::PRESETS,
     needs: SideNeed::KnnGraph,
     has_w: true,
     output: Output::Representation,
