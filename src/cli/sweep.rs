@@ -678,18 +678,22 @@ fn fit_and_score(
         row.insert("recon_error".into(), f(e));
     }
     if semi {
-        semi_scores(
-            &result,
-            data,
+        let given = Given {
             truth,
-            k,
-            &known,
-            job.seed,
-            args.svm.unwrap_or_default(),
-            row,
-        )?;
+            known: &known,
+            scaling: args.svm.unwrap_or_default(),
+        };
+        semi_scores(&result, data, &given, k, job.seed, row)?;
     }
     Ok(())
+}
+
+/// What the semi-supervised protocol scores against: the truth, the labels given to the model,
+/// and the SVM baselines' feature scaling.
+struct Given<'a> {
+    truth: &'a [usize],
+    known: &'a [Option<usize>],
+    scaling: SvmScaling,
 }
 
 /// `--protocol semi`: the run's scores on the samples not given, and the linear-SVM baselines
@@ -697,13 +701,16 @@ fn fit_and_score(
 fn semi_scores(
     result: &crate::engine::worker::RunResult,
     data: &Arc<Dataset>,
-    truth: &[usize],
+    given: &Given<'_>,
     k: usize,
-    known: &[Option<usize>],
     seed: u64,
-    scaling: SvmScaling,
     row: &mut Row,
 ) -> anyhow::Result<()> {
+    let Given {
+        truth,
+        known,
+        scaling,
+    } = *given;
     use crate::engine::eval::{ClassifierOutput, score_semi, svm_on_given};
     // Without an NMF baseline (data NMF refuses, e.g. the z-scores of `standardize`) the
     // model and the SVM on X are still scored, as `run` does, and the row says why.
