@@ -15,7 +15,7 @@
 )]
 
 use nmf_playground::engine::constraints::io::{import_triplets_csv, load_json, read_known_labels};
-use nmf_playground::engine::data::{self, Dataset, LoadOptions};
+use nmf_playground::engine::data::{self, Dataset, LoadOptions, Preprocess};
 use nmf_playground::engine::session::{DataCheck, SessionFile};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -59,10 +59,20 @@ fn base() -> Dataset {
     data::load(&corpus_dir().join("base.csv"), &LoadOptions::default()).expect("base.csv loads")
 }
 
+/// Data entries load with an explicit `l2`: negative values are bad input for the
+/// nonnegative preprocessings, while `auto` (the default) scales such a table to [0, 1]
+/// first (data::preprocess's tests cover that rule).
+fn data_options() -> LoadOptions {
+    LoadOptions {
+        preprocess: Preprocess::L2,
+        ..LoadOptions::default()
+    }
+}
+
 /// The library's message for an entry, or `None` when it was accepted.
 fn library_error(e: &Entry, base: &Dataset) -> Option<String> {
     match e.kind.as_str() {
-        "data" => data::load(&e.path, &LoadOptions::default())
+        "data" => data::load(&e.path, &data_options())
             .err()
             .map(|e| e.to_string()),
         "triplets" if e.path.extension().is_some_and(|x| x == "csv") => {
@@ -104,7 +114,7 @@ fn binary_args(e: &Entry) -> Vec<String> {
     ];
     a.extend(["--kmeans-repeats".into(), "1".into()]);
     match e.kind.as_str() {
-        "data" => a.extend(["--data".into(), p]),
+        "data" => a.extend(["--data".into(), p, "--preprocess".into(), "l2".into()]),
         "triplets" => a.extend(["--data".into(), base, "--triplets".into(), p]),
         "session" => a.extend(["--session".into(), p]),
         _ => a.extend(["--data".into(), base, "--known-labels".into(), p]),
@@ -251,9 +261,9 @@ fn a_npy_larger_than_memory_is_refused_with_its_size() {
     assert!(msg.contains("would need 298.0 GiB"), "{msg}");
 }
 
-/// CAN's dense n×n state for n = 100,000 (3 × 80 GB) is refused at build (its descriptor's
-/// intermediates), before any
-/// allocation, with the size and what to do.
+/// 2-STGINMF's dense train–train similarity for 100,000 given labels (n_L² entries: tens of
+/// GB) is refused at build, before any allocation, with the size, how many samples fit and
+/// what to do.
 #[test]
 fn a_model_with_n_by_n_state_refuses_too_many_samples() {
     use nmf_playground::engine::constraints::SideInfo;
@@ -261,23 +271,22 @@ fn a_model_with_n_by_n_state_refuses_too_many_samples() {
     let n = 100_000;
     let x = ndarray::Array2::from_shape_fn((2, n), |(r, c)| 1.0 + ((r + c) % 7) as f64);
     let data = std::sync::Arc::new(Dataset::from_parts(x, None, vec![], "test"));
-    let kind = ModelKind::from_name("can").expect("CAN is registered");
+    let kind = ModelKind::from_name("stginmf").expect("2-STGINMF is registered");
+    let labels = (0..n).map(|i| Some(i % 2)).collect();
     let err = build(
         &ModelSpec::new(kind, 2, 0),
         data,
-        &SideInfo::new(vec![], vec![None; n]),
+        &SideInfo::new(vec![], labels),
     )
     .err()
     .expect("refused");
     let msg = err.to_string();
     assert!(
-        msg.contains(
-            "CAN on 100000 samples × 2 features (the dense n×n Laplacian, eigenvectors and \
-             eigensolver workspace 223.5 GiB, the p-NN search"
-        ),
+        msg.contains("2-STGINMF on 100000 samples × 2 features (")
+            && msg.contains("the dense train–train similarity"),
         "{msg}"
     );
-    assert!(msg.contains("fewer samples"), "{msg}");
+    assert!(msg.contains("samples fit: use fewer samples"), "{msg}");
 }
 
 /// Ten 4096×4096 images (headers only: decoding never starts) would make X 1.25 GiB; under a
@@ -374,13 +383,10 @@ fn models_whose_intermediates_exceed_the_budget_are_refused_at_build() {
         ));
     }
     std::fs::write(&path, text).expect("write");
-    // 2 MB: X (9.6 kB) loads; CAN's 3 × 400² f64 (3.7 MiB) and GNMF's p-NN blocks do not fit.
+    // 2 MB: X (9.6 kB) loads; CAN's and GNMF's p-NN search blocks (~6 MiB) do not fit.
     let limit = 2_000_000;
     for (model, part) in [
-        (
-            "can",
-            "CAN on 400 samples × 3 features (the dense n×n Laplacian",
-        ),
+        ("can", "CAN on 400 samples × 3 features (the p-NN search"),
         ("gnmf", "GNMF on 400 samples × 3 features (the p-NN graph"),
     ] {
         let (code, stderr) = run_with_limit(limit, &["--model", model, "--k", "2"], &path);
@@ -388,7 +394,9 @@ fn models_whose_intermediates_exceed_the_budget_are_refused_at_build() {
         assert!(
             stderr.contains("four_hundred.csv")
                 && stderr.contains(part)
-                && stderr.contains("use fewer samples, or a model without n×n state such as NMF"),
+                && stderr.contains(
+                    "use fewer samples, or a model without a graph or n×n state such as NMF"
+                ),
             "{model}: {stderr}"
         );
     }

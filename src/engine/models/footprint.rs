@@ -131,8 +131,49 @@ pub fn check(kind: ModelKind, sizes: &Sizes<'_>, available: u64) -> Result<(), M
         sizes.m
     );
     limits::check_against(&what, total, 1, available).map_err(|t| ModelError::BadData {
-        why: format!("{t}; use fewer samples, or a model without n×n state such as NMF"),
+        why: format!(
+            "{t}; {}: use fewer samples, or a model without a graph or n×n state such as NMF",
+            fitting_samples(kind, sizes, available)
+        ),
     })
+}
+
+/// Total bytes of a model's declared intermediates at the given sizes.
+fn total_bytes(kind: ModelKind, sizes: &Sizes<'_>) -> u128 {
+    (kind.descriptor().memory)(sizes)
+        .iter()
+        .map(|p| p.bytes)
+        .fold(0u128, u128::saturating_add)
+}
+
+/// The largest sample count below `sizes.n` whose intermediates fit in `available`, said in
+/// words ("at most 12345 samples fit"). The footprints grow with n, so a bisection finds it;
+/// given labels (2-STGINMF) shrink in proportion.
+fn fitting_samples(kind: ModelKind, sizes: &Sizes<'_>, available: u64) -> String {
+    let at = |n: usize| {
+        let labelled = if sizes.n == 0 {
+            0
+        } else {
+            (sizes.labelled as u128 * n as u128 / sizes.n as u128) as usize
+        };
+        let s = Sizes {
+            n,
+            labelled,
+            ..*sizes
+        };
+        total_bytes(kind, &s) <= u128::from(available)
+    };
+    let (mut lo, mut hi) = (0usize, sizes.n);
+    // Invariant: `lo` fits (or is 0), `hi` does not.
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if at(mid) { lo = mid } else { hi = mid }
+    }
+    if lo < 2 {
+        "no sample count fits this budget".to_string()
+    } else {
+        format!("at most {lo} samples fit")
+    }
 }
 
 #[cfg(test)]
@@ -162,7 +203,9 @@ mod tests {
             e.contains("CAN on 500 samples × 4 features (the p-NN search")
                 && e.contains("the eigensolver's n×(2c + 6) blocks 468.8 KiB")
                 && e.contains("but only 97.7 KiB of memory is available")
-                && e.contains("use fewer samples, or a model without n×n state such as NMF"),
+                && e.contains(
+                    "fit: use fewer samples, or a model without a graph or n×n state such as NMF"
+                ),
             "{e}"
         );
         assert_eq!(refusal("can", 4, 500, 0, 1 << 30), None);
@@ -192,5 +235,22 @@ mod tests {
                 "{name} declares no intermediates"
             );
         }
+    }
+
+    /// The refusal names the largest sample count that fits, and that count really is the edge:
+    /// it passes the same check, one more sample does not.
+    #[test]
+    fn a_refusal_names_the_sample_count_that_fits() {
+        let budget = 4 << 20;
+        let e = refusal("stginmf", 4, 2000, 2000, budget).expect("2-STGINMF refused");
+        let fits: usize = e
+            .split("at most ")
+            .nth(1)
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no count in: {e}"));
+        assert!(fits > 2 && fits < 2000, "{e}");
+        assert_eq!(refusal("stginmf", 4, fits, fits, budget), None, "{e}");
+        assert!(refusal("stginmf", 4, fits + 1, fits + 1, budget).is_some());
     }
 }
