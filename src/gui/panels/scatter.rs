@@ -102,7 +102,7 @@ pub const SIDE_LEGEND_MIN_PLOT: f32 = 280.0;
 pub const SIDE_LEGEND_FROM: usize = 12;
 
 /// Width of the legend beside the plot.
-const SIDE_LEGEND_WIDTH: f32 = 120.0;
+const SIDE_LEGEND_WIDTH: f32 = 100.0;
 
 /// The scrolling legend beside the plot: a swatch and the name of each group; a click
 /// highlights the group (a second click, or "all", clears it).
