@@ -327,12 +327,23 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     };
     refuse_unusable(&raw, path)?;
     let mut raw = raw;
-    // A labels file given for other data than `.npy` (which reads it itself) replaces the
-    // file's own labels: a `.mat` without `gnd`, a CSV without a label column, images.
-    if let Some(labels) = &opts.labels_file
-        && !(meta.is_file() && is_npy(path))
-    {
-        labels::attach_labels_file(&mut raw, path, labels)?;
+    // A labels file replaces the file's own labels (a `.npy` has none; a `.mat` without `gnd`,
+    // a CSV without a label column, images); without one, a `.npy` takes a sibling
+    // `labels.npy` or `y.npy`, and says so.
+    let sibling = || {
+        (meta.is_file() && is_npy(path))
+            .then(|| labels::sibling_labels(path))
+            .flatten()
+    };
+    match &opts.labels_file {
+        Some(labels) => labels::attach_labels_file(&mut raw, path, labels)?,
+        None => {
+            if let Some(lp) = sibling() {
+                labels::attach_labels_file(&mut raw, path, &lp)?;
+                raw.warnings
+                    .push(format!("labels read from {}", lp.display()));
+            }
+        }
     }
     Ok(finish(raw, opts))
 }

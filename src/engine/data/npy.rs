@@ -17,7 +17,7 @@ use super::{Column, DataError, Dataset, LoadOptions, Place, Preprocess, check_va
 use ndarray::{Array2, ArrayD, IxDyn, ShapeBuilder};
 use std::fs::File;
 use std::io::{BufReader, ErrorKind, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Values per streamed chunk: 2^19. The chunk as f64 plus its bytes (8 MiB for f64 data) are
 /// small next to a large X (2.6 % of a 4096×10000 one), and large enough that the per-chunk
@@ -606,18 +606,6 @@ pub fn load_npy(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     let x = npy.read_transposed(opts.preprocess, CHUNK_VALUES)?;
     let mut ds = Dataset::raw(x, path.display().to_string());
     ds.sample_names = (1..=n).map(|i| format!("row {i}")).collect();
-
-    let labels_path: Option<PathBuf> = match &opts.labels_file {
-        Some(p) => Some(p.clone()),
-        None => super::labels::sibling_labels(path),
-    };
-    if let Some(lp) = labels_path {
-        super::labels::attach_labels_file(&mut ds, path, &lp)?;
-        if opts.labels_file.is_none() {
-            ds.warnings
-                .push(format!("labels read from {}", lp.display()));
-        }
-    }
     Ok(ds)
 }
 
@@ -705,6 +693,7 @@ mod tests {
     use ndarray_npy::{ReadNpyExt, ReadableElement, WritableElement, write_npy};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
+    use std::path::PathBuf;
     use tempfile::TempDir;
 
     /// Chunk sizes that put boundaries inside rows, at row ends and past the whole array.
