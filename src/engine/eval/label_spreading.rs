@@ -102,18 +102,7 @@ pub fn label_spreading(
             break;
         }
     }
-    Ok(f.rows()
-        .into_iter()
-        .map(|row| {
-            let mut best = 0;
-            for (a, &v) in row.iter().enumerate() {
-                if v > row[best] {
-                    best = a;
-                }
-            }
-            best
-        })
-        .collect())
+    Ok(crate::engine::models::psmf::argmax_rows(f.view()))
 }
 
 /// [`label_spreading`] with the default settings, scored on the samples not given against
