@@ -8,11 +8,11 @@ use nmf_playground::cli::bench::random_matrix;
 use nmf_playground::engine::constraints::SideInfo;
 use nmf_playground::engine::constraints::generate::random_triplets;
 use nmf_playground::engine::data::Dataset;
+use nmf_playground::engine::linalg::projection::Projector;
 use nmf_playground::engine::linalg::{Op, gemm_into, knn};
 use nmf_playground::engine::models::nmf::Nmf;
 use nmf_playground::engine::models::rpnmf::Rpnmf;
 use nmf_playground::engine::models::{Model, ModelSpec, nmf, rpnmf};
-use nmf_playground::engine::projection::Projector;
 use std::hint::black_box;
 use std::sync::Arc;
 

@@ -16,7 +16,7 @@
 
 use nmf_playground::engine::constraints::io::{import_triplets_csv, load_json, read_known_labels};
 use nmf_playground::engine::data::{self, Dataset, LoadOptions, Preprocess};
-use nmf_playground::engine::session::{DataCheck, SessionFile};
+use nmf_playground::engine::files::session::{DataCheck, SessionFile};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -325,7 +325,10 @@ fn an_image_folder_larger_than_memory_is_refused_before_decoding() {
 /// The binary under a memory budget of `limit` bytes (`NMF_PLAYGROUND_MEMORY_LIMIT`).
 fn run_with_limit(limit: u64, args: &[&str], data: &Path) -> (Option<i32>, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_nmf-playground"))
-        .env(nmf_playground::engine::limits::LIMIT_ENV, limit.to_string())
+        .env(
+            nmf_playground::engine::machine::limits::LIMIT_ENV,
+            limit.to_string(),
+        )
         .args(["run", "--json", "--max-iter", "3", "--kmeans-repeats", "1"])
         .arg("--data")
         .arg(data)

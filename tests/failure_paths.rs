@@ -18,11 +18,11 @@
 use ndarray::{Array2, ArrayView2};
 use nmf_playground::engine::constraints::{SideInfo, Triplet, reveal_stratified};
 use nmf_playground::engine::data::Dataset;
-use nmf_playground::engine::experiment::FitOptions;
+use nmf_playground::engine::jobs::experiment::FitOptions;
+use nmf_playground::engine::jobs::worker::{Command, Event, Job, JobHandle, JobId, run_blocking};
 use nmf_playground::engine::models::{
     Checked, Descriptor, Model, ModelError, ModelKind, ModelSpec, Objective, Output, SideNeed,
 };
-use nmf_playground::engine::worker::{Command, Event, Job, JobHandle, JobId, run_blocking};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -470,7 +470,7 @@ fn run_cli(
 /// from a warm start of 1e200.
 #[test]
 fn run_exits_1_with_diverged_at_iteration_for_every_model() {
-    use nmf_playground::engine::experiment::FAULT_ENV;
+    use nmf_playground::engine::jobs::experiment::FAULT_ENV;
     let dir = tempfile::tempdir().expect("temp dir");
     let csv = dir.path().join("blobs.csv");
     write_csv(&csv, &blobs(6, 10, 1.0, 6));

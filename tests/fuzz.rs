@@ -20,7 +20,7 @@
 
 use nmf_playground::engine::constraints::io::{import_triplets_csv, load_json, read_known_labels};
 use nmf_playground::engine::data::{self, Dataset, LoadOptions};
-use nmf_playground::engine::session::SessionFile;
+use nmf_playground::engine::files::session::SessionFile;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::alloc::{GlobalAlloc, Layout, System};

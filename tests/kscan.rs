@@ -10,8 +10,8 @@
 use ndarray::Array2;
 use nmf_playground::engine::constraints::SideInfo;
 use nmf_playground::engine::data::Dataset;
-use nmf_playground::engine::experiment::FitOptions;
-use nmf_playground::engine::kscan::{ScanError, ScanEvent, ScanSpec, scan_k};
+use nmf_playground::engine::jobs::experiment::FitOptions;
+use nmf_playground::engine::jobs::kscan::{ScanError, ScanEvent, ScanSpec, scan_k};
 use nmf_playground::engine::models::{ModelSpec, nmf};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

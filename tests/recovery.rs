@@ -10,7 +10,7 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 use nmf_playground::cli::journal_child::{digest, fingerprint};
-use nmf_playground::engine::recovery;
+use nmf_playground::engine::files::recovery;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::Read;

@@ -3,7 +3,7 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 use nmf_playground::engine::data::{self, LoadOptions, Preprocess};
-use nmf_playground::engine::session::{
+use nmf_playground::engine::files::session::{
     Constraints, DatasetRef, ModelSettings, SessionFile, VERSION,
 };
 use std::collections::BTreeMap;

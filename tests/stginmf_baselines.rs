@@ -13,7 +13,7 @@ use nmf_playground::engine::data::{LoadOptions, load};
 use nmf_playground::engine::eval::{
     SvmScaling, derive_seed, label_spreading_on_given, svm_on_given,
 };
-use nmf_playground::engine::experiment::{FitOptions, fit};
+use nmf_playground::engine::jobs::experiment::{FitOptions, fit};
 use nmf_playground::engine::models::{self, ModelKind, ModelSpec};
 use std::ops::ControlFlow;
 use std::path::Path;

@@ -12,9 +12,9 @@
 use ndarray::Array2;
 use nmf_playground::engine::constraints::{SideInfo, Triplet, reveal_stratified};
 use nmf_playground::engine::data::Dataset;
-use nmf_playground::engine::experiment::FitOptions;
+use nmf_playground::engine::jobs::experiment::FitOptions;
+use nmf_playground::engine::jobs::worker::{Event, Job, JobId, run_blocking};
 use nmf_playground::engine::models::{ModelKind, ModelSpec};
-use nmf_playground::engine::worker::{Event, Job, JobId, run_blocking};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;

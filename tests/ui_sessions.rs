@@ -14,7 +14,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::Triplet;
 use nmf_playground::engine::data::samples::Sample;
-use nmf_playground::engine::recovery;
+use nmf_playground::engine::files::recovery;
 use nmf_playground::gui::{App, UiCommand, WorkerState};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

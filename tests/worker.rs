@@ -2,9 +2,9 @@
 
 use ndarray::Array2;
 use nmf_playground::engine::data::Dataset;
-use nmf_playground::engine::experiment::FitOptions;
+use nmf_playground::engine::jobs::experiment::FitOptions;
+use nmf_playground::engine::jobs::worker::{Command, Event, Job, JobHandle, JobId, Waker};
 use nmf_playground::engine::models::{ModelSpec, nmf};
-use nmf_playground::engine::worker::{Command, Event, Job, JobHandle, JobId, Waker};
 use rand::{Rng, SeedableRng};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver};
@@ -349,7 +349,7 @@ fn a_bad_spec_fails_with_a_message() {
 /// the calling thread.
 #[test]
 fn a_headless_job_throttles_progress_and_keeps_the_whole_record() {
-    use nmf_playground::engine::worker::run_blocking;
+    use nmf_playground::engine::jobs::worker::run_blocking;
     let job = Job::new(
         JobId(3),
         data(20, 30),

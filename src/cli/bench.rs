@@ -23,11 +23,11 @@ use crate::engine::constraints::generate::{
     ProtocolOptions, generate_triplets, labels_from_truth, random_triplets, reveal_stratified,
 };
 use crate::engine::data::{Dataset, LoadOptions};
+use crate::engine::linalg::projection::Projector;
 use crate::engine::linalg::{GraphWeight, Op, gemm_into, knn::knn};
 use crate::engine::models::nmf::Nmf;
 use crate::engine::models::rpnmf::Rpnmf;
 use crate::engine::models::{Model, ModelSpec};
-use crate::engine::projection::Projector;
 use anyhow::anyhow;
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
@@ -182,7 +182,7 @@ fn paired_ratio(a: &[f64], b: &[f64]) -> f64 {
 )]
 pub fn random_matrix(m: usize, n: usize, seed: u64) -> Array2<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut v = crate::engine::sys::huge_page_buffer(m * n);
+    let mut v = crate::engine::machine::sys::huge_page_buffer(m * n);
     v.iter_mut().for_each(|x| *x = rng.r#gen::<f64>());
     Array2::from_shape_vec((m, n), v).expect("m·n values")
 }
@@ -388,7 +388,7 @@ fn bench_stginmf(
     labels: &[usize],
     reps: usize,
 ) -> anyhow::Result<()> {
-    use crate::engine::experiment::{FitOptions, fit};
+    use crate::engine::jobs::experiment::{FitOptions, fit};
     use crate::engine::models::stginmf;
     let classes = labels.iter().copied().max().map_or(0, |c| c + 1);
     let given = reveal_stratified(labels, 0.1, 0)?;

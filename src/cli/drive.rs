@@ -3,7 +3,7 @@
 //! otherwise); `sweep` runs [`fit_blocking`] on its own rayon threads.
 
 use super::CliError;
-use crate::engine::worker::{self, Event, Job, JobHandle, RunResult};
+use crate::engine::jobs::worker::{self, Event, Job, JobHandle, RunResult};
 use anyhow::anyhow;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::Arc;

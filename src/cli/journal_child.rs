@@ -8,7 +8,7 @@
 use super::CliError;
 use crate::engine::constraints::{Store, Triplet};
 use crate::engine::data::Fingerprint;
-use crate::engine::recovery::Journal;
+use crate::engine::files::recovery::Journal;
 use anyhow::anyhow;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -1,6 +1,6 @@
 //! Writing results: stdout (a reader that went away ends the output quietly), atomic files
 //! (temp file + rename), CSV and `.npy` matrices (the run's files themselves are
-//! [`crate::engine::export`]'s, shared with the app).
+//! [`crate::engine::files::export`]'s, shared with the app).
 
 use super::CliError;
 use anyhow::Context;
@@ -29,13 +29,13 @@ pub fn stdout_error(e: std::io::Error) -> CliError {
 }
 
 /// Write `bytes` to `path` atomically (temp file + rename; see
-/// [`crate::engine::fsutil::write_atomic`]).
+/// [`crate::engine::files::fsutil::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    crate::engine::fsutil::write_atomic(path, bytes)
+    crate::engine::files::fsutil::write_atomic(path, bytes)
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// A matrix as `.npy` bytes (f64, C order; [`crate::engine::export::matrix_npy`]).
+/// A matrix as `.npy` bytes (f64, C order; [`crate::engine::files::export::matrix_npy`]).
 pub fn matrix_npy(a: &Array2<f64>) -> anyhow::Result<Vec<u8>> {
-    Ok(crate::engine::export::matrix_npy(a, "a matrix")?)
+    Ok(crate::engine::files::export::matrix_npy(a, "a matrix")?)
 }

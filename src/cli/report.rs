@@ -4,7 +4,7 @@
 
 use super::CliError;
 use super::output::write_atomic;
-use crate::engine::projection::Projector;
+use crate::engine::linalg::projection::Projector;
 use crate::figures::{self, Figure, Format};
 use anyhow::{Context, anyhow};
 use base64::Engine as _;

@@ -5,12 +5,14 @@ use super::drive::fit_job;
 use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::{self, Dataset, LabelColumn, LoadOptions, Preprocess};
 use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, SvmScaling, evaluate_run};
-use crate::engine::experiment::{self, FitOptions, StopReason};
-use crate::engine::export::{Factors, RunWriter, SampleLabels, clusters_csv, predictions_csv};
+use crate::engine::files::export::{
+    Factors, RunWriter, SampleLabels, clusters_csv, predictions_csv,
+};
+use crate::engine::files::session::{DataCheck, SessionFile};
+use crate::engine::jobs::experiment::{self, FitOptions, StopReason};
+use crate::engine::jobs::worker::{Job, JobId};
 use crate::engine::linalg;
 use crate::engine::models::{LabelOrigin, ModelKind, ModelSpec, ParamValue, WarmStart};
-use crate::engine::session::{DataCheck, SessionFile};
-use crate::engine::worker::{Job, JobId};
 use anyhow::anyhow;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -574,7 +576,7 @@ struct RunFiles<'a> {
 }
 
 /// The files of `--out`: the run's (clusters, labels, factors and exports, a classifier's
-/// predictions, [`crate::engine::export`]) and the command line's own (convergence.csv,
+/// predictions, [`crate::engine::files::export`]) and the command line's own (convergence.csv,
 /// run.json last).
 fn write_outputs(
     dir: &Path,

@@ -29,11 +29,11 @@ use crate::engine::constraints::generate::{ProtocolOptions, generate_triplets, l
 use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::{Dataset, Preprocess};
 use crate::engine::eval::{self, MeanStd, RunInput, SvmScaling, derive_seed, evaluate_run};
-use crate::engine::experiment::StopReason;
-use crate::engine::fsutil::csv_field;
+use crate::engine::files::fsutil::csv_field;
+use crate::engine::jobs::experiment::StopReason;
+use crate::engine::jobs::worker::{Job as WorkerJob, JobId};
 use crate::engine::linalg;
 use crate::engine::models::{ModelKind, ModelSpec, ParamValue, SideNeed, params_string};
-use crate::engine::worker::{Job as WorkerJob, JobId};
 use anyhow::{Context, anyhow};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -699,7 +699,7 @@ struct Given<'a> {
 /// `--protocol semi`: the run's scores on the samples not given, and the linear-SVM baselines
 /// (on X, on an NMF's H) on the same split (docs/models.md §8.5).
 fn semi_scores(
-    result: &crate::engine::worker::RunResult,
+    result: &crate::engine::jobs::worker::RunResult,
     data: &Arc<Dataset>,
     given: &Given<'_>,
     k: usize,
@@ -714,7 +714,7 @@ fn semi_scores(
     use crate::engine::eval::{ClassifierOutput, score_semi, svm_on_given};
     // Without an NMF baseline (data NMF refuses, e.g. the z-scores of `standardize`) the
     // model and the SVM on X are still scored, as `run` does, and the row says why.
-    let baseline = match crate::engine::experiment::nmf_baseline(data, k, seed) {
+    let baseline = match crate::engine::jobs::experiment::nmf_baseline(data, k, seed) {
         Ok(b) => Some(b),
         Err(e) => {
             push_note(

@@ -1,19 +1,13 @@
-//! The numerical engine: data, constraints, models, evaluation, projection and the worker.
+//! The numerical engine: data, constraints, models, evaluation, the jobs that run them, and
+//! the files they read and write.
 //!
 //! Nothing here depends on egui/eframe/rfd; `cargo check --no-default-features` proves it.
 
 pub mod constraints;
 pub mod data;
 pub mod eval;
-pub mod experiment;
-pub mod export;
-pub mod fsutil;
-pub mod kscan;
-pub mod limits;
+pub mod files;
+pub mod jobs;
 pub mod linalg;
+pub mod machine;
 pub mod models;
-pub mod projection;
-pub mod recovery;
-pub mod session;
-pub mod sys;
-pub mod worker;

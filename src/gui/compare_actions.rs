@@ -8,7 +8,7 @@ use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Fingerprint;
 use crate::engine::eval::kept_by_one;
-use crate::engine::projection::{Projector, align_similarity};
+use crate::engine::linalg::projection::{Projector, align_similarity};
 use ndarray::{Array2, Axis};
 use std::sync::Arc;
 

@@ -209,18 +209,19 @@ impl App {
         }
         match result {
             Ok(projection) => {
-                self.session.x_view = Some(std::sync::Arc::new(crate::engine::worker::Snapshot {
-                    iteration: 0,
-                    h: ndarray::Array2::zeros((2, 0)),
-                    projection,
-                    values: None,
-                    assignments: None,
-                    graph: None,
-                    feature_weights: None,
-                    subspace: None,
-                    predictions: None,
-                    w: None,
-                }));
+                self.session.x_view =
+                    Some(std::sync::Arc::new(crate::engine::jobs::worker::Snapshot {
+                        iteration: 0,
+                        h: ndarray::Array2::zeros((2, 0)),
+                        projection,
+                        values: None,
+                        assignments: None,
+                        graph: None,
+                        feature_weights: None,
+                        subspace: None,
+                        predictions: None,
+                        w: None,
+                    }));
                 if self.run.snapshot.is_none() {
                     self.view.rebuild_scatter(
                         Some(&data),

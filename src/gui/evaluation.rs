@@ -11,8 +11,8 @@ use crate::engine::data::Dataset;
 use crate::engine::eval::{
     ClassifierOutput, EvalProgress, Protocol, RunInput, SvmScaling, evaluate_run_with,
 };
-use crate::engine::experiment::{StopReason, nmf_baseline};
-use crate::engine::fsutil::{csv_field, write_atomic};
+use crate::engine::files::fsutil::{csv_field, write_atomic};
+use crate::engine::jobs::experiment::{StopReason, nmf_baseline};
 use crate::engine::models::{Predictions, WarmStart, params_string};
 use crate::gui::state::{Evaluation, HistoryRow, Series};
 use ndarray::Array2;

@@ -8,7 +8,7 @@
 
 use crate::engine::constraints::{Suggestion, Triplet};
 use crate::engine::data::Fingerprint;
-use crate::engine::worker::Snapshot;
+use crate::engine::jobs::worker::Snapshot;
 use eframe::egui;
 use ndarray::ArrayView2;
 use std::collections::BTreeSet;

@@ -1,13 +1,13 @@
 //! "Export run…" (results panel): a finished run's H and W, the labels of every sample (the
 //! ground truth where known, the painted labels, the run's clusters) and a classifier's
 //! predictions, as CSV and `.npy` in a typed folder, in the same formats as `run --out`
-//! ([`crate::engine::export`]). The files are written atomically on a background thread; the
+//! ([`crate::engine::files::export`]). The files are written atomically on a background thread; the
 //! result comes back as a message.
 
 use super::{App, TaskDone};
 use crate::engine::data::Dataset;
-use crate::engine::export::{ExportError, Factors, RunWriter, SampleLabels, clusters_csv};
-use crate::engine::export::{predictions_csv, predictions_matrix};
+use crate::engine::files::export::{ExportError, Factors, RunWriter, SampleLabels, clusters_csv};
+use crate::engine::files::export::{predictions_csv, predictions_matrix};
 use crate::engine::models::{Export, LabelOrigin, Predictions};
 use ndarray::Array2;
 use std::path::{Path, PathBuf};

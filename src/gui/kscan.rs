@@ -13,7 +13,7 @@
 use eframe::egui;
 
 use crate::engine::data::Dataset;
-use crate::engine::kscan::{ScanEvent, ScanRow, ScanSpec, scan_k};
+use crate::engine::jobs::kscan::{ScanEvent, ScanRow, ScanSpec, scan_k};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
@@ -239,7 +239,7 @@ impl super::App {
             return;
         };
         let form = self.scan.form;
-        let ks = crate::engine::kscan::k_range(form.from, form.to, &data);
+        let ks = crate::engine::jobs::kscan::k_range(form.from, form.to, &data);
         let params = spec.params_string(", ");
         let what = if params.is_empty() {
             format!(

@@ -199,7 +199,7 @@ impl App {
         let fingerprint = data.fingerprint;
         let spawned = self.tasks.spawn("pca-x", move || TaskDone::DataProjected {
             fingerprint,
-            result: crate::engine::projection::pca2_of_samples(data.x.view())
+            result: crate::engine::linalg::projection::pca2_of_samples(data.x.view())
                 .map_err(|e| e.to_string()),
         });
         if let Err(e) = spawned {

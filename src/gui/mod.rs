@@ -106,7 +106,7 @@ pub fn run(path: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()
             let mut app = App::with_path(
                 cc,
                 path.filter(|_| session.is_none()),
-                crate::engine::recovery::default_dir(),
+                crate::engine::files::recovery::default_dir(),
             );
             if let Some(s) = session
                 && let Err(e) = app.open_session(&s)
@@ -211,7 +211,7 @@ pub struct App {
     /// `NMF_PLAYGROUND_RECOVERY_DIR`).
     recovery_dir: Option<PathBuf>,
     /// The journal of the current store.
-    journal: Option<crate::engine::recovery::Journal>,
+    journal: Option<crate::engine::files::recovery::Journal>,
 }
 
 impl App {
@@ -414,7 +414,7 @@ impl eframe::App for App {
 
 /// The recovery directory of the test constructors: only an explicit override.
 fn test_recovery_dir() -> Option<PathBuf> {
-    std::env::var_os(crate::engine::recovery::DIR_ENV)
+    std::env::var_os(crate::engine::files::recovery::DIR_ENV)
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
 }

@@ -14,8 +14,8 @@
 
 use crate::engine::constraints::Labels;
 use crate::engine::data::{Dataset, Fingerprint};
-use crate::engine::projection::Projector;
-use crate::engine::worker::Snapshot;
+use crate::engine::jobs::worker::Snapshot;
+use crate::engine::linalg::projection::Projector;
 use ndarray::Array2;
 use std::sync::{Arc, Weak};
 

@@ -7,9 +7,9 @@
 use super::points::{Isolation, NEIGHBOURS, NeighbourList, SnapshotKey};
 use super::{App, TaskDone};
 use crate::engine::data::Fingerprint;
+use crate::engine::jobs::worker::Snapshot;
 use crate::engine::linalg::knn_of;
-use crate::engine::projection::{Projector, pca2_of_samples};
-use crate::engine::worker::Snapshot;
+use crate::engine::linalg::projection::{Projector, pca2_of_samples};
 use ndarray::{Array2, Axis};
 use std::sync::Arc;
 

@@ -10,9 +10,11 @@ use eframe::egui;
 use super::state::{Convergence, Progress, Status, WorkerState};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
-use crate::engine::experiment::{FitOptions, StopReason};
+use crate::engine::jobs::experiment::{FitOptions, StopReason};
+use crate::engine::jobs::worker::{
+    Command, Event, Job, JobHandle, JobId, RunResult, Snapshot, Waker,
+};
 use crate::engine::models::ModelSpec;
-use crate::engine::worker::{Command, Event, Job, JobHandle, JobId, RunResult, Snapshot, Waker};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};

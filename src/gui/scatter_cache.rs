@@ -6,8 +6,8 @@ use eframe::egui;
 
 use super::state::Evaluation;
 use crate::engine::data::Dataset;
+use crate::engine::jobs::worker::Snapshot;
 use crate::engine::models::LabelOrigin;
-use crate::engine::worker::Snapshot;
 use egui::Color32;
 use egui_plot::{MarkerShape, PlotPoint, PlotTransform};
 

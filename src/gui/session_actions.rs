@@ -5,17 +5,17 @@
 //! the model settings at once, loads its data with its loader options, and applies its
 //! constraints when that load arrives; data whose fingerprint changed since the save is asked
 //! about ("open the constraints anyway / stop"). The journal follows the store every frame
-//! (debounced, atomic, fsync'd; `engine::recovery`), and a start on a dataset with unsaved
+//! (debounced, atomic, fsync'd; `engine::files::recovery`), and a start on a dataset with unsaved
 //! edits from a killed session offers them back.
 
 use super::format::counted;
 use super::{App, DataSource, TaskDone};
 use crate::engine::data::samples::Sample;
-use crate::engine::models::{ModelKind, WarmStart};
-use crate::engine::recovery::{self, Journal};
-use crate::engine::session::{
+use crate::engine::files::recovery::{self, Journal};
+use crate::engine::files::session::{
     Constraints, DataCheck, DatasetRef, ModelSettings, RunFactors, RunRecord, SessionFile,
 };
+use crate::engine::models::{ModelKind, WarmStart};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -51,7 +51,7 @@ impl App {
         };
         let model = self.settings.model.clone();
         let mut file = SessionFile {
-            version: crate::engine::session::VERSION,
+            version: crate::engine::files::session::VERSION,
             dataset: DatasetRef {
                 path: dataset_path,
                 // The resolved choice (never `auto`), so the session reopens as it was.

@@ -5,7 +5,7 @@
 use crate::engine::constraints::Store;
 use crate::engine::data::{Dataset, Fingerprint, LoadOptions, Preprocess};
 use crate::engine::eval::RunEvaluation;
-use crate::engine::experiment::{FitOptions, StopReason};
+use crate::engine::jobs::experiment::{FitOptions, StopReason};
 use crate::engine::models::{ModelKind, ModelSpec, ParamValue, Phase, WarmStart};
 use egui_plot::PlotPoint;
 use serde::{Deserialize, Serialize};
@@ -371,7 +371,7 @@ pub struct HistoryRow {
     /// How the fit ended: "converged", "iteration cap" or "stopped at iteration t".
     pub stop: String,
     /// The run's last scatter frame, to bring it back from the table ("show").
-    pub snapshot: Option<Arc<crate::engine::worker::Snapshot>>,
+    pub snapshot: Option<Arc<crate::engine::jobs::worker::Snapshot>>,
     /// Its evaluation, once it arrives (every metric, for the table and the CSV).
     pub evaluation: Option<Arc<Evaluation>>,
     /// A classifier's predictions (2-STGINMF) and the arrays the model exports beyond W and
@@ -389,7 +389,7 @@ pub struct Session {
     pub dataset: Option<Arc<Dataset>>,
     /// PCA-2D of the dataset's X (computed on a background task when it loads), what the
     /// scatter shows before the first run so that triplets and labels can be clicked at once.
-    pub x_view: Option<Arc<crate::engine::worker::Snapshot>>,
+    pub x_view: Option<Arc<crate::engine::jobs::worker::Snapshot>>,
     /// The last load error (shown in red in the data panel).
     pub load_error: Option<String>,
     /// What is being loaded right now (shown with a spinner).
@@ -431,7 +431,7 @@ pub struct Session {
     /// changed, for the user's answer).
     pub opening: Option<super::OpeningSession>,
     /// Unsaved edits a killed session left for this dataset, offered back.
-    pub recovery_offer: Option<crate::engine::recovery::Found>,
+    pub recovery_offer: Option<crate::engine::files::recovery::Found>,
     /// The run being exported on a background thread ("Export run…"), if any.
     pub exporting: Option<u64>,
     /// "Save figures" is drawing and writing on a background thread.

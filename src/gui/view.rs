@@ -6,7 +6,7 @@
 
 use crate::engine::constraints::ProtocolOptions;
 use crate::engine::data::Dataset;
-use crate::engine::worker::Snapshot;
+use crate::engine::jobs::worker::Snapshot;
 use eframe::egui;
 use egui_plot::{PlotPoint, PlotTransform};
 use std::path::Path;

@@ -15,7 +15,7 @@ use crate::engine::constraints::generate::{
     ProtocolOptions, generate_triplets, labels_from_truth, reveal_stratified,
 };
 use crate::engine::data::Dataset;
-use crate::engine::experiment::{FitOptions, fit};
+use crate::engine::jobs::experiment::{FitOptions, fit};
 use crate::engine::models::{ModelKind, ModelSpec, SideNeed};
 use anyhow::anyhow;
 use serde::{Deserialize, Serialize};

@@ -7,7 +7,7 @@
 
 use super::labels::index_labels;
 use super::{Column, DataError, Dataset, LabelColumn, LoadOptions, Place, check_value, excerpt};
-use crate::engine::limits;
+use crate::engine::machine::limits;
 use ndarray::Array2;
 use std::path::Path;
 

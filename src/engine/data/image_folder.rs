@@ -270,7 +270,7 @@ pub fn load_folder(dir: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
         });
     }
 
-    crate::engine::limits::check_alloc(
+    crate::engine::machine::limits::check_alloc(
         &format!("{n} images of {w}×{h} pixels as f64"),
         (m * n) as u128,
         8,

@@ -9,13 +9,13 @@
 //!   labels");
 //! * negative dimensions, or dimensions whose product does not match the data stored;
 //! * a compressed element whose inner element is larger than memory allows
-//!   ([`crate::engine::limits`]) or that inflates past its declared size (a zlib bomb): inflate
+//!   ([`crate::engine::machine::limits`]) or that inflates past its declared size (a zlib bomb): inflate
 //!   stops at the declared size plus one byte.
 //!
 //! It returns the file with every compressed element inflated (bounded), so that `matfile`
 //! never inflates anything itself.
 
-use crate::engine::limits;
+use crate::engine::machine::limits;
 use std::io::Read;
 
 /// miINT8 … miUTF32 sizes by MAT type code (0 = not a numeric type).

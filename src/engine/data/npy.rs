@@ -439,7 +439,7 @@ impl<'p> Npy<'p> {
             )));
         }
         let values = header.len().unwrap_or(usize::MAX) as u128;
-        crate::engine::limits::check_alloc(
+        crate::engine::machine::limits::check_alloc(
             &format!("the {} array as f64", header.shape_text()),
             values,
             8,
@@ -508,7 +508,7 @@ impl<'p> Npy<'p> {
         let (n, m) = (self.header.shape[0], self.header.shape[1]);
         // Zeroed allocation: fresh pages from the OS, resident only once written; 2 MiB pages
         // when X is large (`sys::huge_page_buffer`: the NMF products walk it in column blocks).
-        let mut x = crate::engine::sys::huge_page_buffer(m * n);
+        let mut x = crate::engine::machine::sys::huge_page_buffer(m * n);
         // (row, column, value) of the first bad value in row-major order.
         let mut first_bad: Option<(usize, usize, f64)> = None;
         if self.header.fortran_order {

@@ -2,10 +2,10 @@ use faer::{Accum, MatMut, MatRef, Par};
 
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 /// Clear the upper halves of the vector registers after a faer kernel (see
-/// [`crate::engine::sys::clear_upper_state`]).
+/// [`crate::engine::machine::sys::clear_upper_state`]).
 #[inline]
 pub(crate) fn clear_upper_state() {
-    crate::engine::sys::clear_upper_state();
+    crate::engine::machine::sys::clear_upper_state();
 }
 
 /// Whether an operand is used as is or transposed.

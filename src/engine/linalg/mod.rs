@@ -6,7 +6,7 @@
 //! an X that fits in cache by the lane sums of `gram`), and the k×k×n products `HHᵀ`
 //! (`gram`) and `WᵀW·H` (the thin `WᵀX` kernel). The
 //! crate's `unsafe` (a `vzeroupper` after faer kernels, `madvise` for large buffers) is all in
-//! `crate::engine::sys`. One fit's big products use the threads its worker sets ([`set_threads`]; all
+//! `crate::engine::machine::sys`. One fit's big products use the threads its worker sets ([`set_threads`]; all
 //! cores for a single fit, one per fit in sweeps), split by output entries so that the bits do
 //! not depend on the count ([`parallel`]); faer runs sequentially.
 
@@ -20,6 +20,7 @@ pub mod kdtree;
 pub mod knn;
 pub mod parallel;
 pub mod procrustes;
+pub mod projection;
 pub mod shrink;
 pub mod simplex;
 pub mod sparse;

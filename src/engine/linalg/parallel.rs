@@ -23,7 +23,7 @@ thread_local! {
 }
 
 /// Let the products called on this thread use `n` threads (at least 1). The worker calls it
-/// for each fit ([`crate::engine::worker::Job::threads`]).
+/// for each fit ([`crate::engine::jobs::worker::Job::threads`]).
 pub fn set_threads(n: usize) {
     THREADS.with(|t| t.set(n.max(1)));
 }

@@ -13,7 +13,7 @@
 //!   once into `Hᵀ` rows, and each tile of rows of X accumulates `X[i, j] · Hᵀ[j, :]` (a
 //!   broadcast of X, up to 4 vectors of `Hᵀ`), reading each row of X sequentially.
 //!
-//! On a large X both prefetch each row of X a few cache lines ahead ([`crate::engine::sys::prefetch`]);
+//! On a large X both prefetch each row of X a few cache lines ahead ([`crate::engine::machine::sys::prefetch`]);
 //! the hardware prefetchers alone fell behind (see [`PREFETCH_COLUMNS`]).
 //!
 //! Both beat faer on the blocks of a large X, and `WᵀX` also on an X in cache
@@ -27,7 +27,7 @@
 //! the CPU has; the kernels are plain loops over `[f64; 8]` that vectorize in its context).
 
 use super::parallel::{for_each_part, parts_for, threads};
-use crate::engine::sys::prefetch;
+use crate::engine::machine::sys::prefetch;
 use faer::traits::pulp;
 use std::ops::Range;
 

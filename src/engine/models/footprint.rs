@@ -1,7 +1,7 @@
 //! The large intermediates a model allocates beyond X, H and W (issue 20 point 5): each
 //! descriptor declares them ([`super::Descriptor::memory`]), and [`super::build`] refuses,
 //! before anything is allocated, a fit whose intermediates would not fit in the memory
-//! available ([`crate::engine::limits`]), with the model, the size and what to do.
+//! available ([`crate::engine::machine::limits`]), with the model, the size and what to do.
 //!
 //! The counts are upper estimates of what the model holds at its peak (dense n×n matrices,
 //! the p-NN search's blocks and candidate lists, m×n working copies); small k×n or sparse
@@ -9,7 +9,7 @@
 
 use super::params::Checked;
 use super::{ModelError, ModelKind};
-use crate::engine::limits;
+use crate::engine::machine::limits;
 
 /// The sizes a model's intermediates depend on.
 #[derive(Clone, Copy, Debug)]

@@ -3,8 +3,8 @@
 //! ([`mu`]) the MU models share, warm starts ([`warm`]), and [`build`].
 //!
 //! Models know nothing of threads, time or channels: they are driven one [`Model::step`] at a
-//! time by [`crate::engine::experiment`] (the loop with max iterations, tolerance, NaN checks and
-//! cancellation) and by [`crate::engine::worker`] (the same loop on a thread).
+//! time by [`crate::engine::jobs::experiment`] (the loop with max iterations, tolerance, NaN checks and
+//! cancellation) and by [`crate::engine::jobs::worker`] (the same loop on a thread).
 
 pub mod alm;
 pub mod footprint;
@@ -450,7 +450,11 @@ pub fn build(
         labelled: side.n_known_labels(),
         params: &params,
     };
-    footprint::check(spec.kind, &sizes, crate::engine::limits::available_bytes())
-        .map_err(&named)?;
+    footprint::check(
+        spec.kind,
+        &sizes,
+        crate::engine::machine::limits::available_bytes(),
+    )
+    .map_err(&named)?;
     (spec.kind.descriptor().build)(spec, &params, data, side).map_err(named)
 }

@@ -3,7 +3,7 @@
 //! features). Drawn from the latest snapshot; the textures are rebuilt once per snapshot.
 
 use crate::engine::data::Dataset;
-use crate::engine::worker::Snapshot;
+use crate::engine::jobs::worker::Snapshot;
 use crate::gui::textures::component_images;
 use crate::gui::view::ViewState;
 use eframe::egui;

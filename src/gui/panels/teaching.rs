@@ -1,7 +1,7 @@
 //! Teaching controls (issue 21 point 3): step one iteration, run at a chosen speed, the
 //! current model's update rule with its objective terms' values at the current iteration,
 //! and reset to the same start in one click. The worker does the stepping and the
-//! throttling ([`crate::engine::worker::Command`]); this panel only sends commands.
+//! throttling ([`crate::engine::jobs::worker::Command`]); this panel only sends commands.
 
 use eframe::egui;
 

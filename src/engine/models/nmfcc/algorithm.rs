@@ -286,7 +286,7 @@ mod tests {
     use crate::engine::constraints::generate::{
         ProtocolOptions, generate_triplets, labels_from_truth,
     };
-    use crate::engine::experiment::{FitOptions, StopReason, fit};
+    use crate::engine::jobs::experiment::{FitOptions, StopReason, fit};
     use crate::engine::models::nmf::{self, Nmf};
     use crate::engine::models::nmfcc::KIND;
     use crate::engine::models::nmfcc::links::tests::random_links;

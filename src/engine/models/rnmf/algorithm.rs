@@ -473,7 +473,7 @@ impl Model for Rnmf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::experiment::{FitOptions, StopReason, fit};
+    use crate::engine::jobs::experiment::{FitOptions, StopReason, fit};
     use crate::engine::linalg::gram_of_rows;
     use crate::engine::models::mu::{FLOOR, gram_times};
     use crate::engine::models::nmf::Nmf;
@@ -955,7 +955,7 @@ mod tests {
             assert!((c.dot(&c).sqrt() - 1.0).abs() < 1e-12);
         }
         // Through the worker, as the app runs it.
-        use crate::engine::worker::{Command, Event, Job, JobHandle, JobId};
+        use crate::engine::jobs::worker::{Command, Event, Job, JobHandle, JobId};
         use std::time::Duration;
         let (tx, rx) = std::sync::mpsc::channel();
         let job = Job::new(JobId(1), dataset(x), ModelSpec::new(KIND, 3, 4), FitOptions {

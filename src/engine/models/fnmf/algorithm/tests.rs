@@ -2,7 +2,7 @@ use super::*;
 use crate::engine::constraints::SideInfo;
 use crate::engine::eval::kmeans::{KMeansParams, repeated_kmeans};
 use crate::engine::eval::metrics::clustering_accuracy;
-use crate::engine::experiment::{FitOptions, StopReason, fit};
+use crate::engine::jobs::experiment::{FitOptions, StopReason, fit};
 use crate::engine::models::fnmf::KIND;
 use crate::engine::models::mu::{FLOOR, fd};
 use crate::engine::models::nmf::{self, Nmf};
@@ -418,7 +418,7 @@ fn cancelling_stops_the_fit_after_the_current_iteration() {
 /// Through the worker (the app's path): Cancel ends a long run within a fraction of a second.
 #[test]
 fn a_worker_job_can_be_cancelled() {
-    use crate::engine::worker::{Job, JobId};
+    use crate::engine::jobs::worker::{Job, JobId};
     use std::time::Duration;
     let data = dataset(random(100, 300, 13));
     let job = Job::new(
@@ -430,7 +430,7 @@ fn a_worker_job_can_be_cancelled() {
             tol: 0.0,
         },
     );
-    crate::engine::worker::testing::assert_cancels_within(job, Duration::from_millis(500));
+    crate::engine::jobs::worker::testing::assert_cancels_within(job, Duration::from_millis(500));
 }
 
 /// Built by the registry: the same seed repeats bit for bit, another seed differs, and the

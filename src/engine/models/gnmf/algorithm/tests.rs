@@ -1,6 +1,6 @@
 use super::*;
 use crate::engine::constraints::SideInfo;
-use crate::engine::experiment::{FitOptions, StopReason, fit};
+use crate::engine::jobs::experiment::{FitOptions, StopReason, fit};
 use crate::engine::linalg::GraphWeight;
 use crate::engine::models::gnmf::KIND;
 use crate::engine::models::mu::fd;
@@ -355,7 +355,7 @@ fn cancelling_stops_the_fit_after_the_current_iteration() {
 /// ends a long run within a fraction of a second.
 #[test]
 fn a_worker_job_can_be_cancelled() {
-    use crate::engine::worker::{Job, JobId};
+    use crate::engine::jobs::worker::{Job, JobId};
     use std::time::Duration;
     let data = dataset(random(100, 300, 13));
     let job = Job::new(
@@ -367,7 +367,7 @@ fn a_worker_job_can_be_cancelled() {
             tol: 0.0,
         },
     );
-    crate::engine::worker::testing::assert_cancels_within(job, Duration::from_millis(500));
+    crate::engine::jobs::worker::testing::assert_cancels_within(job, Duration::from_millis(500));
 }
 
 #[test]

@@ -6,7 +6,7 @@ use super::*;
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::{Dataset, LoadOptions};
 use crate::engine::eval::metrics::clustering_accuracy;
-use crate::engine::experiment::FitOptions;
+use crate::engine::jobs::experiment::FitOptions;
 use crate::engine::models::can::tests_support::blobs;
 use crate::engine::linalg::knn;
 use crate::engine::models::psmf::KIND;
@@ -297,7 +297,7 @@ fn the_same_seed_repeats_bit_for_bit() {
 /// Through the worker (the app's path): Cancel ends a long PSMF run promptly.
 #[test]
 fn a_worker_job_can_be_cancelled() {
-    use crate::engine::worker::{Job, JobId};
+    use crate::engine::jobs::worker::{Job, JobId};
     use std::time::Duration;
     let (x, _) = noisy(3, 40, 10);
     let data = Arc::new(Dataset::from_parts(x, None, vec![], "test"));
@@ -310,7 +310,7 @@ fn a_worker_job_can_be_cancelled() {
             tol: 0.0,
         },
     );
-    crate::engine::worker::testing::assert_cancels_within(job, Duration::from_millis(500));
+    crate::engine::jobs::worker::testing::assert_cancels_within(job, Duration::from_millis(500));
 }
 
 /// Iris (`../shared/data/iris`, unit-L2): PSMF from CAN reaches ≥ 90 % ACC (paper 90.00).

@@ -1,6 +1,6 @@
 use super::*;
 use crate::engine::constraints::SideInfo;
-use crate::engine::experiment::{FitOptions, StopReason, fit};
+use crate::engine::jobs::experiment::{FitOptions, StopReason, fit};
 use crate::engine::linalg::GraphWeight;
 use crate::engine::models::rmnmf::KIND;
 use crate::engine::models::{ParamValue, WarmStart, build};
@@ -363,7 +363,7 @@ fn non_finite_values_stop_the_fit_with_a_message() {
 /// Through the worker (the app's path): Cancel ends a long run within a fraction of a second.
 #[test]
 fn a_worker_job_can_be_cancelled() {
-    use crate::engine::worker::{Command, Event, Job, JobHandle, JobId};
+    use crate::engine::jobs::worker::{Command, Event, Job, JobHandle, JobId};
     use std::time::{Duration, Instant};
     let data = dataset(random(60, 200, 13));
     let job = Job::new(JobId(1), data, spec(5, 1, 1.0, 1e-5), FitOptions {

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::engine::constraints::SideInfo;
-use crate::engine::experiment::{self, FitOptions};
+use crate::engine::jobs::experiment::{self, FitOptions};
 use crate::engine::models::stginmf::params::{SigmaRule, StginmfParams};
 use crate::engine::models::stginmf::similarity::{
     nth_largest, relative, row_sparse as rs, symmetrise_max as sym,
@@ -423,8 +423,8 @@ fn a_nan_in_x_is_refused_and_a_cancel_stops_within_the_build() {
 
 #[test]
 fn cancel_ends_the_job_quickly() {
-    use crate::engine::worker::testing::assert_cancels_within;
-    use crate::engine::worker::{Job, JobId};
+    use crate::engine::jobs::worker::testing::assert_cancels_within;
+    use crate::engine::jobs::worker::{Job, JobId};
     use std::time::Duration;
     let (x, y) = blobs(3, 400, 3);
     let side = SideInfo::new(Vec::new(), first_per_class(&y, 40));

@@ -8,7 +8,7 @@ use crate::engine::constraints::generate::{
 use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::Dataset;
 use crate::engine::eval::triplets::triplets_kept;
-use crate::engine::experiment::{self, FitOptions, StopReason};
+use crate::engine::jobs::experiment::{self, FitOptions, StopReason};
 use crate::engine::models::mu::fd;
 use crate::engine::models::tste::KIND;
 use crate::engine::models::{self, ModelKind, ParamValue, SideNeed, WarmStart};
@@ -441,7 +441,7 @@ fn cancel_ends_the_fit_with_the_best_embedding() {
     assert_eq!(out.record.iterations(), 3);
     assert_eq!(m.objective().total, m.best().0.total());
 
-    use crate::engine::worker::{Command, Event, Job, JobHandle, JobId};
+    use crate::engine::jobs::worker::{Command, Event, Job, JobHandle, JobId};
     use std::time::{Duration, Instant};
     let n = 2000;
     let job = Job::new(

@@ -9,12 +9,12 @@
 
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
-use crate::engine::experiment::{self, FitOptions, FitRecord, StopReason};
+use crate::engine::jobs::experiment::{self, FitOptions, FitRecord, StopReason};
 use crate::engine::linalg::Csr;
+use crate::engine::linalg::projection::Projector;
 use crate::engine::models::{
     self, Export, Interrupt, Model, ModelSpec, Objective, Phase, Predictions, SampleValues,
 };
-use crate::engine::projection::Projector;
 use ndarray::Array2;
 use std::ops::ControlFlow;
 use std::sync::Arc;

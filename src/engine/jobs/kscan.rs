@@ -16,9 +16,9 @@ use crate::engine::eval::{
     EvalError, MeanStd, Protocol, RunInput, derive_seed, evaluate_run, rank_stability,
     relative_error, run_labelling,
 };
-use crate::engine::experiment::FitOptions;
+use crate::engine::jobs::experiment::FitOptions;
+use crate::engine::jobs::worker::{self, Event, Job, JobId};
 use crate::engine::models::{ModelError, ModelSpec};
-use crate::engine::worker::{self, Event, Job, JobId};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 

@@ -13,7 +13,7 @@
 /// of the development box, every legacy-SSE instruction that follows then pays a transition
 /// penalty, which slowed all scalar f64 code of the crate (the MU passes, the trace objective,
 /// margins) and libm's `exp`/`log1p` many times over (docs/performance.md, "`vzeroupper` after
-/// faer (`engine/sys.rs`, `clear_upper_state`)"). Call this after every faer kernel call; it
+/// faer (`engine/machine/sys.rs`, `clear_upper_state`)"). Call this after every faer kernel call; it
 /// costs one instruction and leaves all results bit-identical. (Code compiled by rustc, such as
 /// `linalg::thin`, gets its `vzeroupper` from the compiler.)
 #[inline]
@@ -89,7 +89,7 @@ pub const HUGE_PAGE_MIN_BYTES: usize = 32 << 20;
 ///
 /// The NMF products walk X in column blocks, i.e. thousands of rows far apart: with 4 KiB pages
 /// every row is a TLB miss, which 2 MiB pages make rare (docs/performance.md, "2 MiB pages
-/// (`engine/sys.rs`, `huge_page_buffer`)"). NumPy does the same for its large arrays
+/// (`engine/machine/sys.rs`, `huge_page_buffer`)"). NumPy does the same for its large arrays
 /// (`madvise(MADV_HUGEPAGE)` above 4 MiB), so the scikit-learn peer of the benchmark already
 /// had it. Transparent huge pages set to `never` make the advice a no-op; `always` makes it
 /// unnecessary.
