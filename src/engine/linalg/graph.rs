@@ -8,6 +8,9 @@
 //!   `mean(mean(D))`; over [`HEAT_SAMPLE`] samples drawn with [`HEAT_SEED`] when n is larger;
 //! * `cosine`: `x_iᵀx_j / (‖x_i‖ ‖x_j‖)`, 0 for an all-zero sample.
 //!
+//! [`graph_pass`] is the graph term of the graph-regularised models (GNMF, FNMF): H·S and
+//! `Tr(H L Hᵀ)` in one pass over the nonzeros.
+//!
 //! The neighbours are always the Euclidean ones of the data as given, also for `cosine` (Cai's
 //! code normalises the samples for the weights only). Each weight is a symmetric function of
 //! the pair computed in the same order from either end (the kNN's exact distances sum over the
@@ -154,6 +157,37 @@ pub fn heat_t(x: ArrayView2<'_, f64>) -> f64 {
         })
         .collect();
     sums.iter().sum::<f64>() / (s * s) as f64
+}
+
+/// `hs ← H·S` for the symmetric S, and `Tr(H L Hᵀ) = ½ Σ_a Σ_c Σ_{r ∈ S_c} S_cr (h_ac − h_ar)²`
+/// (3.9), in one pass over the nonzeros of S for each row a of H (k×n row-major; O(nnz·k)).
+///
+/// Column c of H·S is gathered from row c of S (S = Sᵀ): `Σ_r S_cr h_ar`, in the stored
+/// (ascending) order of row c, each row of H read from cache. The trace is a sum of
+/// nonnegative terms, so it has no cancellation error (`d_c h_ac² − h_ac (HS)_ac` would); it is
+/// zero exactly when H is constant on every connected part of the graph.
+pub fn graph_pass(s: &Csr, h: &[f64], (k, n): (usize, usize), hs: &mut [f64]) -> f64 {
+    let mut trace = 0.0;
+    for a in 0..k {
+        let row = &h[a * n..(a + 1) * n];
+        let out = &mut hs[a * n..(a + 1) * n];
+        let mut lanes = [0.0f64; 4];
+        for (c, o) in out.iter_mut().enumerate() {
+            let (cols, vals) = s.row(c);
+            let hc = row[c];
+            let (mut acc, mut tr) = (0.0, 0.0);
+            for (&r, &v) in cols.iter().zip(vals) {
+                let hr = row[r];
+                acc += v * hr;
+                let diff = hc - hr;
+                tr += v * (diff * diff);
+            }
+            *o = acc;
+            lanes[c % 4] += tr;
+        }
+        trace += (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+    }
+    0.5 * trace
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use super::params::FnmfParams;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::{Csr, Op, adaptive_graph, gemm_into, gram_of_columns, weighted_simplex_qp};
-use crate::engine::models::gnmf::graph_pass;
+use crate::engine::linalg::graph::graph_pass;
 use crate::engine::models::mu::{FLOOR, gram_times, mu_update, normalize_w_columns, start_wh};
 use crate::engine::models::{
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,

@@ -23,7 +23,6 @@ mod algorithm;
 pub mod params;
 
 pub use algorithm::Gnmf;
-pub(crate) use algorithm::graph_pass;
 pub use params::GnmfParams;
 
 use crate::engine::models::footprint::{Intermediate, Sizes};

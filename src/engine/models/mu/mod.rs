@@ -23,9 +23,11 @@ pub mod objective;
 pub mod products;
 pub mod rule;
 
+pub mod state;
 pub use fused::{Addends, HPassWork, update_h_columns, update_h_columns_plus};
 pub use init::{random_wh, start_wh};
 pub use objective::{EXACT_EVERY, ExactResidual, trace_reconstruction};
 pub(crate) use products::blocked_pass_over_x;
 pub use products::{FUSED_MIN_BYTES, gram_times, wt_x_whole, x_block_columns, xh_t_whole};
 pub use rule::{FLOOR, mu_rule, mu_update, normalize_w_columns, w_step};
+pub use state::{Block, HRule, MuState, MuWork, PlainRule, checked_start};

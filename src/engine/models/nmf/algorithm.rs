@@ -1,46 +1,21 @@
 //! The NMF iteration of docs/models.md §3.1 (see the module above for the math).
 
 use crate::engine::data::Dataset;
-use crate::engine::linalg::thin::XhtAccumulator;
-use crate::engine::linalg::{gram_of_columns, gram_of_rows};
-use crate::engine::models::mu::{w_step, 
-    EXACT_EVERY, ExactResidual, FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x, gram_times, mu_update,
-    normalize_w_columns, start_wh, trace_reconstruction, update_h_columns, wt_x_whole,
-    x_block_columns, xh_t_whole,
-};
+use crate::engine::models::mu::{MuState, PlainRule, blocked_pass_over_x, checked_start, normalize_w_columns};
 use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective};
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
 
-
 /// Euclidean NMF, `min ‖X − WH‖²_F` s.t. W, H ≥ 0 (docs/models.md §3.1).
 ///
-/// One [`Model::step`] is H ← H ⊙ (WᵀX) ⊘ max(WᵀW H, ε), then W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε).
-/// All products go to preallocated workspaces; nothing m×n is formed. The objective comes from
-/// the trace identity ‖X‖² − 2⟨W, XHᵀ⟩ + ⟨WᵀW, HHᵀ⟩, reusing XHᵀ and HHᵀ of the W update and
-/// the new WᵀW (which the next H update reuses too), so monitoring costs O(mk²). Large X goes
-/// through a blocked single pass ([`Nmf::fused_h_step`]) that streams X once per iteration.
+/// One [`Model::step`] is H ← H ⊙ (WᵀX) ⊘ max(WᵀW H, ε), then W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε):
+/// the kit's [`MuState`] with its [`PlainRule`]. All products go to preallocated workspaces;
+/// nothing m×n is formed. The objective comes from the trace identity ‖X‖² − 2⟨W, XHᵀ⟩ +
+/// ⟨WᵀW, HHᵀ⟩, reusing XHᵀ and HHᵀ of the W update and the new WᵀW (which the next H update
+/// reuses too), so monitoring costs O(mk²). Large X goes through the blocked single pass that
+/// streams X once per iteration.
 pub struct Nmf {
-    data: Arc<Dataset>,
-    w: Array2<f64>,
-    h: Array2<f64>,
-    /// ‖X‖²_F.
-    x_norm2: f64,
-    // Workspaces.
-    wtx: Array2<f64>,           // k×n  WᵀX
-    wtw: Array2<f64>,           // k×k  WᵀW (of the current W)
-    wtwh: Array2<f64>,          // k×n  WᵀW H
-    xht: Array2<f64>,           // m×k  XHᵀ (of the current H)
-    hht: Array2<f64>,           // k×k  HHᵀ (of the current H)
-    whht: Array2<f64>,          // m×k  W HHᵀ
-    residual: ExactResidual,    // m×256 residual block, allocated on first exact recomputation
-    hpass: HPassWork,           // fused H pass: k×CHUNK denominators, HHᵀ partial sums
-    xht_acc: XhtAccumulator,    // single pass: XHᵀ sums (m×k padded) and the block's Hᵀ
-    /// Use the reference step (one product per pass; small X, and the tests' baseline).
-    reference: bool,
-    /// Columns per block of the single pass over X.
-    x_block: usize,
-    iteration: usize,
+    pub(crate) mu: MuState,
     objective: f64,
 }
 
@@ -48,14 +23,7 @@ impl Nmf {
     /// Seeded initial W, H (docs/models.md §3.1) or the spec's warm start (§10.6); fails on
     /// an all-zero X.
     pub fn new(data: Arc<Dataset>, spec: &ModelSpec) -> Result<Self, ModelError> {
-        let (m, n) = data.x.dim();
-        let mean = data.x.mean().unwrap_or(0.0);
-        if !(mean > 0.0 && mean.is_finite()) {
-            return Err(ModelError::BadData {
-                why: "X is all zeros (or not finite): nothing to factorize".into(),
-            });
-        }
-        let (w, h) = start_wh(spec, m, n, mean);
+        let (w, h) = checked_start(&data, spec)?;
         Ok(Self::with_factors(data, w, h))
     }
 
@@ -68,57 +36,25 @@ impl Nmf {
     /// Start from these factors exactly (the seeded draw or a warm start; the first update's
     /// floor lifts any zero entry, docs/models.md §10.1).
     fn with_factors(data: Arc<Dataset>, w: Array2<f64>, h: Array2<f64>) -> Self {
-        let (m, n) = data.x.dim();
-        let k = w.ncols();
-        let x_norm2 = data.x.iter().map(|v| v * v).sum();
-        let mut s = Self {
-            w,
-            h,
-            x_norm2,
-            wtx: Array2::zeros((k, n)),
-            wtw: Array2::zeros((k, k)),
-            wtwh: Array2::zeros((k, n)),
-            xht: Array2::zeros((m, k)),
-            hht: Array2::zeros((k, k)),
-            whht: Array2::zeros((m, k)),
-            residual: ExactResidual::new(),
-            hpass: HPassWork::new(k),
-            xht_acc: XhtAccumulator::new(m, k),
-            reference: m * n * size_of::<f64>() <= FUSED_MIN_BYTES,
-            x_block: x_block_columns(m, n),
-            iteration: 0,
-            objective: f64::NAN,
-            data,
-        };
-        s.refresh_products();
-        s.objective = s.trace_objective();
-        s
-    }
-
-    /// WᵀW, XHᵀ and HHᵀ of the current factors.
-    fn refresh_products(&mut self) {
-        gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
-        self.refresh_h_products();
-    }
-
-    /// WᵀX over all columns ([`wt_x_whole`]).
-    fn wtx_whole(&mut self) {
-        wt_x_whole(&mut self.wtx, &self.w, &self.data.x);
+        let mu = MuState::new(data, w, h);
+        let objective = mu.trace_recon();
+        Self { mu, objective }
     }
 
     /// WᵀX and XHᵀ of the current W and H by the same kernels and column blocks as
     /// [`Model::step`], updating nothing else: the "two big products" that `bench` divides an
     /// iteration by.
     pub fn big_products(&mut self) {
-        let (m, n) = self.data.x.dim();
-        let k = self.w.ncols();
-        if !self.reference
+        let work = &mut self.mu.work;
+        let (m, n) = work.data.x.dim();
+        let k = work.w.ncols();
+        if !work.reference
             && let (Some(x), Some(w), Some(h), Some(wtx), Some(xht)) = (
-                self.data.x.as_slice(),
-                self.w.as_slice(),
-                self.h.as_slice_mut(),
-                self.wtx.as_slice_mut(),
-                self.xht.as_slice_mut(),
+                work.data.x.as_slice(),
+                work.w.as_slice(),
+                self.mu.h.as_slice_mut(),
+                work.wtx.as_slice_mut(),
+                work.xht.as_slice_mut(),
             )
         {
             // The update leaves H as it is.
@@ -126,102 +62,28 @@ impl Nmf {
                 x,
                 (m, n, k),
                 w,
-                self.x_block,
+                work.x_block,
                 (wtx, h, xht),
-                &mut self.xht_acc,
+                &mut work.xht_acc,
                 |_, _, _, _| {},
             );
         } else {
-            self.wtx_whole();
-            self.xht_whole();
+            work.wtx_whole();
+            work.xht_whole(&self.mu.h);
         }
-    }
-
-    /// XHᵀ over all columns ([`xh_t_whole`]).
-    fn xht_whole(&mut self) {
-        xh_t_whole(&mut self.xht, &self.data.x, &self.h);
-    }
-
-    /// XHᵀ and HHᵀ of the current H: the W update's numerator and Gram matrix, reused by the
-    /// trace-identity objective.
-    fn refresh_h_products(&mut self) {
-        self.xht_whole();
-        gram_of_rows(&mut self.hht.view_mut(), self.h.view());
-    }
-
-    /// The H update and the W update's XHᵀ and HHᵀ, one product per pass: WᵀX and WᵀW·H (thin
-    /// kernel), a MU pass, XHᵀ and HHᵀ (lane kernels of `linalg::gram`). The reference the
-    /// fused pass is tested against.
-    fn reference_h_step(&mut self) {
-        // H ← H ⊙ (WᵀX) ⊘ max(WᵀW H, ε); WᵀW is cached from the previous W update.
-        self.wtx_whole();
-        gram_times(&mut self.wtwh, &self.wtw, &self.h);
-        mu_update(&mut self.h, &self.wtx, &self.wtwh);
-        self.refresh_h_products();
-    }
-
-    /// The same as [`Self::reference_h_step`] with the k×k×n work fused into one pass over H
-    /// (`fused::update_h_columns`: WᵀW·H, the MU update and HHᵀ, chunk by chunk in L1).
-    ///
-    /// For each block B of columns, `(WᵀX)_B` → update `H_B` (it needs only WᵀW) →
-    /// `XHᵀ += X_B H_Bᵀ` while `X_B` may still be in cache, both products by the thin kernels of
-    /// [`crate::engine::linalg::thin`] ([`blocked_pass_over_x`]). Returns false (nothing done)
-    /// when an array is not contiguous row-major.
-    ///
-    /// Reading X once per iteration, by kernels that do not pack it, makes this about twice as
-    /// fast as the reference step with faer on a large X (docs/performance.md, "Blocked single
-    /// pass over a large X (`models/nmf`, `fused_h_step`; RPNMF's H step)").
-    fn fused_h_step(&mut self) -> bool {
-        let (m, n) = self.data.x.dim();
-        let k = self.h.nrows();
-        let (Some(xs), Some(ws), Some(gram)) = (
-            self.data.x.as_slice(),
-            self.w.as_slice(),
-            self.wtw.as_slice(),
-        ) else {
-            return false;
-        };
-        let (Some(hs), Some(wtx), Some(xht)) = (
-            self.h.as_slice_mut(),
-            self.wtx.as_slice_mut(),
-            self.xht.as_slice_mut(),
-        ) else {
-            return false;
-        };
-        let gram_work = &mut self.hpass;
-        gram_work.reset_gram();
-        blocked_pass_over_x(
-            xs,
-            (m, n, k),
-            ws,
-            self.x_block,
-            (wtx, hs, xht),
-            &mut self.xht_acc,
-            |wtx, hs, j0, len| update_h_columns(gram_work, gram, hs, n, j0, wtx, n, j0, len),
-        );
-        if let Some(hht) = self.hht.as_slice_mut() {
-            self.hpass.gram_into(hht);
-        }
-        true
     }
 
     /// Take the reference step (`true`) or the blocked pass with `x_block` columns per block,
     /// whatever the size of X: for tests that compare a model's paths with NMF's.
     #[cfg(test)]
     pub(crate) fn force_path(&mut self, reference: bool, x_block: usize) {
-        (self.reference, self.x_block) = (reference, x_block);
-    }
-
-    /// ‖X‖² − 2⟨W, XHᵀ⟩ + ⟨WᵀW, HHᵀ⟩ from the cached products (clamped at 0).
-    fn trace_objective(&self) -> f64 {
-        trace_reconstruction(self.x_norm2, &self.w, &self.xht, &self.wtw, &self.hht)
+        self.mu.force_path(reference, x_block);
     }
 
     /// ‖X − WH‖²_F computed from the residual, in column blocks (no m×n temporary; the kit's
-    /// [`ExactResidual`]).
+    /// `ExactResidual`).
     pub fn exact_objective(&mut self) -> f64 {
-        self.residual
-            .norm2(&self.data.x, &self.w, &self.h, self.reference)
+        self.mu.exact_recon()
     }
 }
 
@@ -231,28 +93,18 @@ impl Model for Nmf {
     }
 
     fn step(&mut self) -> Result<Objective, ModelError> {
-        if self.reference || !self.fused_h_step() {
-            self.reference_h_step();
-        }
-        // W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε).
-        w_step(&mut self.w, &self.xht, &self.hht, &mut self.whht);
-        // New WᵀW: the objective's Gram term now, the next H update's denominator later.
-        gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
-        self.iteration += 1;
-        self.objective = if self.iteration.is_multiple_of(EXACT_EVERY) {
-            self.exact_objective()
-        } else {
-            self.trace_objective()
-        };
+        self.mu.h_step(&PlainRule);
+        self.mu.w_step();
+        self.objective = self.mu.advance();
         Ok(self.objective())
     }
 
     fn h(&self) -> ArrayView2<'_, f64> {
-        self.h.view()
+        self.mu.h.view()
     }
 
     fn w(&self) -> Option<ArrayView2<'_, f64>> {
-        Some(self.w.view())
+        Some(self.mu.work.w.view())
     }
 
     fn objective(&self) -> Objective {
@@ -261,8 +113,8 @@ impl Model for Nmf {
 
     /// Unit-norm W columns, H rows rescaled so WH is unchanged (Cai's convention, §3.1/§10.3).
     fn finish(&mut self) {
-        normalize_w_columns(&mut self.w, &mut self.h);
-        self.refresh_products();
+        normalize_w_columns(&mut self.mu.work.w, &mut self.mu.h);
+        self.mu.refresh_products();
     }
 }
 
@@ -293,7 +145,7 @@ mod tests {
         let mut model = Nmf::new(dataset(x.clone()), &ModelSpec::new(KIND, 4, 7)).expect("model");
         for _ in 0..7 {
             let trace = model.step().expect("step").total;
-            let direct = (&x - &model.w.dot(&model.h)).mapv(|v| v * v).sum();
+            let direct = (&x - &model.mu.work.w.dot(&model.mu.h)).mapv(|v| v * v).sum();
             assert!(
                 (trace - direct).abs() <= 1e-9 * direct.max(1.0),
                 "{trace} vs {direct}"
@@ -329,14 +181,14 @@ mod tests {
             for _ in 0..20 {
                 m.step().expect("step");
             }
-            let before = m.w.dot(&m.h);
+            let before = m.mu.work.w.dot(&m.mu.h);
             m.finish();
-            let after = m.w.dot(&m.h);
+            let after = m.mu.work.w.dot(&m.mu.h);
             assert!((&before - &after).mapv(f64::abs).sum() < 1e-9);
-            for c in m.w.columns() {
+            for c in m.mu.work.w.columns() {
                 assert!((c.dot(&c).sqrt() - 1.0).abs() < 1e-12);
             }
-            m.h.clone()
+            m.mu.h.clone()
         };
         assert_eq!(run(5), run(5));
         assert_ne!(run(5), run(6));
@@ -353,13 +205,13 @@ mod tests {
         let d = dataset(x.mapv(|v| v + 0.01));
         let run = |reference: bool| {
             let mut m = Nmf::new(Arc::clone(&d), &ModelSpec::new(KIND, 7, 3)).expect("model");
-            m.reference = reference;
-            m.x_block = 64;
+            m.mu.work.reference = reference;
+            m.mu.work.x_block = 64;
             let mut obj = Vec::new();
             for _ in 0..200 {
                 obj.push(m.step().expect("step").total);
             }
-            (m.w.clone(), m.h.clone(), m.hht.clone(), obj)
+            (m.mu.work.w.clone(), m.mu.h.clone(), m.mu.hht.clone(), obj)
         };
         let (w_ref, h_ref, hht_ref, obj_ref) = run(true);
         let (w, h, hht, obj) = run(false);
@@ -384,11 +236,11 @@ mod tests {
         }));
         let run = |reference: bool| {
             let mut m = Nmf::new(Arc::clone(&d), &ModelSpec::new(KIND, 20, 0)).expect("model");
-            m.reference = reference;
+            m.mu.work.reference = reference;
             for _ in 0..200 {
                 m.step().expect("step");
             }
-            (m.w.clone(), m.h.clone())
+            (m.mu.work.w.clone(), m.mu.h.clone())
         };
         let (w_ref, h_ref) = run(true);
         let (w, h) = run(false);
@@ -404,15 +256,15 @@ mod tests {
             &ModelSpec::new(KIND, 10, 0),
         )
         .expect("model");
-        assert!(small.reference);
+        assert!(small.mu.work.reference);
         let large = Nmf::new(
             dataset(Array2::from_elem((1024, 2500), 1.0)),
             &ModelSpec::new(KIND, 20, 0),
         )
         .expect("model");
-        assert!(!large.reference);
+        assert!(!large.mu.work.reference);
         // 32 MiB of X per block is 4096 columns at m = 1024: the whole 2500 columns.
-        assert_eq!(large.x_block, 2500);
+        assert_eq!(large.mu.work.x_block, 2500);
     }
 
     /// Long runs on unit-norm data drive many entries to the floor; every product must stay in
@@ -430,8 +282,8 @@ mod tests {
             m.step().expect("step");
         }
         let at_floor =
-            m.w.iter()
-                .chain(m.h.iter())
+            m.mu.work.w.iter()
+                .chain(m.mu.h.iter())
                 .filter(|&&v| v == FLOOR)
                 .count();
         assert!(
@@ -441,8 +293,8 @@ mod tests {
         // Every term the products sum (not only the sums): W[i,r]·X[i,j] (WᵀX), X[i,j]·H[r,j]
         // (XHᵀ), W[i,a]·W[i,b] (WᵀW), H[a,j]·H[b,j] (HHᵀ), (WᵀW)[a,b]·H[b,j] (WᵀW·H).
         let subnormal = |v: f64| v != 0.0 && !v.is_normal();
-        let x = &m.data.x;
-        let (w, h, g) = (&m.w, &m.h, &m.wtw);
+        let x = &m.mu.work.data.x;
+        let (w, h, g) = (&m.mu.work.w, &m.mu.h, &m.mu.work.wtw);
         let (rows, cols, k) = (x.nrows(), x.ncols(), w.ncols());
         for i in 0..rows {
             for j in 0..cols {

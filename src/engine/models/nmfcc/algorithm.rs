@@ -7,12 +7,8 @@ use super::links::LinkTerms;
 use super::params::NmfccParams;
 use crate::engine::constraints::{Links, SideInfo};
 use crate::engine::data::Dataset;
-use crate::engine::linalg::thin::XhtAccumulator;
-use crate::engine::linalg::{gram_of_columns, gram_of_rows};
-use crate::engine::models::mu::{w_step, 
-    Addends, EXACT_EVERY, ExactResidual, FUSED_MIN_BYTES, HPassWork, blocked_pass_over_x,
-    gram_times, mu_rule, start_wh, trace_reconstruction, update_h_columns_plus,
-    wt_x_whole, x_block_columns, xh_t_whole,
+use crate::engine::models::mu::{
+    Addends, Block, HRule, MuState, checked_start, mu_rule, update_h_columns_plus,
 };
 use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective, Term};
 use ndarray::{Array2, ArrayView2, Zip};
@@ -21,34 +17,15 @@ use std::sync::Arc;
 /// NMF with must-link and cannot-link constraints (docs/models.md §3.5, reconstructed).
 ///
 /// One [`Model::step`] is `H ← H ⊙ (WᵀX + αHA) ⊘ max(WᵀW H + αH(A⊙HᵀH) + βH(B⊙HᵀH), ε)` with
-/// the link parts at the H of the start of the step, then NMF's W rule, then the link terms
-/// and addends at the new H (one pass over the pairs, which the next step's H rule reuses).
-/// Everything else is NMF's: the products into preallocated workspaces, nothing m×n, the
-/// trace-identity objective with an exact recomputation every 50 iterations, and on a large X
-/// the blocked single pass that reads X once per iteration.
+/// the link parts at the H of the start of the step ([`LinkRule`]), then NMF's W rule, then
+/// the link terms and addends at the new H (one pass over the pairs, which the next step's H
+/// rule reuses). Everything else is NMF's ([`MuState`]): the products into preallocated
+/// workspaces, nothing m×n, the trace-identity objective with an exact recomputation every 50
+/// iterations, and on a large X the blocked single pass that reads X once per iteration.
 pub struct Nmfcc {
-    data: Arc<Dataset>,
+    pub(crate) mu: MuState,
     params: NmfccParams,
     links: LinkTerms,
-    w: Array2<f64>,
-    h: Array2<f64>,
-    /// ‖X‖²_F.
-    x_norm2: f64,
-    // Workspaces.
-    wtx: Array2<f64>,         // k×n  WᵀX
-    wtw: Array2<f64>,         // k×k  WᵀW (of the current W)
-    wtwh: Array2<f64>,        // k×n  WᵀW H
-    xht: Array2<f64>,         // m×k  XHᵀ (of the current H)
-    hht: Array2<f64>,         // k×k  HHᵀ (of the current H)
-    whht: Array2<f64>,        // m×k  W HHᵀ
-    residual: ExactResidual,  // m×256 residual block and Wᵀ, allocated on first use
-    hpass: HPassWork,         // fused H pass: k×CHUNK denominators, HHᵀ partial sums
-    xht_acc: XhtAccumulator,  // single pass: XHᵀ sums (m×k padded) and the block's Hᵀ
-    /// Use the reference step (one product per pass; small X, and the tests' baseline).
-    reference: bool,
-    /// Columns per block of the single pass over X.
-    x_block: usize,
-    iteration: usize,
     /// The reconstruction term of the current iterate.
     recon: f64,
 }
@@ -68,14 +45,7 @@ impl Nmfcc {
         params: NmfccParams,
         side: &SideInfo,
     ) -> Result<Self, ModelError> {
-        let (m, n) = data.x.dim();
-        let mean = data.x.mean().unwrap_or(0.0);
-        if !(mean > 0.0 && mean.is_finite()) {
-            return Err(ModelError::BadData {
-                why: "X is all zeros (or not finite): nothing to factorize".into(),
-            });
-        }
-        let (w, h) = start_wh(spec, m, n, mean);
+        let (w, h) = checked_start(&data, spec)?;
         Self::with_factors(data, params, &side.links(), w, h)
     }
 
@@ -92,36 +62,15 @@ impl Nmfcc {
             // `build` checks this for every front end; direct callers (tests, warm starts) too.
             super::KIND.check_side(&SideInfo::default())?;
         }
-        let (m, n) = data.x.dim();
-        let k = w.ncols();
-        let links = LinkTerms::new(n, k, links, params.alpha, params.beta)?;
-        let x_norm2 = data.x.iter().map(|v| v * v).sum();
+        let links = LinkTerms::new(data.n(), w.ncols(), links, params.alpha, params.beta)?;
+        let mu = MuState::new(data, w, h);
         let mut s = Self {
+            recon: mu.trace_recon(),
+            mu,
             params,
             links,
-            w,
-            h,
-            x_norm2,
-            wtx: Array2::zeros((k, n)),
-            wtw: Array2::zeros((k, k)),
-            wtwh: Array2::zeros((k, n)),
-            xht: Array2::zeros((m, k)),
-            hht: Array2::zeros((k, k)),
-            whht: Array2::zeros((m, k)),
-            residual: ExactResidual::new(),
-            hpass: HPassWork::new(k),
-            xht_acc: XhtAccumulator::new(m, k),
-            reference: m * n * size_of::<f64>() <= FUSED_MIN_BYTES,
-            x_block: x_block_columns(m, n),
-            iteration: 0,
-            recon: f64::NAN,
-            data,
         };
-        gram_of_columns(&mut s.wtw.view_mut(), s.w.view());
-        xh_t_whole(&mut s.xht, &s.data.x, &s.h);
-        gram_of_rows(&mut s.hht.view_mut(), s.h.view());
-        s.recon = s.trace_recon();
-        s.links.update(s.h.view());
+        s.links.update(s.mu.h.view());
         Ok(s)
     }
 
@@ -134,74 +83,46 @@ impl Nmfcc {
     pub fn link_counts(&self) -> (usize, usize, usize) {
         self.links.counts()
     }
+}
 
-    /// The reconstruction term by the trace identity from the cached products.
-    fn trace_recon(&self) -> f64 {
-        trace_reconstruction(self.x_norm2, &self.w, &self.xht, &self.wtw, &self.hht)
-    }
+/// NMFCC's terms of the H rule: `+ αHA` in the numerator and `+ αH(A⊙G) + βH(B⊙G)` in the
+/// denominator (k×n each, of the H of the start of the step).
+struct LinkRule<'a> {
+    num: &'a Array2<f64>,
+    den: &'a Array2<f64>,
+}
 
-    /// The H rule with the link addends and the W rule's XHᵀ and HHᵀ, one product per pass
-    /// (WᵀX and WᵀW·H by the thin kernel, a MU pass, XHᵀ and HHᵀ by the lane kernels): NMF's
-    /// reference step with `+ αHA` in the numerator and `+ αH(A⊙G) + βH(B⊙G)` in the
-    /// denominator. The reference the blocked pass is tested against.
-    fn reference_h_step(&mut self) {
-        wt_x_whole(&mut self.wtx, &self.w, &self.data.x);
-        gram_times(&mut self.wtwh, &self.wtw, &self.h);
-        Zip::from(&mut self.h)
-            .and(&self.wtx)
-            .and(&self.wtwh)
-            .and(self.links.num())
-            .and(self.links.den())
+impl HRule for LinkRule<'_> {
+    const WTWH_IN_BLOCKED_PASS: bool = false;
+
+    fn update_whole(&self, h: &mut Array2<f64>, wtx: &Array2<f64>, wtwh: &Array2<f64>) {
+        Zip::from(h)
+            .and(wtx)
+            .and(wtwh)
+            .and(self.num)
+            .and(self.den)
             .for_each(|z, &x, &g, &na, &da| *z = mu_rule(*z, x + na, g + da));
-        xh_t_whole(&mut self.xht, &self.data.x, &self.h);
-        gram_of_rows(&mut self.hht.view_mut(), self.h.view());
     }
 
-    /// The same as [`Self::reference_h_step`] in NMF's blocked single pass over X: for each
-    /// block B of columns, `(WᵀX)_B`, then `H_B` by the kit's fused pass with the link addends
-    /// ([`update_h_columns_plus`]), then `XHᵀ += X_B H_Bᵀ` while `X_B` may be in cache. The
-    /// addends were computed from the H of the start of the step, so updating H block by
-    /// block changes none of them. Returns false (nothing done) when an array is not
-    /// contiguous row-major.
-    fn fused_h_step(&mut self) -> bool {
-        let (m, n) = self.data.x.dim();
-        let k = self.h.nrows();
-        let (Some(xs), Some(ws), Some(gram)) = (
-            self.data.x.as_slice(),
-            self.w.as_slice(),
-            self.wtw.as_slice(),
-        ) else {
-            return false;
+    /// The kit's fused pass with the link addends ([`update_h_columns_plus`]). The addends were
+    /// computed from the H of the start of the step, so updating H block by block changes none
+    /// of them.
+    fn update_block(&self, b: Block<'_>) {
+        let (Some(num), Some(den)) = (self.num.as_slice(), self.den.as_slice()) else {
+            return;
         };
-        let (Some(num), Some(den)) = (self.links.num().as_slice(), self.links.den().as_slice())
-        else {
-            return false;
-        };
-        let (Some(hs), Some(wtx), Some(xht)) = (
-            self.h.as_slice_mut(),
-            self.wtx.as_slice_mut(),
-            self.xht.as_slice_mut(),
-        ) else {
-            return false;
-        };
+        let Block {
+            hpass,
+            wtw,
+            h,
+            wtx,
+            n,
+            j0,
+            len,
+            ..
+        } = b;
         let add = Addends { num, den };
-        let gram_work = &mut self.hpass;
-        gram_work.reset_gram();
-        blocked_pass_over_x(
-            xs,
-            (m, n, k),
-            ws,
-            self.x_block,
-            (wtx, hs, xht),
-            &mut self.xht_acc,
-            |wtx, hs, j0, len| {
-                update_h_columns_plus(gram_work, gram, hs, n, j0, wtx, n, j0, len, add);
-            },
-        );
-        if let Some(hht) = self.hht.as_slice_mut() {
-            self.hpass.gram_into(hht);
-        }
-        true
+        update_h_columns_plus(hpass, wtw, h, n, j0, wtx, n, j0, len, add);
     }
 }
 
@@ -233,30 +154,25 @@ impl Model for Nmfcc {
     }
 
     fn step(&mut self) -> Result<Objective, ModelError> {
-        if self.reference || !self.fused_h_step() {
-            self.reference_h_step();
-        }
-        // W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε): the links do not involve W.
-        w_step(&mut self.w, &self.xht, &self.hht, &mut self.whht);
-        gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
-        self.iteration += 1;
-        self.recon = if self.iteration.is_multiple_of(EXACT_EVERY) {
-            self.residual
-                .norm2(&self.data.x, &self.w, &self.h, self.reference)
-        } else {
-            self.trace_recon()
+        let rule = LinkRule {
+            num: self.links.num(),
+            den: self.links.den(),
         };
+        self.mu.h_step(&rule);
+        // W ← W ⊙ (XHᵀ) ⊘ max(W HHᵀ, ε): the links do not involve W.
+        self.mu.w_step();
+        self.recon = self.mu.advance();
         // The link terms of the new H, and the addends of the next H rule.
-        self.links.update(self.h.view());
+        self.links.update(self.mu.h.view());
         Ok(self.objective())
     }
 
     fn h(&self) -> ArrayView2<'_, f64> {
-        self.h.view()
+        self.mu.h.view()
     }
 
     fn w(&self) -> Option<ArrayView2<'_, f64>> {
-        Some(self.w.view())
+        Some(self.mu.work.w.view())
     }
 
     fn objective(&self) -> Objective {
@@ -287,6 +203,7 @@ mod tests {
         ProtocolOptions, generate_triplets, labels_from_truth,
     };
     use crate::engine::jobs::experiment::{FitOptions, StopReason, fit};
+    use crate::engine::models::mu::{FUSED_MIN_BYTES, start_wh};
     use crate::engine::models::nmf::{self, Nmf};
     use crate::engine::models::nmfcc::KIND;
     use crate::engine::models::nmfcc::links::tests::random_links;
@@ -327,7 +244,7 @@ mod tests {
             let (w0, h0) = start_wh(&s, m, n, data.x.mean().unwrap());
             let mut cc = Nmfcc::with_factors(Arc::clone(&data), p, &links, w0, h0).unwrap();
             let mut nmf = Nmf::new(Arc::clone(&data), &ModelSpec::new(nmf::KIND, k, 11)).unwrap();
-            assert_eq!(cc.reference, m * n * 8 <= FUSED_MIN_BYTES);
+            assert_eq!(cc.mu.work.reference, m * n * 8 <= FUSED_MIN_BYTES);
             assert_eq!(cc.objective().total.to_bits(), nmf.objective().total.to_bits());
             for t in 0..iters {
                 let (a, b) = (cc.step().unwrap(), nmf.step().unwrap());
@@ -452,10 +369,10 @@ mod tests {
             let s = ModelSpec::new(KIND, k, 3);
             let (w0, h0) = start_wh(&s, m, n, data.x.mean().unwrap());
             let mut cc = Nmfcc::with_factors(Arc::clone(&data), p, &links, w0, h0).unwrap();
-            cc.reference = reference;
-            cc.x_block = 64;
+            cc.mu.work.reference = reference;
+            cc.mu.work.x_block = 64;
             let obj: Vec<f64> = (0..150).map(|_| cc.step().unwrap().total).collect();
-            (cc.w.clone(), cc.h.clone(), obj)
+            (cc.mu.work.w.clone(), cc.mu.h.clone(), obj)
         };
         let (w_ref, h_ref, obj_ref) = run(true);
         let (w, h, obj) = run(false);

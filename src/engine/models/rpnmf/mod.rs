@@ -28,16 +28,12 @@ pub mod params;
 
 pub use params::{RpnmfParams, paper_spec};
 
-use super::mu::{
-    w_step,
-    FLOOR, FUSED_MIN_BYTES, blocked_pass_over_x, gram_times, start_wh, wt_x_whole,
-    x_block_columns, xh_t_whole,
-};
+use super::mu::{FLOOR, MuWork, blocked_pass_over_x, checked_start};
 use super::registry::{Descriptor, Output, SideNeed};
 use crate::engine::constraints::{SideInfo, Triplet};
 use crate::engine::data::Dataset;
-use crate::engine::linalg::thin::{XhtAccumulator, fixed};
-use crate::engine::linalg::{gram_of_columns, gram_of_rows};
+use crate::engine::linalg::gram_of_rows;
+use crate::engine::linalg::thin::fixed;
 use crate::engine::models::{
     Checked, EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, Term,
 };
@@ -125,34 +121,25 @@ pub struct SafeguardStats {
 
 /// Ranking Preserving NMF (docs/models.md §4).
 pub struct Rpnmf {
-    data: Arc<Dataset>,
     params: RpnmfParams,
     triplets: Vec<Triplet>,
     roles: RoleMatrices,
-    w: Array2<f64>,
+    /// X, W and the MU products (WᵀX, WᵀW, WᵀW H, XHᵀ, W HHᵀ) with the blocked pass's
+    /// workspace: the kit's [`MuWork`], as NMF's.
+    work: MuWork,
     /// The current H and what F and the next step need of it.
     cur: Iterate,
-    x_norm2: f64,
     // Workspaces.
     cand: Iterate,       // the candidate H' and its parts
-    wtx: Array2<f64>,    // k×n  WᵀX for the current W
-    wtw: Array2<f64>,    // k×k
-    wtwh: Array2<f64>,   // k×n  WᵀW H
     neg: Array2<f64>,    // k×n  H·Mneg
     pos: Array2<f64>,    // k×n  H·Mpos
     ratio: Array2<f64>,  // k×n  ratio^γ of the damped steps (unused when the full step is taken)
-    xht: Array2<f64>,    // m×k  XHᵀ (W step)
-    whht: Array2<f64>,   // m×k  W HHᵀ (W step)
     w_prev: Array2<f64>, // m×k  W before the step (restored on divergence)
     /// `xht` holds XHᵀ of the current H (the single pass left it there), so the W step skips
     /// its product.
     xht_of_cur: bool,
     /// Large X: the H step walks X once in column blocks ([`Rpnmf::blocked_full_candidate`]).
     blocked: bool,
-    /// Columns per block of that pass (a multiple of [`BLOCK`]).
-    x_block: usize,
-    /// That pass's `XHᵀ` workspace (m×k padded to lanes of 8, and one block's Hᵀ).
-    xht_acc: XhtAccumulator,
     iteration: usize,
     objective: Objective,
     stats: SafeguardStats,
@@ -474,14 +461,7 @@ impl Rpnmf {
         params: RpnmfParams,
         side: &SideInfo,
     ) -> Result<Self, ModelError> {
-        let (m, n) = data.x.dim();
-        let mean = data.x.mean().unwrap_or(0.0);
-        if !(mean > 0.0 && mean.is_finite()) {
-            return Err(ModelError::BadData {
-                why: "X is all zeros (or not finite): nothing to factorize".into(),
-            });
-        }
-        let (w, h) = start_wh(spec, m, n, mean);
+        let (w, h) = checked_start(&data, spec)?;
         Self::with_factors(data, params, &side.triplets, w, h)
     }
 
@@ -524,8 +504,11 @@ impl Rpnmf {
                 ),
             });
         }
-        let k = w.ncols();
-        let x_norm2 = data.x.iter().map(|v| v * v).sum();
+        let (m, k) = (data.m(), w.ncols());
+        let mut work = MuWork::new(data, w);
+        let blocked = !work.reference && work.data.x.as_slice().is_some();
+        // Blocks of the single pass start at multiples of BLOCK (the candidate pass's blocks).
+        work.x_block = (work.x_block / BLOCK).max(1) * BLOCK;
         let mut s = Self {
             roles: RoleMatrices::new(n, triplets).ok_or_else(|| ModelError::BadData {
                 why: format!(
@@ -537,33 +520,23 @@ impl Rpnmf {
             cand: Iterate::new(h, triplets, &params),
             triplets: triplets.to_vec(),
             params,
-            w,
-            x_norm2,
-            wtx: Array2::zeros((k, n)),
-            wtw: Array2::zeros((k, k)),
-            wtwh: Array2::zeros((k, n)),
+            work,
             neg: Array2::zeros((k, n)),
             pos: Array2::zeros((k, n)),
             ratio: Array2::zeros((k, n)),
-            xht: Array2::zeros((data.m(), k)),
-            whht: Array2::zeros((data.m(), k)),
-            w_prev: Array2::zeros((data.m(), k)),
+            w_prev: Array2::zeros((m, k)),
             xht_of_cur: false,
-            blocked: data.m() * n * size_of::<f64>() > FUSED_MIN_BYTES
-                && data.x.as_slice().is_some(),
-            x_block: (x_block_columns(data.m(), n) / BLOCK).max(1) * BLOCK,
-            xht_acc: XhtAccumulator::new(data.m(), k),
+            blocked,
             iteration: 0,
             objective: objective_of(0.0, 0.0),
             stats: SafeguardStats::default(),
-            data,
         };
         s.refresh_w_products();
         // ⟨WᵀX, H⟩ summed as the step sums it (a candidate pass with ratio 1 leaves H as is).
         let (_, cross, _) = candidate_pass(
             s.cur.h.dim(),
             slice(&s.cur.h),
-            slice(&s.wtx),
+            slice(&s.work.wtx),
             s.cand.h.as_slice_mut().unwrap_or(&mut []),
             s.cand.h_t.as_slice_mut().unwrap_or(&mut []),
             |_, _, r| r.fill(1.0),
@@ -589,24 +562,19 @@ impl Rpnmf {
 
     /// WᵀX and WᵀW for the current W.
     fn refresh_w_products(&mut self) {
-        wt_x_whole(&mut self.wtx, &self.w, &self.data.x);
-        self.refresh_wtw();
-    }
-
-    /// WᵀW for the current W.
-    fn refresh_wtw(&mut self) {
-        gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
+        self.work.wtx_whole();
+        self.work.refresh_wtw();
     }
 
     /// `W ← W ⊙ (XHᵀ) ⊘ max(W(HHᵀ), ε)` (docs/models.md §4.4, W step), with the kept HHᵀ of
     /// the current H. XHᵀ comes from the last single pass when that pass made the current H.
     fn w_step(&mut self) {
         if !self.xht_of_cur {
-            xh_t_whole(&mut self.xht, &self.data.x, &self.cur.h);
+            self.work.xht_whole(&self.cur.h);
             self.xht_of_cur = true;
         }
-        // The NMF rule, floored at the smallest normal f64 (subnormals slow every product).
-        w_step(&mut self.w, &self.xht, &self.cur.hht, &mut self.whht);
+        // NMF's rule, with its floor.
+        self.work.w_rule(&self.cur.hht);
     }
 
     /// The products the H step needs besides WᵀX (docs/models.md §4.4): `H·Mneg` and `H·Mpos`
@@ -619,7 +587,7 @@ impl Rpnmf {
             self.neg.as_slice_mut().unwrap_or(&mut []),
             self.pos.as_slice_mut().unwrap_or(&mut []),
         );
-        gram_times(&mut self.wtwh, &self.wtw, &self.cur.h);
+        self.work.wtwh_of(&self.cur.h);
     }
 
     /// The full candidate `H' = max(H ⊙ ratio, FLOOR)` (docs/models.md §4.4), in one pass that also
@@ -627,7 +595,7 @@ impl Rpnmf {
     /// taken in the common case, and one k×n write less keeps more of the step in cache).
     /// Returns `(⟨WᵀX, H'⟩, ⟨WᵀX, H⟩)`.
     fn full_candidate(&mut self) -> (f64, f64) {
-        let parts = RatioParts::new(&self.params, &self.wtx, &self.wtwh, &self.neg, &self.pos);
+        let parts = RatioParts::new(&self.params, &self.work.wtx, &self.work.wtwh, &self.neg, &self.pos);
         let (cross_c, cross_h, finite) = candidate_pass(
             parts.kn,
             slice(&self.cur.h),
@@ -650,20 +618,20 @@ impl Rpnmf {
     /// the GEMMs' summation order differs. Needs WᵀW, WᵀW H and the role products first.
     /// None (nothing done) when an array is not contiguous row-major.
     fn blocked_full_candidate(&mut self) -> Option<(f64, f64)> {
-        let (m, n) = self.data.x.dim();
-        let k = self.w.ncols();
-        let x = self.data.x.as_slice()?;
-        let w = self.w.as_slice()?;
+        let (m, n) = self.work.data.x.dim();
+        let k = self.work.w.ncols();
+        let x = self.work.data.x.as_slice()?;
+        let w = self.work.w.as_slice()?;
         let h = self.cur.h.as_slice()?;
         let (wtwh, neg, pos) = (
-            self.wtwh.as_slice()?,
+            self.work.wtwh.as_slice()?,
             self.neg.as_slice()?,
             self.pos.as_slice()?,
         );
-        let wtx = self.wtx.as_slice_mut()?;
+        let wtx = self.work.wtx.as_slice_mut()?;
         let cand = self.cand.h.as_slice_mut()?;
         let cand_t = self.cand.h_t.as_slice_mut()?;
-        let xht = self.xht.as_slice_mut()?;
+        let xht = self.work.xht.as_slice_mut()?;
         self.xht_of_cur = false;
         let alpha = self.params.alpha;
         let mut acc = CrossSums::default();
@@ -671,9 +639,9 @@ impl Rpnmf {
             x,
             (m, n, k),
             w,
-            self.x_block,
+            self.work.x_block,
             (wtx, cand, xht),
-            &mut self.xht_acc,
+            &mut self.work.xht_acc,
             |wtx, cand, j0, len| {
                 let parts = RatioParts {
                     alpha,
@@ -705,7 +673,7 @@ impl Rpnmf {
     /// level takes the square root of the stored power in place (one square root per
     /// halving, no powf). Returns `⟨WᵀX, H'⟩`.
     fn damped_candidate(&mut self, level: u8) -> f64 {
-        let parts = RatioParts::new(&self.params, &self.wtx, &self.wtwh, &self.neg, &self.pos);
+        let parts = RatioParts::new(&self.params, &self.work.wtx, &self.work.wtwh, &self.neg, &self.pos);
         let n = parts.kn.1;
         let ratio = self.ratio.as_slice_mut().unwrap_or(&mut []);
         let (cross_c, _, finite) = candidate_pass(
@@ -733,9 +701,9 @@ impl Rpnmf {
     /// kept HHᵀ, `cross` = ⟨WᵀX, H⟩ from the candidate pass. O(k²).
     fn current_recon(&self, cross: f64) -> f64 {
         reconstruction(
-            self.x_norm2,
+            self.work.x_norm2,
             cross,
-            dot(slice(&self.wtw), slice(&self.cur.hht)),
+            dot(slice(&self.work.wtw), slice(&self.cur.hht)),
         )
     }
 
@@ -744,8 +712,8 @@ impl Rpnmf {
     fn evaluate_candidate(&mut self, cross: f64) -> (f64, f64) {
         self.stats.evaluations += 1;
         self.cand.evaluate(&self.triplets, &self.params);
-        let gram = dot(slice(&self.wtw), slice(&self.cand.hht));
-        (reconstruction(self.x_norm2, cross, gram), self.cand.ranking)
+        let gram = dot(slice(&self.work.wtw), slice(&self.cand.hht));
+        (reconstruction(self.work.x_norm2, cross, gram), self.cand.ranking)
     }
 
     /// Make the candidate the current H (its parts come along; XHᵀ only if the caller says so).
@@ -761,14 +729,14 @@ impl Model for Rpnmf {
     }
 
     fn step(&mut self) -> Result<Objective, ModelError> {
-        self.w_prev.assign(&self.w);
+        self.w_prev.assign(&self.work.w);
         // a. W step (with the kept HHᵀ of H), then the products of the new W.
         self.w_step();
         // b–c. σ at the current H is kept from the step that accepted it; Mneg, Mpos, then the
         // candidate H' = H ⊙ ratio of the combined update (docs/models.md §4.4). Large X: WᵀX and
         // XH'ᵀ in the candidate's single pass over X.
         let pass = if self.blocked {
-            self.refresh_wtw();
+            self.work.refresh_wtw();
             self.h_step_products();
             self.blocked_full_candidate()
         } else {
@@ -823,12 +791,12 @@ impl Model for Rpnmf {
         };
         self.iteration += 1;
         let obj = objective_of(r, q);
-        if !obj.is_finite() || !self.cur.finite || !self.w.iter().all(|v| v.is_finite()) {
+        if !obj.is_finite() || !self.cur.finite || !self.work.w.iter().all(|v| v.is_finite()) {
             // Revert to the previous iterate (§10.4). In paper-literal mode cand holds the old H.
             if !self.params.safeguard {
                 self.accept();
             }
-            std::mem::swap(&mut self.w, &mut self.w_prev);
+            std::mem::swap(&mut self.work.w, &mut self.w_prev);
             self.xht_of_cur = false;
             self.refresh_w_products();
             return Err(ModelError::Diverged {
@@ -847,7 +815,7 @@ impl Model for Rpnmf {
     }
 
     fn w(&self) -> Option<ArrayView2<'_, f64>> {
-        Some(self.w.view())
+        Some(self.work.w.view())
     }
 
     fn objective(&self) -> Objective {
@@ -886,7 +854,7 @@ impl Model for Rpnmf {
         if !self.params.normalize_w {
             return;
         }
-        for (a, mut col) in self.w.columns_mut().into_iter().enumerate() {
+        for (a, mut col) in self.work.w.columns_mut().into_iter().enumerate() {
             let nu = col.dot(&col).sqrt().max(1e-15);
             col /= nu;
             self.cur.h.row_mut(a).mapv_inplace(|v| v * nu);
@@ -900,7 +868,7 @@ impl Model for Rpnmf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::models::mu::{fd, mu_update, random_wh};
+    use crate::engine::models::mu::{fd, gram_times, mu_update, random_wh, wt_x_whole, xh_t_whole};
     use crate::engine::constraints::generate::random_triplets;
     use crate::engine::linalg::{Csr, Op, gemm_into};
     use crate::engine::models::{ParamValue, build};
@@ -990,11 +958,11 @@ mod tests {
     impl Reference {
         fn new(m: &Rpnmf) -> Self {
             Self {
-                x: m.data.x.clone(),
-                w: m.w.clone(),
+                x: m.work.data.x.clone(),
+                w: m.work.w.clone(),
                 h: m.cur.h.clone(),
                 triplets: m.triplets.clone(),
-                roles: RoleMatrices::new(m.data.n(), &m.triplets).unwrap(),
+                roles: RoleMatrices::new(m.work.data.n(), &m.triplets).unwrap(),
                 p: m.params,
                 stats: SafeguardStats::default(),
                 objective: m.objective.total,
@@ -1162,7 +1130,7 @@ mod tests {
                 let mut m = Rpnmf::new(data.clone(), &sp, &side).unwrap();
                 assert!(!m.blocked, "small X takes the two-pass step by default");
                 m.blocked = blocked;
-                m.x_block = if data.n() < 128 { 32 } else { 64 };
+                m.work.x_block = if data.n() < 128 { 32 } else { 64 };
                 let mut r = Reference::new(&m);
                 let (mut reused, mut worst) = (0, 0.0f64);
                 // The contradictory cases are unstable: from about iteration 110 on (δ = 10;
@@ -1188,8 +1156,8 @@ mod tests {
                     // An XHᵀ kept for the next W step is that of the current H.
                     if m.xht_of_cur && blocked {
                         reused += 1;
-                        let xht = m.data.x.dot(&m.cur.h.t());
-                        let d = rel_diff(m.xht.view(), xht.view());
+                        let xht = m.work.data.x.dot(&m.cur.h.t());
+                        let d = rel_diff(m.work.xht.view(), xht.view());
                         assert!(d <= 1e-14, "{name} {it}: XHᵀ {d:e}");
                     }
                     worst = worst.max((o - r.objective).abs() / r.objective.abs());
@@ -1256,13 +1224,13 @@ mod tests {
             let run = |blocked: bool, iters: usize, ulp: bool| {
                 let mut m = Rpnmf::new(data.clone(), &sp, &side).unwrap();
                 m.blocked = blocked;
-                m.x_block = if data.n() < 128 { 32 } else { 64 };
+                m.work.x_block = if data.n() < 128 { 32 } else { 64 };
                 if ulp {
                     m.cur.h[[0, 0]] = m.cur.h[[0, 0]].next_up();
                     m.cur.refresh(&m.triplets, &m.params);
                 }
                 let obj: Vec<f64> = (0..iters).map(|_| m.step().unwrap().total).collect();
-                (m.w.clone(), m.cur.h.clone(), obj, m.safeguard_stats())
+                (m.work.w.clone(), m.cur.h.clone(), obj, m.safeguard_stats())
             };
             if name == "contradictory" {
                 let (w0, h0, _, _) = run(false, 200, false);
@@ -1301,12 +1269,12 @@ mod tests {
         let side = SideInfo::with_triplets(random_triplets(10000, 30000, 17));
         let run = |blocked: bool| {
             let mut m = Rpnmf::new(data.clone(), &spec(20, 0, &[]), &side).unwrap();
-            assert!(m.blocked && m.x_block == 4096);
+            assert!(m.blocked && m.work.x_block == 4096);
             m.blocked = blocked;
             for _ in 0..200 {
                 m.step().unwrap();
             }
-            (m.w.clone(), m.cur.h.clone(), m.safeguard_stats())
+            (m.work.w.clone(), m.cur.h.clone(), m.safeguard_stats())
         };
         let (w_ref, h_ref, st_ref) = run(false);
         let (w, h, st) = run(true);
@@ -1333,7 +1301,7 @@ mod tests {
             let (cross_c, cross_h, finite) = candidate_pass(
                 m.cur.h.dim(),
                 slice(&m.cur.h),
-                slice(&m.wtx),
+                slice(&m.work.wtx),
                 m.cand.h.as_slice_mut().unwrap(),
                 m.cand.h_t.as_slice_mut().unwrap(),
                 |_, _, r| r.fill(1.0),

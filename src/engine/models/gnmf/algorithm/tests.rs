@@ -1,4 +1,5 @@
 use super::*;
+use crate::engine::linalg::graph::graph_pass;
 use crate::engine::constraints::SideInfo;
 use crate::engine::jobs::experiment::{FitOptions, StopReason, fit};
 use crate::engine::linalg::GraphWeight;
@@ -43,14 +44,14 @@ fn assert_lambda_zero_is_nmf(data: &Arc<Dataset>, k: usize, path: Option<(bool, 
     let mut b = gnmf(data, &spec(k, 4, 0.0));
     if let Some((reference, block)) = path {
         a.force_path(reference, block);
-        (b.reference, b.x_block) = (reference, block);
+        (b.mu.work.reference, b.mu.work.x_block) = (reference, block);
     }
-    assert_eq!(b.reference, path.map_or(b.reference, |p| p.0));
+    assert_eq!(b.mu.work.reference, path.map_or(b.mu.work.reference, |p| p.0));
     for t in 0..6 {
         let (fa, fb) = (a.step().unwrap(), b.step().unwrap());
-        assert_eq!(bits(&b.h), bits(&a.h().to_owned()), "H after iteration {t}");
+        assert_eq!(bits(&b.mu.h), bits(&a.h().to_owned()), "H after iteration {t}");
         assert_eq!(
-            bits(&b.w),
+            bits(&b.mu.work.w),
             bits(&a.w().unwrap().to_owned()),
             "W after iteration {t}"
         );
@@ -64,7 +65,7 @@ fn assert_lambda_zero_is_nmf(data: &Arc<Dataset>, k: usize, path: Option<(bool, 
 fn lambda_zero_gives_nmfs_iterates_bit_for_bit_on_the_reference_path() {
     let data = dataset(random(30, 80, 1));
     let b = gnmf(&data, &spec(4, 4, 0.0));
-    assert!(b.reference, "small X takes the reference step");
+    assert!(b.mu.work.reference, "small X takes the reference step");
     assert_lambda_zero_is_nmf(&data, 4, None);
 }
 
@@ -73,7 +74,7 @@ fn lambda_zero_gives_nmfs_iterates_bit_for_bit_on_the_blocked_pass() {
     // 1024×600 is above the 4 MiB of FUSED_MIN_BYTES: NMF's own choice is the blocked pass.
     let data = dataset(random(1024, 600, 2));
     let b = gnmf(&data, &spec(5, 4, 0.0));
-    assert!(!b.reference);
+    assert!(!b.mu.work.reference);
     assert_lambda_zero_is_nmf(&data, 5, None);
     // Several blocks and a ragged last one (403 = 6·64 + 19), on a small X.
     let data = dataset(random(20, 403, 3));
@@ -85,9 +86,9 @@ fn blocked_pass_matches_the_reference_step_with_the_graph() {
     let data = dataset(random(25, 403, 5));
     let run = |reference: bool| {
         let mut m = gnmf(&data, &spec(6, 2, 3.0));
-        (m.reference, m.x_block) = (reference, 64);
+        (m.mu.work.reference, m.mu.work.x_block) = (reference, 64);
         let obj: Vec<f64> = (0..100).map(|_| m.step().unwrap().total).collect();
-        (m.w.clone(), m.h.clone(), obj)
+        (m.mu.work.w.clone(), m.mu.h.clone(), obj)
     };
     let (w0, h0, f0) = run(true);
     let (w1, h1, f1) = run(false);
@@ -117,10 +118,10 @@ fn one_step_on_a_tiny_problem_gives_the_hand_computed_values() {
     assert_eq!(m.graph.to_dense(), array![[0.0, 1.0, 0.0], [1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]);
     let f = m.step().unwrap();
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * b.abs().max(1.0);
-    for (got, want) in m.h.iter().zip([1.0, 1.5, 7.0 / 3.0]) {
+    for (got, want) in m.mu.h.iter().zip([1.0, 1.5, 7.0 / 3.0]) {
         assert!(close(*got, want), "H {got} vs {want}");
     }
-    for got in m.w.iter() {
+    for got in m.mu.work.w.iter() {
         assert!(close(*got, 396.0 / 313.0), "W {got}");
     }
     assert_eq!(f.terms[0].name, "reconstruction");
@@ -180,7 +181,7 @@ fn a_warm_start_follows_the_documented_updates() {
             .with("weight", ParamValue::Choice(weight))
             .with_init(Arc::new(init));
         let mut m = gnmf(&data, &s);
-        assert_eq!((&m.w, &m.h), (&w0, &h0), "used exactly as given");
+        assert_eq!((&m.mu.work.w, &m.mu.h), (&w0, &h0), "used exactly as given");
         let s_dense = m.graph.to_dense();
         let mut plain = Plain {
             d: Array2::from_diag(&s_dense.sum_axis(ndarray::Axis(1))),
@@ -194,8 +195,8 @@ fn a_warm_start_follows_the_documented_updates() {
             let f = m.step().unwrap();
             plain.step();
             let rel = |a: &Array2<f64>, b: &Array2<f64>| (a - b).mapv(f64::abs).sum() / b.sum();
-            assert!(rel(&m.h, &plain.h) < 1e-12, "{weight} H step {t}");
-            assert!(rel(&m.w, &plain.w) < 1e-12, "{weight} W step {t}");
+            assert!(rel(&m.mu.h, &plain.h) < 1e-12, "{weight} H step {t}");
+            assert!(rel(&m.mu.work.w, &plain.w) < 1e-12, "{weight} W step {t}");
             let (r, g) = plain.objective();
             assert!((f.terms[0].value - r).abs() < 1e-10 * r, "{weight} {t}");
             assert!((f.terms[1].value - g).abs() < 1e-10 * g, "{weight} {t}");
@@ -211,14 +212,14 @@ fn the_h_update_splits_the_gradient_of_the_objective() {
     let data = dataset(x.clone());
     let mut m = gnmf(&data, &spec(3, 1, 0.7).with("weight", ParamValue::Choice("heat")));
     m.step().unwrap();
-    let (k, n) = m.h.dim();
-    let (w, graph, lambda) = (m.w.clone(), Arc::clone(&m.graph), 0.7);
+    let (k, n) = m.mu.h.dim();
+    let (w, graph, lambda) = (m.mu.work.w.clone(), Arc::clone(&m.graph), 0.7);
     let f = |h: &Array2<f64>| {
         let mut hs = vec![0.0; k * n];
         let tr = graph_pass(&graph, h.as_slice().unwrap(), (k, n), &mut hs);
         (&x - &w.dot(h)).mapv(|v| v * v).sum() + lambda * tr
     };
-    let h = m.h.clone();
+    let h = m.mu.h.clone();
     let mut hs = Array2::zeros((k, n));
     graph_pass(&graph, h.as_slice().unwrap(), (k, n), hs.as_slice_mut().unwrap());
     let hd = &h * &Array2::from_shape_fn((k, n), |(_, j)| m.degree[j]);
@@ -278,7 +279,7 @@ fn a_large_lambda_makes_codes_constant_on_each_connected_part() {
     for _ in 0..3000 {
         m.step().unwrap();
     }
-    let h = &m.h;
+    let h = &m.mu.h;
     let spread = |cols: Range<usize>, a: usize| {
         let v: Vec<f64> = cols.map(|j| h[[a, j]]).collect();
         let hi = v.iter().fold(f64::MIN, |p, &q| p.max(q));
@@ -302,12 +303,12 @@ fn a_non_finite_iterate_gives_a_non_finite_objective() {
             let mut m = gnmf(&data, &spec(2, 0, lambda));
             m.step().unwrap();
             if in_w {
-                m.w[[1, 0]] = bad;
+                m.mu.work.w[[1, 0]] = bad;
             } else {
-                m.h[[1, 3]] = bad;
+                m.mu.h[[1, 3]] = bad;
             }
             m.refresh_products();
-            m.recon = m.trace_objective();
+            m.recon = m.mu.trace_recon();
             assert!(!m.objective().is_finite(), "λ {lambda}, W {in_w}, {bad}");
         }
     }
@@ -346,9 +347,9 @@ fn cancelling_stops_the_fit_after_the_current_iteration() {
     .unwrap();
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(out.record.iterations(), 3);
-    assert_eq!(m.iteration, 3);
+    assert_eq!(m.mu.iteration, 3);
     // finish() ran: unit-norm W columns.
-    assert!(m.w.columns().into_iter().all(|c| (c.dot(&c) - 1.0).abs() < 1e-12));
+    assert!(m.mu.work.w.columns().into_iter().all(|c| (c.dot(&c) - 1.0).abs() < 1e-12));
 }
 
 /// Through the worker (the app's path): the graph is built on the job's thread, and Cancel
