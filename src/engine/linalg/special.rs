@@ -3,8 +3,8 @@
 //!
 //! Why not the platform's `exp` and `ln_1p`: RPNMF evaluates σ and softplus for every triplet
 //! at every candidate of its safeguard, and the libm calls were a large share of such a run
-//! (docs/performance.md, "RPNMF's triplet kernels (`models/rpnmf/algorithm.rs`,
-//! `models/rpnmf/mod.rs`)"). The two functions here are straight-line code (selects, no
+//! (docs/performance.md, "RPNMF's triplet kernels (`models/rpnmf/triplets.rs`,
+//! `models/rpnmf/algorithm.rs`)"). The two functions here are straight-line code (selects, no
 //! branches, no calls), so a loop over margins vectorizes when it runs in pulp's context, and
 //! they give the same bits on every platform and instruction set (each step is an IEEE
 //! operation or a fused multiply-add, which is exactly rounded everywhere), where libm differs

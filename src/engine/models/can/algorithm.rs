@@ -438,4 +438,5 @@ impl Model for Can {
 }
 
 #[cfg(test)]
+#[path = "tests.rs"]
 pub(crate) mod tests;

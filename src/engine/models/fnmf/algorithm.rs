@@ -617,4 +617,5 @@ impl Model for Fnmf {
 }
 
 #[cfg(test)]
+#[path = "tests.rs"]
 mod tests;

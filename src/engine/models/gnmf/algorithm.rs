@@ -263,4 +263,5 @@ impl Model for Gnmf {
 }
 
 #[cfg(test)]
+#[path = "tests.rs"]
 mod tests;

@@ -14,6 +14,7 @@
 //! pass, which is also the plain reference the tests compare the fast path with.
 
 mod algorithm;
+pub mod params;
 
 pub use algorithm::Nmf;
 
@@ -33,7 +34,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   Uses no side information: the unsupervised baseline every other model is \
                   compared with. D. Lee and H. S. Seung, Algorithms for Non-negative Matrix \
                   Factorization, NIPS 2001.",
-    params: &[],
+    params: params::TABLE,
     presets: &[],
     needs: SideNeed::None,
     has_w: true,

@@ -670,4 +670,5 @@ impl Model for Psmf {
 }
 
 #[cfg(test)]
+#[path = "tests.rs"]
 mod tests;

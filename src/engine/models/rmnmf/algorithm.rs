@@ -499,4 +499,5 @@ impl Model for Rmnmf {
 }
 
 #[cfg(test)]
+#[path = "tests.rs"]
 mod tests;

@@ -23,6 +23,7 @@
 //! reference the tests compare the fast path with.
 
 mod algorithm;
+pub mod params;
 
 pub use algorithm::Rnmf;
 
@@ -45,7 +46,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   the samples by that weight (small = discounted as an outlier). Uses no side \
                   information. D. Kong, C. Ding, H. Huang, Robust Nonnegative Matrix \
                   Factorization using L21-norm, CIKM 2011.",
-    params: &[],
+    params: params::TABLE,
     presets: &[],
     needs: SideNeed::None,
     has_w: true,

@@ -1,796 +1,808 @@
-//! RPNMF kernels (docs/models.md §4.3–§4.4): triplet margins `t_τ`, the ranking loss
-//! `α Σ sp(t_τ)` of eq. (9) and the role matrices `Mneg`/`Mpos`.
+//! The RPNMF iteration of docs/models.md §4.4–§4.5 (see the module above for the math): the W
+//! step, the combined H step as a candidate, the safeguard, and what an H keeps of its parts.
 
-use crate::engine::constraints::Triplet;
-use crate::engine::linalg::Csr;
-use crate::engine::linalg::gram::{LANES, sum_lanes};
-use crate::engine::linalg::special::{sigmoid, sigmoid_and_softplus, softplus};
+use super::params::RpnmfParams;
+use super::triplets::{RoleMatrices, margins_t, sigmoids_and_loss};
+use super::KIND;
+use crate::engine::models::mu::{FLOOR, MuWork, blocked_pass_over_x, checked_start};
+use crate::engine::constraints::{SideInfo, Triplet};
+use crate::engine::data::Dataset;
+use crate::engine::linalg::gram_of_rows;
 use crate::engine::linalg::thin::fixed;
-use ndarray::{Array2, ArrayView2, ArrayViewMut2};
+use crate::engine::models::{
+    EPS_DIV, Model, ModelError, ModelKind, ModelSpec, Objective, Term,
+};
+use faer::traits::pulp;
+use ndarray::{Array2, ArrayView2};
+use std::sync::Arc;
 
-/// `t_τ(H) = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ` for every triplet (docs/models.md §4.1). O(|T|·k).
+
+/// What the last H step did (docs/models.md §4.5 step d).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HStep {
+    /// The full multiplicative step was taken.
+    #[default]
+    Full,
+    /// The full step raised F; the damped step `H ⊙ ratio^γ`, γ = 2^−level, was taken.
+    Damped(u8),
+    /// Both raised F; H was kept (only W moved). Repeated rejections mean the safeguard has
+    /// stalled the H updates: the triplets are probably contradictory.
+    Rejected,
+}
+
+/// Halvings of the exponent γ the safeguard tries before it keeps H (γ ≥ 2⁻¹⁰).
 ///
-/// The reference for [`margins_t`], on the k×n H, one coordinate at a time: the same sums in
-/// the same order ([`lane_of`], [`sum_lanes`]), so the same values bit for bit.
-pub fn margins(h: ArrayView2<'_, f64>, triplets: &[Triplet], delta: f64, out: &mut Vec<f64>) {
-    let k = h.nrows();
-    out.clear();
-    out.extend(triplets.iter().map(|t| {
-        let mut acc = [0.0f64; LANES];
-        for (a, row) in h.rows().into_iter().enumerate() {
-            acc[lane_of(a, k)] += term(row[t.i], row[t.j], row[t.q]);
-        }
-        delta + sum_lanes(&acc)
-    }));
+/// docs/models.md §4.5 d names one retry, γ = 1/2. One retry is not enough: on `orl_32x32` with the
+/// paper's α = 0.1, δ = 10 both the full and the γ = 1/2 step raised F from about iteration 80
+/// on, and H then stayed frozen for the rest of the run (418 of 500 steps rejected). Because
+/// `H ⊙ ratio^γ ≈ H + γ H ⊙ log(ratio)` and `log(ratio)` has the sign of −∇F, a small enough γ
+/// always descends unless H is stationary, so halving γ further restores progress.
+pub const MAX_HALVINGS: u8 = 10;
+
+/// Rejections in a row after which the notes call H stalled.
+const STALL_STEPS: usize = 10;
+
+/// How often the safeguard intervened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SafeguardStats {
+    pub damped: usize,
+    /// The most halvings of γ a taken step needed.
+    pub deepest: u8,
+    pub rejected: usize,
+    /// Evaluations of F at a candidate H': one per step when the full step is taken, one more
+    /// per damped level tried. Each costs a candidate pass, HHᵀ and the triplet pass.
+    pub evaluations: usize,
+    /// Rejections in a row, up to the last step.
+    pub consecutive_rejected: usize,
+    pub last: HStep,
 }
 
-/// One coordinate's share of a margin, `(p − q)² − (p − z)²`, without fused multiply-adds.
-#[inline(always)]
-fn term(p: f64, q: f64, z: f64) -> f64 {
-    (p - q) * (p - q) - (p - z) * (p - z)
+/// Ranking Preserving NMF (docs/models.md §4).
+pub struct Rpnmf {
+    params: RpnmfParams,
+    triplets: Vec<Triplet>,
+    roles: RoleMatrices,
+    /// X, W and the MU products (WᵀX, WᵀW, WᵀW H, XHᵀ, W HHᵀ) with the blocked pass's
+    /// workspace: the kit's [`MuWork`], as NMF's.
+    work: MuWork,
+    /// The current H and what F and the next step need of it.
+    cur: Iterate,
+    // Workspaces.
+    cand: Iterate,       // the candidate H' and its parts
+    neg: Array2<f64>,    // k×n  H·Mneg
+    pos: Array2<f64>,    // k×n  H·Mpos
+    ratio: Array2<f64>,  // k×n  ratio^γ of the damped steps (unused when the full step is taken)
+    w_prev: Array2<f64>, // m×k  W before the step (restored on divergence)
+    /// `xht` holds XHᵀ of the current H (the single pass left it there), so the W step skips
+    /// its product.
+    xht_of_cur: bool,
+    /// Large X: the H step walks X once in column blocks ([`Rpnmf::blocked_full_candidate`]).
+    blocked: bool,
+    iteration: usize,
+    objective: Objective,
+    stats: SafeguardStats,
 }
 
-/// The lane of coordinate `a` (of k) in a margin's [`LANES`] partial sums.
+/// One H with the parts of F and of the next step that depend on H alone, computed once when
+/// H is set and kept while H stays.
 ///
-/// With k ≥ [`LANES`], the coordinates below `k − k mod LANES` go to lane `a mod LANES`, in
-/// vectors of [`LANES`], and the last `k mod LANES` go to the top lanes of the vector of the
-/// last [`LANES`] coordinates (`a − (k − LANES)`): [`margins_t`] loads that window, which
-/// stays inside the row, instead of a short tail. Below [`LANES`], coordinate a is lane a.
-#[inline(always)]
-fn lane_of(a: usize, k: usize) -> usize {
-    let full = k / LANES * LANES;
-    if k < LANES {
-        a
-    } else if a < full {
-        a % LANES
-    } else {
-        a + LANES - k
-    }
+/// F(W, H) at the start of a step needs HHᵀ, ⟨WᵀX, H⟩ and the ranking loss of the current H
+/// (docs/models.md §4.5 d); the W step needs HHᵀ, the H step σ(t_τ) and Hᵀ. All but ⟨WᵀX, H⟩ are
+/// functions of H alone, and the safeguard computed them for the candidate it accepted, so
+/// the accepted candidate's parts become the current ones by a swap: in the common
+/// full-step-accepted case a step evaluates the triplets once and HHᵀ once (NMF computes HHᵀ
+/// too), where a from-scratch F evaluated both twice.
+struct Iterate {
+    h: Array2<f64>,   // k×n
+    h_t: Array2<f64>, // n×k  Hᵀ: one contiguous row per sample, for the margins and H·M
+    hht: Array2<f64>, // k×k  HHᵀ: F's Gram term and the next W step's denominator
+    t: Vec<f64>,      // t_τ(H) per triplet
+    sig: Vec<f64>,    // σ(t_τ(H)) per triplet: the values of Mneg and Mpos (docs/models.md §4.4)
+    ranking: f64,     // α Σ_τ sp(t_τ(H))
+    finite: bool,     // every entry of H is finite
 }
 
-/// The ranking term `α Σ sp(t_τ)` from precomputed margins: triplet τ into lane `τ mod LANES`,
-/// in triplet order, then [`sum_lanes`] (the order [`sigmoids_and_loss`] sums in).
-pub fn ranking_loss(alpha: f64, margins: &[f64]) -> f64 {
-    let mut acc = [0.0f64; LANES];
-    for (x, &t) in margins.iter().enumerate() {
-        acc[x % LANES] += softplus(t);
-    }
-    alpha * sum_lanes(&acc)
-}
-
-/// [`margins`] from Hᵀ (n×k, one contiguous row per sample) instead of H. O(|T|·k).
-///
-/// Same values bit for bit. Each margin keeps [`LANES`] partial sums of its coordinates'
-/// terms ([`lane_of`]), a vector of eight terms at a time, then adds them in a fixed tree
-/// ([`sum_lanes`]) and adds δ last; the order is fixed by the code, not by the CPU, so the
-/// same bits on every instruction set. No chain of additions runs through all k coordinates,
-/// so the triplets' sums overlap, which makes it faster than a serial sum in coordinate order
-/// (docs/performance.md, "RPNMF's triplet kernels (`models/rpnmf/algorithm.rs`,
-/// `models/rpnmf/mod.rs`)").
-pub fn margins_t(h_t: ArrayView2<'_, f64>, triplets: &[Triplet], delta: f64, out: &mut Vec<f64>) {
-    let k = h_t.ncols();
-    let h_t = h_t.as_standard_layout();
-    let hs = h_t.as_slice().unwrap_or(&[]);
-    // In pulp's context (AVX-512 where present): the same operations, no fused multiply-adds.
-    faer::traits::pulp::Arch::new().dispatch(Margins {
-        hs,
-        k,
-        triplets,
-        delta,
-        out,
-    });
-}
-
-/// [`margins_of`] as a pulp job (a struct with an always-inlined body: a closure would be
-/// compiled without the wide instructions).
-struct Margins<'a> {
-    hs: &'a [f64],
-    k: usize,
-    triplets: &'a [Triplet],
-    delta: f64,
-    out: &'a mut Vec<f64>,
-}
-
-impl faer::traits::pulp::WithSimd for Margins<'_> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: faer::traits::pulp::Simd>(self, _simd: S) {
-        margins_of(self.hs, self.k, self.triplets, self.delta, self.out);
-    }
-}
-
-#[inline(always)]
-fn margins_of(hs: &[f64], k: usize, triplets: &[Triplet], delta: f64, out: &mut Vec<f64>) {
-    // Indices must be below n, as for [`margins`] (a slice of exactly k: no bounds checks below).
-    // Plain loops, no iterator adapters: a `map` closure is compiled out of line, without the
-    // wide instructions of pulp's context.
-    out.clear();
-    out.resize(triplets.len(), 0.0);
-    if k < LANES {
-        for (t, o) in triplets.iter().zip(out.iter_mut()) {
-            let (p, q, z) = (row(hs, k, t.i), row(hs, k, t.j), row(hs, k, t.q));
-            let mut acc = [0.0f64; LANES];
-            for a in 0..k {
-                acc[a] += term(p[a], q[a], z[a]);
-            }
-            *o = delta + sum_lanes(&acc);
-        }
-        return;
-    }
-    let full = k / LANES * LANES;
-    // The window of the last LANES coordinates counts only in its top k − full lanes: a bit
-    // mask (an `and`, one vector instruction) zeroes the others.
-    let tail: [u64; LANES] = std::array::from_fn(|l| if l >= LANES - (k - full) { !0 } else { 0 });
-    for (t, o) in triplets.iter().zip(out.iter_mut()) {
-        let (p, q, z) = (row(hs, k, t.i), row(hs, k, t.j), row(hs, k, t.q));
-        let mut acc = [0.0f64; LANES];
-        for a0 in (0..full).step_by(LANES) {
-            let v = terms(&p[a0..], &q[a0..], &z[a0..]);
-            for l in 0..LANES {
-                acc[l] += v[l];
-            }
-        }
-        if full < k {
-            let w = k - LANES;
-            let v = terms(&p[w..], &q[w..], &z[w..]);
-            for l in 0..LANES {
-                // acc is never −0.0, so adding +0.0 leaves its bits.
-                acc[l] += f64::from_bits(v[l].to_bits() & tail[l]);
-            }
-        }
-        *o = delta + sum_lanes(&acc);
-    }
-}
-
-/// Row p of the n×k row-major `hs`.
-#[inline(always)]
-fn row(hs: &[f64], k: usize, p: usize) -> &[f64] {
-    &hs[p * k..p * k + k]
-}
-
-/// [`term`] of the first [`LANES`] coordinates of three rows, as one vector.
-#[inline(always)]
-fn terms(p: &[f64], q: &[f64], z: &[f64]) -> [f64; LANES] {
-    let (p, q, z): ([f64; LANES], [f64; LANES], [f64; LANES]) = (*fixed(p), *fixed(q), *fixed(z));
-    let mut v = [0.0f64; LANES];
-    for l in 0..LANES {
-        v[l] = term(p[l], q[l], z[l]);
-    }
-    v
-}
-
-/// `σ(t_τ)` of every margin into `sig`, and the ranking loss `α Σ_τ sp(t_τ)` of eq. (9).
-/// O(|T|).
-///
-/// σ and sp share one `e^{−|t|}` and one `1 + e^{−|t|}` ([`sigmoid_and_softplus`]), and the
-/// loss sums as [`ranking_loss`] does (lane `τ mod LANES`, then [`sum_lanes`]), so both equal
-/// [`sigmoid`] and [`ranking_loss`] bit for bit. Eight margins at a time in pulp's context: the
-/// special functions are branch-free, so they run as vectors, and the loss's eight partial
-/// sums are one vector addition per eight triplets instead of one chain through all |T| terms
-/// (docs/performance.md, "RPNMF's triplet kernels (`models/rpnmf/algorithm.rs`,
-/// `models/rpnmf/mod.rs`)").
-pub fn sigmoids_and_loss(margins: &[f64], alpha: f64, sig: &mut Vec<f64>) -> f64 {
-    sig.clear();
-    sig.resize(margins.len(), 0.0);
-    alpha * faer::traits::pulp::Arch::new().dispatch(SigmoidsAndLoss { margins, sig })
-}
-
-/// The vector loop of [`sigmoids_and_loss`], run by pulp with the CPU's widest instructions
-/// (a struct with an always-inlined body: a closure would be compiled without them).
-struct SigmoidsAndLoss<'a> {
-    margins: &'a [f64],
-    sig: &'a mut [f64],
-}
-
-impl faer::traits::pulp::WithSimd for SigmoidsAndLoss<'_> {
-    type Output = f64;
-
-    #[inline(always)]
-    fn with_simd<S: faer::traits::pulp::Simd>(self, _simd: S) -> f64 {
-        let mut acc = [0.0f64; LANES];
-        let mut ds = self.margins.chunks_exact(LANES);
-        let mut ss = self.sig.chunks_exact_mut(LANES);
-        for (d, s) in (&mut ds).zip(&mut ss) {
-            let d: [f64; LANES] = *fixed(d);
-            let (mut sv, mut sp) = ([0.0f64; LANES], [0.0f64; LANES]);
-            for l in 0..LANES {
-                (sv[l], sp[l]) = sigmoid_and_softplus(d[l]);
-            }
-            s.copy_from_slice(&sv);
-            for l in 0..LANES {
-                acc[l] += sp[l];
-            }
-        }
-        // The remainder starts at a multiple of LANES: its x-th triplet is lane x.
-        for (x, (&d, s)) in ds.remainder().iter().zip(ss.into_remainder()).enumerate() {
-            let sp;
-            (*s, sp) = sigmoid_and_softplus(d);
-            acc[x] += sp;
-        }
-        sum_lanes(&acc)
-    }
-}
-
-/// The two sparse n×n matrices of the combined update (docs/models.md §4.4), with a fixed pattern
-/// built once from the triplets; only the values change per iteration. For τ = (i, j, q) with
-/// `s = σ(t_τ)`: `Mneg[j,i] += s, Mneg[i,j] += s, Mneg[q,q] += s` and
-/// `Mpos[q,i] += s, Mpos[j,j] += s, Mpos[i,q] += s`, so that
-/// `∇_H [α Σ sp(t_τ)] = 2α (H·Mpos − H·Mneg)`.
-///
-/// Both are stored transposed (`mneg_t = Mnegᵀ`, row c = column c of Mneg), so that
-/// [`Csr::mul_dense_into`] gathers `(H·Mneg)ᵀ = Mnegᵀ·Hᵀ` row by row from Hᵀ
-/// ([`Self::products_into`]).
-#[derive(Clone, Debug)]
-pub struct RoleMatrices {
-    pub mneg_t: Csr,
-    pub mpos_t: Csr,
-    /// Which triplets' σ each stored value of `mneg_t` / `mpos_t` sums.
-    neg_src: Sources,
-    pos_src: Sources,
-    /// The same patterns and sources, compact, for [`Self::products_from_sigmoids`].
-    neg_pat: Pattern,
-    pos_pat: Pattern,
-    sums: Sums,
-    /// |T|: the length of the σ arrays.
-    triplets: usize,
-    /// What the patterns' `src` indexes: σ per triplet (|T|), then the values of several
-    /// triplets ([`Sums`]).
-    values: Vec<f64>,
-}
-
-/// A role matrix's pattern (transposed, as `mneg_t`/`mpos_t`) in 32-bit indices, for the
-/// product that reads each value straight from σ ([`RoleMatrices::products_from_sigmoids`]):
-/// per value position p its column `cols[p]` (a row of Hᵀ) and `src[p]`, the index of its
-/// value in the extended σ array ([`RoleMatrices::values`]): the triplet itself when one
-/// triplet makes the value, else that of its sum of several ([`Sums`]).
-///
-/// 8 bytes per value position against 24 for the `usize` CSR, its values and their first
-/// triplets, and no values array to write and read back, so the hot part of an RPNMF step fits
-/// in L2 better; no data-dependent branch in the loop over values.
-#[derive(Clone, Debug)]
-struct Pattern {
-    indptr: Vec<u32>,
-    cols: Vec<u32>,
-    src: Vec<u32>,
-}
-
-/// The values that sum several triplets' σ, over both role matrices: value m is
-/// `σ[first[m]] + σ[τ₂] + …`, the later triplets as `(m, τ)` pairs in m order, then triplet
-/// order, so the same sums in the same order as [`Sources::fill`].
-#[derive(Clone, Debug, Default)]
-struct Sums {
-    first: Vec<u32>,
-    rest: Vec<(u32, u32)>,
-}
-
-impl Pattern {
-    /// From a CSR pattern and its sources, adding its values of several triplets to `sums`
-    /// (the m-th sum is index `triplets + m` of [`RoleMatrices::values`]). None if an index
-    /// does not fit in 32 bits.
-    fn new(m: &Csr, src: &Sources, triplets: usize, sums: &mut Sums) -> Option<Self> {
-        let narrow = |v: usize| u32::try_from(v).ok();
-        let mut value_of: Vec<u32> = src
-            .first
-            .iter()
-            .map(|&t| narrow(t))
-            .collect::<Option<_>>()?;
-        // `rest` is sorted by position: each run of one position becomes one summed value.
-        let mut last = usize::MAX;
-        for &(p, t) in &src.rest {
-            if p != last {
-                last = p;
-                sums.first.push(value_of[p]);
-                value_of[p] = narrow(triplets + sums.first.len() - 1)?;
-            }
-            let m = narrow(sums.first.len() - 1)?;
-            sums.rest.push((m, narrow(t)?));
-        }
-        let mut indptr = Vec::with_capacity(m.nrows() + 1);
-        let mut cols = Vec::with_capacity(m.nnz());
-        indptr.push(0);
-        for r in 0..m.nrows() {
-            for &c in m.row(r).0 {
-                cols.push(narrow(c)?);
-            }
-            indptr.push(narrow(cols.len())?);
-        }
-        Some(Self {
-            indptr,
-            cols,
-            src: value_of,
-        })
-    }
-
-    /// Columns `a0..a0 + W` of the product: row c of the transposed matrix times Hᵀ (`hs`,
-    /// n×k row-major), written as column c of the k×n `out`. Each sum starts at 0 and adds
-    /// `h_t[col] · value` in column order, as [`Csr::mul_dense_into`] does, so the same bits.
-    #[inline(always)]
-    fn gather_block<const W: usize>(
-        &self,
-        values: &[f64],
-        hs: &[f64],
-        k: usize,
-        a0: usize,
-        out: &mut [f64],
-    ) {
-        let n = self.indptr.len() - 1;
-        for (c, ends) in self.indptr.windows(2).enumerate() {
-            let (lo, hi) = (ends[0] as usize, ends[1] as usize);
-            let mut acc = [0.0f64; W];
-            for (&r, &e) in self.cols[lo..hi].iter().zip(&self.src[lo..hi]) {
-                let v = values[e as usize];
-                let src: &[f64; W] = fixed(&hs[r as usize * k + a0..]);
-                for l in 0..W {
-                    acc[l] += src[l] * v;
-                }
-            }
-            for (l, &v) in acc.iter().enumerate() {
-                out[(a0 + l) * n + c] = v;
-            }
-        }
-    }
-
-    /// All k columns, in blocks of at most 16 (each block's width fixed at compile time, so
-    /// that its sums stay in registers).
-    #[inline(always)]
-    fn gather(&self, values: &[f64], hs: &[f64], k: usize, out: &mut [f64]) {
-        let mut a0 = 0;
-        while a0 < k {
-            let width = (k - a0).min(16);
-            macro_rules! widths {
-                ($($w:literal)*) => {
-                    match width {
-                        $($w => self.gather_block::<$w>(values, hs, k, a0, out),)*
-                        _ => self.gather_block::<16>(values, hs, k, a0, out),
-                    }
-                };
-            }
-            widths!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15);
-            a0 += width;
-        }
-    }
-}
-
-/// [`RoleMatrices::products_from_sigmoids`] as a pulp job (a struct with an always-inlined
-/// body: a closure would be compiled without the wide instructions).
-struct RoleGather<'a> {
-    neg_pat: &'a Pattern,
-    pos_pat: &'a Pattern,
-    values: &'a [f64],
-    hs: &'a [f64],
-    k: usize,
-    neg: &'a mut [f64],
-    pos: &'a mut [f64],
-}
-
-impl faer::traits::pulp::WithSimd for RoleGather<'_> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: faer::traits::pulp::Simd>(self, _simd: S) {
-        self.neg_pat.gather(self.values, self.hs, self.k, self.neg);
-        self.pos_pat.gather(self.values, self.hs, self.k, self.pos);
-    }
-}
-
-/// The triplets each stored value of a role matrix sums, for [`RoleMatrices::fill_sigmoids`]:
-/// per value position the first triplet, and the later ones as (position, triplet) pairs in
-/// position order, then triplet order.
-///
-/// Filling by value position (a gather from σ, |T| × 8 bytes, in L1, then a short sorted list
-/// of additions) instead of by triplet (six additions per triplet at scattered positions of
-/// two 100 KB arrays, after zeroing them) gives every value the same sum in the same order,
-/// `s_first + s_2 + …` in triplet order (`0 + s_first = s_first` exactly), so the same bits,
-/// in about half the time (docs/performance.md, "RPNMF's triplet kernels
-/// (`models/rpnmf/algorithm.rs`, `models/rpnmf/mod.rs`)").
-#[derive(Clone, Debug)]
-struct Sources {
-    first: Vec<usize>,
-    rest: Vec<(usize, usize)>,
-}
-
-impl Sources {
-    /// From the value positions each triplet adds to, in triplet order (distinct within a
-    /// triplet). Every one of the `nnz` positions is named by some triplet.
-    fn new(nnz: usize, positions: impl Iterator<Item = [usize; 3]>) -> Self {
-        let mut first = vec![usize::MAX; nnz];
-        let mut rest = Vec::new();
-        for (tau, ps) in positions.enumerate() {
-            for p in ps {
-                if first[p] == usize::MAX {
-                    first[p] = tau;
-                } else {
-                    rest.push((p, tau));
-                }
-            }
-        }
-        // A stable sort: the triplets of a position stay in triplet order.
-        rest.sort_by_key(|&(p, _)| p);
-        debug_assert!(
-            first.iter().all(|&t| t != usize::MAX),
-            "a value without a triplet"
-        );
-        Self { first, rest }
-    }
-
-    /// `values[p] ← Σ σ_τ` over the triplets of position p, in triplet order.
-    fn fill(&self, sig: &[f64], values: &mut [f64]) {
-        for (v, &t) in values.iter_mut().zip(&self.first) {
-            *v = sig[t];
-        }
-        for &(p, t) in &self.rest {
-            values[p] += sig[t];
-        }
-    }
-}
-
-impl RoleMatrices {
-    /// The pattern for `triplets` over n samples (indices must be < n and distinct). None
-    /// when n or 3|T| does not fit in 32 bits (the compact patterns' indices).
-    pub fn new(n: usize, triplets: &[Triplet]) -> Option<Self> {
-        // (row, column) of Mneg and Mpos, entered transposed.
-        let neg: Vec<(usize, usize, f64)> = triplets
-            .iter()
-            .flat_map(|t| [(t.i, t.j, 0.0), (t.j, t.i, 0.0), (t.q, t.q, 0.0)])
-            .collect();
-        let pos: Vec<(usize, usize, f64)> = triplets
-            .iter()
-            .flat_map(|t| [(t.i, t.q, 0.0), (t.j, t.j, 0.0), (t.q, t.i, 0.0)])
-            .collect();
-        let mneg_t = Csr::from_entries(n, n, &neg);
-        let mpos_t = Csr::from_entries(n, n, &pos);
-        // Position of Mneg[r, c] / Mpos[r, c], i.e. of (c, r) in the transposes.
-        let at = |m: &Csr, r: usize, c: usize| m.position(c, r).unwrap_or(usize::MAX);
-        let neg_src = Sources::new(
-            mneg_t.nnz(),
-            triplets.iter().map(|t| {
-                [
-                    at(&mneg_t, t.j, t.i),
-                    at(&mneg_t, t.i, t.j),
-                    at(&mneg_t, t.q, t.q),
-                ]
-            }),
-        );
-        let pos_src = Sources::new(
-            mpos_t.nnz(),
-            triplets.iter().map(|t| {
-                [
-                    at(&mpos_t, t.q, t.i),
-                    at(&mpos_t, t.j, t.j),
-                    at(&mpos_t, t.i, t.q),
-                ]
-            }),
-        );
-        let mut sums = Sums::default();
-        let neg_pat = Pattern::new(&mneg_t, &neg_src, triplets.len(), &mut sums)?;
-        let pos_pat = Pattern::new(&mpos_t, &pos_src, triplets.len(), &mut sums)?;
-        let values = vec![0.0; triplets.len() + sums.first.len()];
-        Some(Self {
-            mneg_t,
-            mpos_t,
-            neg_src,
-            pos_src,
-            neg_pat,
-            pos_pat,
-            sums,
-            triplets: triplets.len(),
-            values,
-        })
-    }
-
-    /// Set the values from every triplet's margin, `s_τ = σ(t_τ)`. O(|T|).
-    pub fn fill(&mut self, margins: &[f64]) {
-        let sig: Vec<f64> = margins.iter().map(|&t| sigmoid(t)).collect();
-        self.fill_sigmoids(&sig);
-    }
-
-    /// Set the values from `s_τ = σ(t_τ)` given directly (as [`sigmoids_and_loss`] returns
-    /// them; one per triplet, in the order of the triplets of [`Self::new`]). Each entry sums
-    /// its triplets' s in triplet order ([`Sources`]). O(|T|).
-    pub fn fill_sigmoids(&mut self, sigmoids: &[f64]) {
-        self.neg_src.fill(sigmoids, self.mneg_t.values_mut());
-        self.pos_src.fill(sigmoids, self.mpos_t.values_mut());
-    }
-
-    /// `neg_t ← (H·Mneg)ᵀ` and `pos_t ← (H·Mpos)ᵀ` (n×k each) from Hᵀ (n×k). O(k·nnz).
-    pub fn products_into(
-        &self,
-        h_t: ArrayView2<'_, f64>,
-        neg_t: &mut ArrayViewMut2<'_, f64>,
-        pos_t: &mut ArrayViewMut2<'_, f64>,
-    ) {
-        self.mneg_t.mul_dense_into(h_t, neg_t);
-        self.mpos_t.mul_dense_into(h_t, pos_t);
-    }
-
-    /// `neg ← H·Mneg` and `pos ← H·Mpos` (k×n each, row-major) from `s_τ = σ(t_τ)` (one per
-    /// triplet, as for [`Self::fill_sigmoids`]) and Hᵀ (n×k). O(|T| + k·nnz).
-    ///
-    /// Bit for bit [`Self::fill_sigmoids`] then [`Self::products_into`], transposed: the
-    /// values of several triplets are summed first, in the same order, and the product reads
-    /// every value from σ or from those sums. The k×n layout lets the H step's ratio run as
-    /// vectors (over the n×k products, its stride-k reads made the divisions scalar), and
-    /// forming them straight from σ is no slower than the fill and the gather
-    /// (docs/performance.md, "RPNMF's triplet kernels (`models/rpnmf/algorithm.rs`,
-    /// `models/rpnmf/mod.rs`)").
-    pub fn products_from_sigmoids(
-        &mut self,
-        sig: &[f64],
-        h_t: ArrayView2<'_, f64>,
-        neg: &mut [f64],
-        pos: &mut [f64],
-    ) {
-        let (n, k) = h_t.dim();
-        let h_t = h_t.as_standard_layout();
-        let Some(hs) = h_t.as_slice() else {
-            return;
+impl Iterate {
+    fn new(h: Array2<f64>, triplets: &[Triplet], p: &RpnmfParams) -> Self {
+        let (k, n) = h.dim();
+        let mut it = Self {
+            h,
+            h_t: Array2::zeros((n, k)),
+            hht: Array2::zeros((k, k)),
+            t: Vec::with_capacity(triplets.len()),
+            sig: Vec::with_capacity(triplets.len()),
+            ranking: 0.0,
+            finite: true,
         };
-        if sig.len() != self.triplets
-            || neg.len() != k * n
-            || pos.len() != k * n
-            || self.neg_pat.indptr.len() != n + 1
-        {
-            debug_assert!(false, "role products: shapes do not match");
-            return;
-        }
-        let (head, multi) = self.values.split_at_mut(self.triplets);
-        head.copy_from_slice(sig);
-        for (v, &t) in multi.iter_mut().zip(&self.sums.first) {
-            *v = sig[t as usize];
-        }
-        for &(m, t) in &self.sums.rest {
-            multi[m as usize] += sig[t as usize];
-        }
-        faer::traits::pulp::Arch::new().dispatch(RoleGather {
-            neg_pat: &self.neg_pat,
-            pos_pat: &self.pos_pat,
-            values: &self.values,
-            hs,
-            k,
-            neg,
-            pos,
-        });
+        it.refresh(triplets, p);
+        it
     }
 
-    /// Mneg as a dense matrix (tests and small n only).
-    pub fn mneg_dense(&self) -> Array2<f64> {
-        self.mneg_t.to_dense().reversed_axes()
+    /// All parts from `h` alone (at the start, and after H was changed in place).
+    fn refresh(&mut self, triplets: &[Triplet], p: &RpnmfParams) {
+        self.h_t.assign(&self.h.t());
+        self.finite = self.h.iter().all(|v| v.is_finite());
+        self.evaluate(triplets, p);
     }
 
-    /// Mpos as a dense matrix (tests and small n only).
-    pub fn mpos_dense(&self) -> Array2<f64> {
-        self.mpos_t.to_dense().reversed_axes()
+    /// HHᵀ, the margins, σ and the ranking loss, from `h` and its transpose `h_t` (which the
+    /// caller has filled). O(nk² + |T|k).
+    fn evaluate(&mut self, triplets: &[Triplet], p: &RpnmfParams) {
+        gram_of_rows(&mut self.hht.view_mut(), self.h.view());
+        margins_t(self.h_t.view(), triplets, p.delta, &mut self.t);
+        self.ranking = sigmoids_and_loss(&self.t, p.alpha, &mut self.sig);
     }
 }
 
-/// Gradient of `α Σ sp(t_τ)` with respect to H, `2α(H·Mpos − H·Mneg)` (k×n), for tests and
-/// diagnostics (None where [`RoleMatrices::new`] is).
-pub fn ranking_gradient(
-    h: ArrayView2<'_, f64>,
-    triplets: &[Triplet],
+/// `Σ a_i b_i` in four partial sums by index mod 4, added in a fixed order (repeatable bit for
+/// bit): the Gram term `⟨WᵀW, HHᵀ⟩` of F (k×k).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = [0.0f64; 4];
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        s[i % 4] += x * y;
+    }
+    (s[0] + s[1]) + (s[2] + s[3])
+}
+
+/// Samples per block of [`candidate_pass`]: the block's rows of the candidate's Hᵀ and its row
+/// segments of the k×n arrays stay in L1 (k = 20: 5 KiB of each array).
+const BLOCK: usize = 32;
+
+/// `cand ← max(H ⊙ r, FLOOR)` and `cand_t ← candᵀ` (`cand_t` n×k, the others k×n, all
+/// row-major slices). `ratio_seg(a, p0..p1, r)` writes into `r` the ratios of entries
+/// (a, p0..p1). Returns `(⟨WᵀX, cand⟩, ⟨WᵀX, H⟩, cand finite)`.
+///
+/// Blocks of [`BLOCK`] samples, row by row inside a block: the k×n arrays (the ratio's parts
+/// too) are read in contiguous segments, so the ratio and the candidate run as vectors, and
+/// the block of `cand_t` stays in L1 while it is written with stride k (docs/performance.md,
+/// "RPNMF's triplet kernels (`models/rpnmf/triplets.rs`, `models/rpnmf/algorithm.rs`)").
+///
+/// Both inner products sum in four partial sums by sample index mod 4, over the same order, so
+/// that a candidate equal to H gives exactly H's value: the safeguard sees the exact tie a
+/// from-scratch evaluation saw (docs/models.md §4.5 d).
+fn candidate_pass(
+    (k, n): (usize, usize),
+    h: &[f64],
+    wtx: &[f64],
+    cand: &mut [f64],
+    cand_t: &mut [f64],
+    ratio_seg: impl FnMut(usize, std::ops::Range<usize>, &mut [f64]),
+) -> (f64, f64, bool) {
+    let mut acc = CrossSums::default();
+    // In pulp's context (AVX-512 where present): no fused multiply-adds are formed, so the
+    // same bits as a baseline build.
+    pulp::Arch::new().dispatch(CandidateJob {
+        kn: (k, n),
+        h,
+        wtx,
+        cand,
+        cand_t,
+        acc: &mut acc,
+        ratio_seg,
+    });
+    acc.totals()
+}
+
+/// [`candidate_columns`] over all samples as a pulp job (a struct with an always-inlined body:
+/// a closure would be compiled without the wide instructions).
+struct CandidateJob<'a, F> {
+    kn: (usize, usize),
+    h: &'a [f64],
+    wtx: &'a [f64],
+    cand: &'a mut [f64],
+    cand_t: &'a mut [f64],
+    acc: &'a mut CrossSums,
+    ratio_seg: F,
+}
+
+impl<F: FnMut(usize, std::ops::Range<usize>, &mut [f64])> pulp::WithSimd for CandidateJob<'_, F> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let n = self.kn.1;
+        candidate_columns(
+            self.kn,
+            0..n,
+            self.h,
+            self.wtx,
+            self.cand,
+            self.cand_t,
+            self.acc,
+            self.ratio_seg,
+        );
+    }
+}
+
+/// The running sums of [`candidate_columns`]: ⟨WᵀX, H'⟩ and ⟨WᵀX, H⟩ in four partial sums
+/// each (by sample index mod 4), and whether H' is finite so far.
+#[derive(Clone, Copy)]
+struct CrossSums {
+    cand: [f64; 4],
+    h: [f64; 4],
+    finite: bool,
+}
+
+impl Default for CrossSums {
+    fn default() -> Self {
+        Self {
+            cand: [0.0; 4],
+            h: [0.0; 4],
+            finite: true,
+        }
+    }
+}
+
+impl CrossSums {
+    /// `(⟨WᵀX, H'⟩, ⟨WᵀX, H⟩, H' finite)`, the partial sums added in a fixed order.
+    fn totals(&self) -> (f64, f64, bool) {
+        let total = |s: [f64; 4]| (s[0] + s[1]) + (s[2] + s[3]);
+        (total(self.cand), total(self.h), self.finite)
+    }
+}
+
+/// [`candidate_pass`] on the samples `cols` only, adding into `acc`. With `cols.start` a
+/// multiple of [`BLOCK`], the blocks, the partial sums and their order are those of the whole
+/// pass, so consecutive ranges give the whole pass's sums bit for bit.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the slices of candidate_pass plus the range and its sums"
+)]
+#[inline(always)]
+fn candidate_columns(
+    (k, n): (usize, usize),
+    cols: std::ops::Range<usize>,
+    h: &[f64],
+    wtx: &[f64],
+    cand: &mut [f64],
+    cand_t: &mut [f64],
+    acc: &mut CrossSums,
+    mut ratio_seg: impl FnMut(usize, std::ops::Range<usize>, &mut [f64]),
+) {
+    let mut rbuf = [0.0f64; BLOCK];
+    let (mut cross_c, mut cross_h, finite) = (acc.cand, acc.h, acc.finite);
+    let mut top = [0.0f64; 4];
+    for p0 in cols.clone().step_by(BLOCK) {
+        let p1 = (p0 + BLOCK).min(cols.end);
+        let r = &mut rbuf[..p1 - p0];
+        let ct = &mut cand_t[p0 * k..p1 * k];
+        let len = p1 - p0;
+        for a in 0..k {
+            ratio_seg(a, p0..p1, r);
+            let seg = a * n + p0..a * n + p1;
+            let (hs, ws, cs) = (&h[seg.clone()], &wtx[seg.clone()], &mut cand[seg]);
+            // Four samples at a time, partial sum l taking sample j = 4q + l: constant lanes,
+            // so that the partial sums stay in registers (and run as one vector). No
+            // strided store in this loop, and selects rather than `f64::max`, so that it
+            // vectorizes: `p > FLOOR ? p : FLOOR` is `p.max(FLOOR)` for every p, NaN included
+            // (both give FLOOR), so a candidate entry is never NaN and it is finite iff the
+            // running maximum stays below +∞.
+            let full = len / 4 * 4;
+            for q in (0..full).step_by(4) {
+                // Arrays of four, which the compiler makes one vector per operation.
+                let (hv, w, rv): (&[f64; 4], &[f64; 4], &[f64; 4]) =
+                    (fixed(&hs[q..]), fixed(&ws[q..]), fixed(&r[q..]));
+                let mut cv = [0.0f64; 4];
+                for l in 0..4 {
+                    let p = hv[l] * rv[l];
+                    cv[l] = if p > FLOOR { p } else { FLOOR };
+                    cross_c[l] += w[l] * cv[l];
+                    cross_h[l] += w[l] * hv[l];
+                    top[l] = if cv[l] > top[l] { cv[l] } else { top[l] };
+                }
+                cs[q..q + 4].copy_from_slice(&cv);
+            }
+            // The rest of a short last block: sample j in partial sum j − full.
+            for j in full..len {
+                let (l, hv, w) = (j - full, hs[j], ws[j]);
+                let p = hv * r[j];
+                let cv = if p > FLOOR { p } else { FLOOR };
+                cs[j] = cv;
+                cross_c[l] += w * cv;
+                cross_h[l] += w * hv;
+                top[l] = if cv > top[l] { cv } else { top[l] };
+            }
+            for (j, &cv) in cs.iter().enumerate() {
+                ct[j * k + a] = cv;
+            }
+        }
+    }
+    let finite = finite && top.iter().all(|&t| t < f64::INFINITY);
+    *acc = CrossSums {
+        cand: cross_c,
+        h: cross_h,
+        finite,
+    };
+}
+
+/// What the ratio of the combined H step is made of (all k×n, row-major).
+struct RatioParts<'a> {
     alpha: f64,
-    delta: f64,
-) -> Option<Array2<f64>> {
-    let mut t = Vec::new();
-    margins(h, triplets, delta, &mut t);
-    let mut roles = RoleMatrices::new(h.ncols(), triplets)?;
-    roles.fill(&t);
-    Some((h.dot(&roles.mpos_dense()) - h.dot(&roles.mneg_dense())) * (2.0 * alpha))
+    kn: (usize, usize),
+    wtx: &'a [f64],
+    wtwh: &'a [f64],
+    neg: &'a [f64],
+    pos: &'a [f64],
+}
+
+impl<'a> RatioParts<'a> {
+    fn new(
+        p: &RpnmfParams,
+        wtx: &'a Array2<f64>,
+        wtwh: &'a Array2<f64>,
+        neg: &'a Array2<f64>,
+        pos: &'a Array2<f64>,
+    ) -> Self {
+        Self {
+            alpha: p.alpha,
+            kn: wtx.dim(),
+            wtx: slice(wtx),
+            wtwh: slice(wtwh),
+            neg: slice(neg),
+            pos: slice(pos),
+        }
+    }
+
+    /// `r ← (WᵀX + αH·Mneg) ⊘ max(WᵀWH + αH·Mpos, ε)` at entries (a, ps) (docs/models.md §4.4),
+    /// each as the earlier separate passes computed it, so bit for bit the same.
+    #[inline(always)]
+    fn segment(&self, a: usize, ps: std::ops::Range<usize>, r: &mut [f64]) {
+        let n = self.kn.1;
+        let seg = a * n + ps.start..a * n + ps.end;
+        let parts = (self.wtx[seg.clone()].iter().zip(&self.wtwh[seg.clone()]))
+            .zip(self.neg[seg.clone()].iter().zip(&self.pos[seg]));
+        for (rv, ((&x, &g), (&ng, &ps))) in r.iter_mut().zip(parts) {
+            let num = x + self.alpha * ng;
+            let den = self.alpha * ps + g;
+            *rv = num / den.max(EPS_DIV);
+        }
+    }
+}
+
+/// The reconstruction term `‖X‖² − 2⟨WᵀX, H⟩ + ⟨WᵀW, HHᵀ⟩` (DESIGN.md §4), clamped at 0.
+fn reconstruction(x_norm2: f64, cross: f64, gram: f64) -> f64 {
+    (x_norm2 - 2.0 * cross + gram).max(0.0)
+}
+
+fn slice(a: &Array2<f64>) -> &[f64] {
+    a.as_slice().unwrap_or(&[])
+}
+
+fn objective_of(recon: f64, ranking: f64) -> Objective {
+    Objective {
+        total: recon + ranking,
+        terms: vec![
+            Term {
+                name: "reconstruction".into(),
+                value: recon,
+            },
+            Term {
+                name: "ranking".into(),
+                value: ranking,
+            },
+        ],
+    }
+}
+
+impl Rpnmf {
+    /// Seeded start (the NMF init, docs/models.md §4.5 step 2) from a spec, checked here.
+    /// Needs at least one triplet.
+    pub fn new(data: Arc<Dataset>, spec: &ModelSpec, side: &SideInfo) -> Result<Self, ModelError> {
+        let params = RpnmfParams::from_checked(&spec.validate(data.m(), data.n())?)?;
+        Self::start(data, spec, params, side)
+    }
+
+    /// Seeded start with parameters already checked (the registry's build path).
+    pub(super) fn start(
+        data: Arc<Dataset>,
+        spec: &ModelSpec,
+        params: RpnmfParams,
+        side: &SideInfo,
+    ) -> Result<Self, ModelError> {
+        let (w, h) = checked_start(&data, spec)?;
+        Self::with_factors(data, params, &side.triplets, w, h)
+    }
+
+    /// Start from given factors (tests), clamped to ≥ 1e-16 (docs/models.md §10.1).
+    pub fn from_factors(
+        data: Arc<Dataset>,
+        params: RpnmfParams,
+        triplets: &[Triplet],
+        w: Array2<f64>,
+        h: Array2<f64>,
+    ) -> Result<Self, ModelError> {
+        let (w, h) = (w.mapv(|v| v.max(1e-16)), h.mapv(|v| v.max(1e-16)));
+        Self::with_factors(data, params, triplets, w, h)
+    }
+
+    /// Start from these factors exactly (the seeded draw or a warm start; the first update's
+    /// floor lifts any zero entry, docs/models.md §10.1).
+    fn with_factors(
+        data: Arc<Dataset>,
+        params: RpnmfParams,
+        triplets: &[Triplet],
+        w: Array2<f64>,
+        h: Array2<f64>,
+    ) -> Result<Self, ModelError> {
+        let n = data.n();
+        if triplets.is_empty() {
+            // `build` checks this for every front end; direct callers (tests, warm starts) too.
+            KIND.check_side(&SideInfo::default())?;
+        }
+        if let Some(bad) = triplets
+            .iter()
+            .find(|t| t.i.max(t.j).max(t.q) >= n || t.i == t.j || t.i == t.q || t.j == t.q)
+        {
+            return Err(ModelError::InvalidParam {
+                model: "RPNMF",
+                name: "triplets".into(),
+                why: format!(
+                    "contain ({}, {}, {}), which is not three distinct samples below n = {n}",
+                    bad.i, bad.j, bad.q
+                ),
+            });
+        }
+        let (m, k) = (data.m(), w.ncols());
+        let mut work = MuWork::new(data, w);
+        let blocked = !work.reference && work.data.x.as_slice().is_some();
+        // Blocks of the single pass start at multiples of BLOCK (the candidate pass's blocks).
+        work.x_block = (work.x_block / BLOCK).max(1) * BLOCK;
+        let mut s = Self {
+            roles: RoleMatrices::new(n, triplets).ok_or_else(|| ModelError::BadData {
+                why: format!(
+                    "{} triplets over n = {n} samples: too many for RPNMF's 32-bit role indices",
+                    triplets.len()
+                ),
+            })?,
+            cur: Iterate::new(h.clone(), triplets, &params),
+            cand: Iterate::new(h, triplets, &params),
+            triplets: triplets.to_vec(),
+            params,
+            work,
+            neg: Array2::zeros((k, n)),
+            pos: Array2::zeros((k, n)),
+            ratio: Array2::zeros((k, n)),
+            w_prev: Array2::zeros((m, k)),
+            xht_of_cur: false,
+            blocked,
+            iteration: 0,
+            objective: objective_of(0.0, 0.0),
+            stats: SafeguardStats::default(),
+        };
+        s.refresh_w_products();
+        // ⟨WᵀX, H⟩ summed as the step sums it (a candidate pass with ratio 1 leaves H as is).
+        let (_, cross, _) = candidate_pass(
+            s.cur.h.dim(),
+            slice(&s.cur.h),
+            slice(&s.work.wtx),
+            s.cand.h.as_slice_mut().unwrap_or(&mut []),
+            s.cand.h_t.as_slice_mut().unwrap_or(&mut []),
+            |_, _, r| r.fill(1.0),
+        );
+        s.objective = objective_of(s.current_recon(cross), s.cur.ranking);
+        Ok(s)
+    }
+
+    /// The checked hyperparameters.
+    pub fn params(&self) -> RpnmfParams {
+        self.params
+    }
+
+    /// How often the safeguard damped or rejected the H step.
+    pub fn safeguard_stats(&self) -> SafeguardStats {
+        self.stats
+    }
+
+    /// Iterations done.
+    pub fn iteration(&self) -> usize {
+        self.iteration
+    }
+
+    /// WᵀX and WᵀW for the current W.
+    fn refresh_w_products(&mut self) {
+        self.work.wtx_whole();
+        self.work.refresh_wtw();
+    }
+
+    /// `W ← W ⊙ (XHᵀ) ⊘ max(W(HHᵀ), ε)` (docs/models.md §4.4, W step), with the kept HHᵀ of
+    /// the current H. XHᵀ comes from the last single pass when that pass made the current H.
+    fn w_step(&mut self) {
+        if !self.xht_of_cur {
+            self.work.xht_whole(&self.cur.h);
+            self.xht_of_cur = true;
+        }
+        // NMF's rule, with its floor.
+        self.work.w_rule(&self.cur.hht);
+    }
+
+    /// The products the H step needs besides WᵀX (docs/models.md §4.4): `H·Mneg` and `H·Mpos`
+    /// (k×n) from the kept σ(t_τ(H)) (Jacobi: σ at the H of the start of the step), gathered
+    /// from the kept Hᵀ, and WᵀW H.
+    fn h_step_products(&mut self) {
+        self.roles.products_from_sigmoids(
+            &self.cur.sig,
+            self.cur.h_t.view(),
+            self.neg.as_slice_mut().unwrap_or(&mut []),
+            self.pos.as_slice_mut().unwrap_or(&mut []),
+        );
+        self.work.wtwh_of(&self.cur.h);
+    }
+
+    /// The full candidate `H' = max(H ⊙ ratio, FLOOR)` (docs/models.md §4.4), in one pass that also
+    /// gives H'ᵀ. The ratio is not stored: a damped step recomputes it (the full step is
+    /// taken in the common case, and one k×n write less keeps more of the step in cache).
+    /// Returns `(⟨WᵀX, H'⟩, ⟨WᵀX, H⟩)`.
+    fn full_candidate(&mut self) -> (f64, f64) {
+        let parts = RatioParts::new(&self.params, &self.work.wtx, &self.work.wtwh, &self.neg, &self.pos);
+        let (cross_c, cross_h, finite) = candidate_pass(
+            parts.kn,
+            slice(&self.cur.h),
+            parts.wtx,
+            self.cand.h.as_slice_mut().unwrap_or(&mut []),
+            self.cand.h_t.as_slice_mut().unwrap_or(&mut []),
+            |a, ps, r| parts.segment(a, ps, r),
+        );
+        self.cand.finite = finite;
+        (cross_c, cross_h)
+    }
+
+    /// [`Self::full_candidate`] with WᵀX formed on the way, for large X: one blocked pass over X
+    /// ([`blocked_pass_over_x`], NMF's single pass), each block of columns B giving `(WᵀX)_B`,
+    /// then the candidate columns `H'_B`, then `XH'ᵀ += X_B H'_Bᵀ` while `X_B` is in cache. If
+    /// the full step is accepted, that XH'ᵀ is the next W step's XHᵀ, so a step reads X once
+    /// instead of twice; otherwise the next W step computes XHᵀ again. WᵀX stays whole (k×n)
+    /// for F and the damped steps. Blocks start at multiples of [`BLOCK`], so H', H'ᵀ and both
+    /// inner products are bit for bit those of [`Self::full_candidate`] on the same WᵀX; only
+    /// the GEMMs' summation order differs. Needs WᵀW, WᵀW H and the role products first.
+    /// None (nothing done) when an array is not contiguous row-major.
+    fn blocked_full_candidate(&mut self) -> Option<(f64, f64)> {
+        let (m, n) = self.work.data.x.dim();
+        let k = self.work.w.ncols();
+        let x = self.work.data.x.as_slice()?;
+        let w = self.work.w.as_slice()?;
+        let h = self.cur.h.as_slice()?;
+        let (wtwh, neg, pos) = (
+            self.work.wtwh.as_slice()?,
+            self.neg.as_slice()?,
+            self.pos.as_slice()?,
+        );
+        let wtx = self.work.wtx.as_slice_mut()?;
+        let cand = self.cand.h.as_slice_mut()?;
+        let cand_t = self.cand.h_t.as_slice_mut()?;
+        let xht = self.work.xht.as_slice_mut()?;
+        self.xht_of_cur = false;
+        let alpha = self.params.alpha;
+        let mut acc = CrossSums::default();
+        blocked_pass_over_x(
+            x,
+            (m, n, k),
+            w,
+            self.work.x_block,
+            (wtx, cand, xht),
+            &mut self.work.xht_acc,
+            |wtx, cand, j0, len| {
+                let parts = RatioParts {
+                    alpha,
+                    kn: (k, n),
+                    wtx,
+                    wtwh,
+                    neg,
+                    pos,
+                };
+                candidate_columns(
+                    (k, n),
+                    j0..j0 + len,
+                    h,
+                    wtx,
+                    cand,
+                    cand_t,
+                    &mut acc,
+                    |a, ps, r| parts.segment(a, ps, r),
+                );
+            },
+        );
+        let (cross_c, cross_h, finite) = acc.totals();
+        self.cand.finite = finite;
+        Some((cross_c, cross_h))
+    }
+
+    /// The damped candidate `H' = max(H ⊙ ratio^γ, FLOOR)`, γ = 2^−level (level ≥ 1, visited
+    /// in order 1, 2, …): level 1 stores the ratio's square root in `ratio`, each further
+    /// level takes the square root of the stored power in place (one square root per
+    /// halving, no powf). Returns `⟨WᵀX, H'⟩`.
+    fn damped_candidate(&mut self, level: u8) -> f64 {
+        let parts = RatioParts::new(&self.params, &self.work.wtx, &self.work.wtwh, &self.neg, &self.pos);
+        let n = parts.kn.1;
+        let ratio = self.ratio.as_slice_mut().unwrap_or(&mut []);
+        let (cross_c, _, finite) = candidate_pass(
+            parts.kn,
+            slice(&self.cur.h),
+            parts.wtx,
+            self.cand.h.as_slice_mut().unwrap_or(&mut []),
+            self.cand.h_t.as_slice_mut().unwrap_or(&mut []),
+            |a, ps, r| {
+                let stored = &mut ratio[a * n + ps.start..a * n + ps.end];
+                if level <= 1 {
+                    parts.segment(a, ps, stored);
+                }
+                for (rv, rs) in r.iter_mut().zip(stored) {
+                    *rs = rs.sqrt();
+                    *rv = *rs;
+                }
+            },
+        );
+        self.cand.finite = finite;
+        cross_c
+    }
+
+    /// The reconstruction term at the current H, for the current W: the Gram term from the
+    /// kept HHᵀ, `cross` = ⟨WᵀX, H⟩ from the candidate pass. O(k²).
+    fn current_recon(&self, cross: f64) -> f64 {
+        reconstruction(
+            self.work.x_norm2,
+            cross,
+            dot(slice(&self.work.wtw), slice(&self.cur.hht)),
+        )
+    }
+
+    /// `(reconstruction, ranking)` of F(W, H') for the candidate whose ⟨WᵀX, H'⟩ is `cross`:
+    /// HHᵀ and the triplet pass of H' (its parts, kept if it is accepted). O(nk² + |T|k).
+    fn evaluate_candidate(&mut self, cross: f64) -> (f64, f64) {
+        self.stats.evaluations += 1;
+        self.cand.evaluate(&self.triplets, &self.params);
+        let gram = dot(slice(&self.work.wtw), slice(&self.cand.hht));
+        (reconstruction(self.work.x_norm2, cross, gram), self.cand.ranking)
+    }
+
+    /// Make the candidate the current H (its parts come along; XHᵀ only if the caller says so).
+    fn accept(&mut self) {
+        std::mem::swap(&mut self.cur, &mut self.cand);
+        self.xht_of_cur = false;
+    }
+}
+
+impl Model for Rpnmf {
+    fn kind(&self) -> ModelKind {
+        KIND
+    }
+
+    fn step(&mut self) -> Result<Objective, ModelError> {
+        self.w_prev.assign(&self.work.w);
+        // a. W step (with the kept HHᵀ of H), then the products of the new W.
+        self.w_step();
+        // b–c. σ at the current H is kept from the step that accepted it; Mneg, Mpos, then the
+        // candidate H' = H ⊙ ratio of the combined update (docs/models.md §4.4). Large X: WᵀX and
+        // XH'ᵀ in the candidate's single pass over X.
+        let pass = if self.blocked {
+            self.work.refresh_wtw();
+            self.h_step_products();
+            self.blocked_full_candidate()
+        } else {
+            None
+        };
+        // XH'ᵀ is in `xht` if the pass ran: it serves the next W step if H' is accepted.
+        let xht_of_cand = pass.is_some();
+        let (mut cross, cross_h) = match pass {
+            Some(c) => c,
+            None => {
+                self.refresh_w_products();
+                self.h_step_products();
+                self.full_candidate()
+            }
+        };
+        let (r, q) = if self.params.safeguard {
+            // F(W, H) at the current H, from its kept parts and ⟨WᵀX, H⟩ of the pass.
+            let (r0, q0) = (self.current_recon(cross_h), self.cur.ranking);
+            let f0 = r0 + q0;
+            // d. Safeguard: the full step, else the damped steps H ⊙ ratio^γ with
+            // γ = 1/2, 1/4, …, 2^−MAX_HALVINGS, else keep H.
+            let mut level = 0u8;
+            loop {
+                let (r1, q1) = self.evaluate_candidate(cross);
+                if r1 + q1 <= f0 {
+                    self.accept();
+                    self.stats.consecutive_rejected = 0;
+                    if level == 0 {
+                        self.xht_of_cur = xht_of_cand;
+                        self.stats.last = HStep::Full;
+                    } else {
+                        self.stats.last = HStep::Damped(level);
+                        self.stats.damped += 1;
+                        self.stats.deepest = self.stats.deepest.max(level);
+                    }
+                    break (r1, q1);
+                }
+                if level == MAX_HALVINGS {
+                    self.stats.last = HStep::Rejected;
+                    self.stats.rejected += 1;
+                    self.stats.consecutive_rejected += 1;
+                    break (r0, q0);
+                }
+                level += 1;
+                cross = self.damped_candidate(level);
+            }
+        } else {
+            let rq = self.evaluate_candidate(cross);
+            self.accept();
+            self.xht_of_cur = xht_of_cand;
+            rq
+        };
+        self.iteration += 1;
+        let obj = objective_of(r, q);
+        if !obj.is_finite() || !self.cur.finite || !self.work.w.iter().all(|v| v.is_finite()) {
+            // Revert to the previous iterate (§10.4). In paper-literal mode cand holds the old H.
+            if !self.params.safeguard {
+                self.accept();
+            }
+            std::mem::swap(&mut self.work.w, &mut self.w_prev);
+            self.xht_of_cur = false;
+            self.refresh_w_products();
+            return Err(ModelError::Diverged {
+                iteration: self.iteration,
+                what: "RPNMF produced a non-finite W, H or objective (contradictory triplets? \
+                       turn the safeguard on)"
+                    .into(),
+            });
+        }
+        self.objective = obj.clone();
+        Ok(obj)
+    }
+
+    fn h(&self) -> ArrayView2<'_, f64> {
+        self.cur.h.view()
+    }
+
+    fn w(&self) -> Option<ArrayView2<'_, f64>> {
+        Some(self.work.w.view())
+    }
+
+    fn objective(&self) -> Objective {
+        self.objective.clone()
+    }
+
+    /// A note when the safeguard kept H in some iterations (only W moved there), and when it
+    /// stalled H for good: the triplets then probably contradict each other or the data.
+    fn notes(&self) -> Vec<String> {
+        let s = self.stats;
+        // An odd rejection near the end is rounding at a stationary point, not news.
+        let many = s.rejected >= 3 && s.rejected * 20 >= self.iteration;
+        if !many && s.consecutive_rejected < STALL_STEPS {
+            return Vec::new();
+        }
+        let mut note = format!(
+            "safeguard kept H unchanged in {} of {} iterations (every step H ⊙ ratio^γ down to \
+             γ = 2^-{MAX_HALVINGS} raised the objective; damped steps taken in {} more)",
+            s.rejected, self.iteration, s.damped
+        );
+        if s.consecutive_rejected >= STALL_STEPS {
+            note.push_str(&format!(
+                "; H has not moved for the last {} iterations: it is stationary for this W, \
+                 or the triplets contradict each other or the data (check them, or lower α)",
+                s.consecutive_rejected
+            ));
+        }
+        vec![note]
+    }
+
+    /// With `normalize_w` (the default): unit-L2 W columns,
+    /// H rows scaled by the old norms (`ν_a = max(‖w_:a‖, 1e-15)`, §3.1), for k-means only;
+    /// the reported objective stays that of the last iterate. Off: nothing (docs/models.md
+    /// §4.5 step 4).
+    fn finish(&mut self) {
+        if !self.params.normalize_w {
+            return;
+        }
+        for (a, mut col) in self.work.w.columns_mut().into_iter().enumerate() {
+            let nu = col.dot(&col).sqrt().max(1e-15);
+            col /= nu;
+            self.cur.h.row_mut(a).mapv_inplace(|v| v * nu);
+        }
+        // H changed: its kept parts (HHᵀ, σ, the ranking loss) must follow, and XHᵀ is stale.
+        self.cur.refresh(&self.triplets, &self.params);
+        self.xht_of_cur = false;
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::models::mu::fd;
-    use rand::{Rng, SeedableRng};
-    use rand_chacha::ChaCha8Rng;
-
-    fn triplets() -> Vec<Triplet> {
-        // Shared roles: 0 is an anchor, a closer and a farther point.
-        vec![
-            Triplet::new(0, 1, 2),
-            Triplet::new(1, 0, 3),
-            Triplet::new(2, 3, 0),
-            Triplet::new(0, 2, 1),
-            Triplet::new(4, 0, 1),
-        ]
-    }
-
-    fn random(r: usize, c: usize, seed: u64) -> Array2<f64> {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        Array2::from_shape_simple_fn((r, c), || 0.1 + rng.r#gen::<f64>())
-    }
-
-    /// docs/models.md §4.4: the ranking gradient equals central finite differences of α Σ sp(t).
-    #[test]
-    fn ranking_gradient_matches_finite_differences() {
-        let h = random(3, 6, 1);
-        let (alpha, delta) = (0.7, 0.3);
-        let ts = triplets();
-        let loss = |h: &Array2<f64>| {
-            let mut t = Vec::new();
-            margins(h.view(), &ts, delta, &mut t);
-            ranking_loss(alpha, &t)
-        };
-        let g = ranking_gradient(h.view(), &ts, alpha, delta).unwrap();
-        let fd = fd::gradient(loss, &h, 1e-6);
-        let rel = fd::relative_error(&g, &fd);
-        assert!(rel < 1e-6, "relative error {rel}");
-    }
-
-    #[test]
-    fn role_matrices_match_the_dense_definition() {
-        let ts = triplets();
-        let h = random(2, 6, 2);
-        let mut t = Vec::new();
-        margins(h.view(), &ts, 0.5, &mut t);
-        let mut roles = RoleMatrices::new(6, &ts).unwrap();
-        roles.fill(&t);
-        let (mut neg, mut pos) = (Array2::<f64>::zeros((6, 6)), Array2::<f64>::zeros((6, 6)));
-        for (tr, &tt) in ts.iter().zip(&t) {
-            let s = sigmoid(tt);
-            neg[[tr.j, tr.i]] += s;
-            neg[[tr.i, tr.j]] += s;
-            neg[[tr.q, tr.q]] += s;
-            pos[[tr.q, tr.i]] += s;
-            pos[[tr.j, tr.j]] += s;
-            pos[[tr.i, tr.q]] += s;
-        }
-        assert!((roles.mneg_dense() - &neg).iter().all(|v| v.abs() < 1e-15));
-        assert!((roles.mpos_dense() - &pos).iter().all(|v| v.abs() < 1e-15));
-        assert!(roles.mneg_t.nnz() <= 3 * ts.len());
-        // The gathered products are H·Mneg and H·Mpos.
-        let h_t = h.t().as_standard_layout().into_owned();
-        let (mut hn, mut hp) = (Array2::zeros((6, 2)), Array2::zeros((6, 2)));
-        roles.products_into(h_t.view(), &mut hn.view_mut(), &mut hp.view_mut());
-        assert!(
-            (hn.t().to_owned() - h.dot(&neg))
-                .iter()
-                .all(|v| v.abs() < 1e-15)
-        );
-        assert!(
-            (hp.t().to_owned() - h.dot(&pos))
-                .iter()
-                .all(|v| v.abs() < 1e-15)
-        );
-    }
-
-    /// Filling by value position gives each value the bits of the scatter by triplet (zero,
-    /// then `+= s` at the six positions of every triplet, in triplet order), with positions
-    /// that many triplets share (30 triplets over 6 samples).
-    #[test]
-    fn fill_by_position_equals_the_scatter_by_triplet() {
-        let mut rng = ChaCha8Rng::seed_from_u64(9);
-        let ts: Vec<Triplet> = (0..30)
-            .map(|_| {
-                loop {
-                    let (i, j, q) = (
-                        rng.gen_range(0..6),
-                        rng.gen_range(0..6),
-                        rng.gen_range(0..6),
-                    );
-                    if i != j && j != q && i != q {
-                        break Triplet::new(i, j, q);
-                    }
-                }
-            })
-            .collect();
-        let sig: Vec<f64> = (0..ts.len()).map(|_| rng.r#gen::<f64>()).collect();
-        let mut roles = RoleMatrices::new(6, &ts).unwrap();
-        roles.fill_sigmoids(&sig);
-        let mut neg = vec![0.0f64; roles.mneg_t.nnz()];
-        let mut pos = vec![0.0f64; roles.mpos_t.nnz()];
-        let at = |m: &Csr, r: usize, c: usize| m.position(c, r).unwrap();
-        for (t, &s) in ts.iter().zip(&sig) {
-            neg[at(&roles.mneg_t, t.j, t.i)] += s;
-            neg[at(&roles.mneg_t, t.i, t.j)] += s;
-            neg[at(&roles.mneg_t, t.q, t.q)] += s;
-            pos[at(&roles.mpos_t, t.q, t.i)] += s;
-            pos[at(&roles.mpos_t, t.j, t.j)] += s;
-            pos[at(&roles.mpos_t, t.i, t.q)] += s;
-        }
-        assert!(
-            roles.mneg_t.nnz() < 3 * ts.len(),
-            "no shared positions: a weak case"
-        );
-        assert_eq!(roles.mneg_t.values(), &neg[..]);
-        assert_eq!(roles.mpos_t.values(), &pos[..]);
-        // A second fill overwrites (no stale sums from the first).
-        roles.fill_sigmoids(&sig);
-        assert_eq!(roles.mneg_t.values(), &neg[..]);
-    }
-
-    /// The product that reads σ directly equals filling the values and then gathering
-    /// (`fill_sigmoids`, `products_into`), transposed, bit for bit: many triplets over a few
-    /// samples (values of one and of several triplets), ranks of one and two column blocks,
-    /// twice in a row (no stale sums).
-    #[test]
-    fn products_from_sigmoids_equal_fill_then_gather() {
-        let mut rng = ChaCha8Rng::seed_from_u64(21);
-        let n = 9;
-        let ts = crate::engine::constraints::generate::random_triplets(n, 40, 5);
-        let mut roles = RoleMatrices::new(n, &ts).unwrap();
-        assert!(
-            roles.sums.rest.len() > 5,
-            "few values of several triplets: a weak case"
-        );
-        assert!(roles.sums.first.len() < roles.mneg_t.nnz() + roles.mpos_t.nnz());
-        for k in [1, 3, 10, 19] {
-            for _ in 0..2 {
-                let sig: Vec<f64> = (0..ts.len()).map(|_| rng.r#gen::<f64>()).collect();
-                let h_t = random(n, k, 30 + k as u64);
-                let (mut neg, mut pos) = (vec![0.0; k * n], vec![0.0; k * n]);
-                roles.products_from_sigmoids(&sig, h_t.view(), &mut neg, &mut pos);
-                roles.fill_sigmoids(&sig);
-                let (mut nt, mut pt) = (Array2::zeros((n, k)), Array2::zeros((n, k)));
-                roles.products_into(h_t.view(), &mut nt.view_mut(), &mut pt.view_mut());
-                let kn = |a: &Array2<f64>| a.t().iter().copied().collect::<Vec<f64>>();
-                assert_eq!(neg, kn(&nt), "k = {k}");
-                assert_eq!(pos, kn(&pt), "k = {k}");
-            }
-        }
-    }
-
-    /// The margins from Hᵀ, σ and the loss equal [`margins`], [`sigmoid`] and
-    /// [`ranking_loss`] bit for bit: ranks below, at and above one vector, with and without a
-    /// tail window (k = 3, 7, 8, 10, 16, 19), over 9 triplets (a loss remainder of one).
-    #[test]
-    fn transposed_margins_and_fused_sigmoids_are_bit_identical() {
-        let mut ts = triplets();
-        ts.extend([
-            Triplet::new(5, 3, 4),
-            Triplet::new(3, 5, 1),
-            Triplet::new(2, 4, 5),
-            Triplet::new(1, 2, 3),
-        ]);
-        for k in [3, 7, 8, 10, 16, 19] {
-            for (seed, delta) in [(3, 0.3), (4, -5.0), (5, 40.0), (6, 0.0)] {
-                let h = random(k, 6, seed + 10 * k as u64);
-                let mut t = Vec::new();
-                margins(h.view(), &ts, delta, &mut t);
-                assert!(seed != 4 || t.iter().any(|&v| v < 0.0));
-                let h_t = h.t().as_standard_layout().into_owned();
-                let mut tt = Vec::new();
-                margins_t(h_t.view(), &ts, delta, &mut tt);
-                assert_eq!(tt, t, "k = {k}");
-                let mut sig = Vec::new();
-                let loss = sigmoids_and_loss(&t, 0.7, &mut sig);
-                assert_eq!(loss, ranking_loss(0.7, &t));
-                assert_eq!(sig, t.iter().map(|&v| sigmoid(v)).collect::<Vec<_>>());
-            }
-        }
-    }
-
-    /// The lane order is a summation order, nothing more: the margins equal the definition
-    /// `δ + ‖h_i − h_j‖² − ‖h_i − h_q‖²` (distances summed one coordinate at a time) to
-    /// rounding, and every coordinate lands in exactly one lane.
-    #[test]
-    fn margins_equal_the_definition() {
-        let ts = triplets();
-        for k in [1, 5, 8, 10, 13, 24] {
-            let lanes: Vec<usize> = (0..k).map(|a| lane_of(a, k)).collect();
-            assert!(lanes.iter().all(|&l| l < LANES), "k = {k}: {lanes:?}");
-            if k >= LANES {
-                // The window of the last LANES coordinates: the top lanes, once each.
-                let mut tail = lanes[k / LANES * LANES..].to_vec();
-                tail.dedup();
-                assert_eq!(tail.len(), k % LANES, "k = {k}");
-                assert!(tail.iter().all(|&l| l >= LANES - k % LANES));
-            }
-            let h = random(k, 6, 7 + k as u64);
-            let mut t = Vec::new();
-            margins(h.view(), &ts, 10.0, &mut t);
-            for (tr, &v) in ts.iter().zip(&t) {
-                let d = |a: usize, b: usize| -> f64 {
-                    (0..k).map(|r| (h[[r, a]] - h[[r, b]]).powi(2)).sum()
-                };
-                let want = 10.0 + d(tr.i, tr.j) - d(tr.i, tr.q);
-                assert!(
-                    (v - want).abs() <= 1e-14 * want.abs(),
-                    "k = {k}: {v} vs {want}"
-                );
-            }
-        }
-    }
-}
+#[path = "tests.rs"]
+mod tests;

@@ -965,4 +965,5 @@ impl Model for Stginmf {
 }
 
 #[cfg(test)]
+#[path = "tests.rs"]
 pub(crate) mod tests;

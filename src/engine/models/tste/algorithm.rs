@@ -448,4 +448,5 @@ impl Model for Tste {
 }
 
 #[cfg(test)]
+#[path = "tests.rs"]
 mod tests;
