@@ -372,6 +372,7 @@ static PANICS: Descriptor = Descriptor {
     needs: SideNeed::None,
     has_w: false,
     output: Output::Representation,
+    update_rule: None,
     build: build_panics,
     memory: nmf_playground::engine::models::footprint::none,
 };

@@ -58,7 +58,12 @@ fn stginmf_reaches_the_better_baseline_minus_two_points() {
                     ControlFlow::Continue(())
                 })
                 .expect("fit");
-                let pred = m.predictions().expect("a classifier").labels;
+                let pred = m
+                    .outputs()
+                    .predictions
+                    .expect("a classifier")
+                    .labels
+                    .clone();
                 let test: Vec<usize> = (0..truth.len()).filter(|&i| known[i].is_none()).collect();
                 let right = test.iter().filter(|&&i| pred[i] == truth[i]).count();
                 model_acc.push(right as f64 / test.len() as f64);

@@ -81,7 +81,7 @@ fn reveal_run_paint_a_correction_undo_it_and_run_again() {
     let preds = row
         .snapshot
         .as_ref()
-        .and_then(|s| s.predictions.clone())
+        .and_then(|s| s.outputs.predictions.clone())
         .expect("predictions in the run's last frame");
     let unknown: Vec<usize> = (0..truth.len())
         .filter(|&i| preds.origin[i] != LabelOrigin::Given)
@@ -168,7 +168,7 @@ fn reveal_run_paint_a_correction_undo_it_and_run_again() {
     let preds = row
         .snapshot
         .as_ref()
-        .and_then(|s| s.predictions.clone())
+        .and_then(|s| s.outputs.predictions.clone())
         .expect("predictions");
     assert_eq!(preds.origin[target], LabelOrigin::Given);
     assert_eq!(preds.labels[target], truth[target]);

@@ -434,8 +434,8 @@ fn snapshots_carry_the_learned_subspace_of_models_that_have_one() {
             panic!("{end:?}");
         };
         let snap = result.snapshot().expect("projected");
-        assert_eq!(snap.subspace.is_some(), expect, "{}", kind.name());
-        if let Some((name, p)) = &snap.subspace {
+        assert_eq!(snap.outputs.subspace.is_some(), expect, "{}", kind.name());
+        if let Some((name, p)) = &snap.outputs.subspace {
             assert_eq!(p.dim(), (n, 2));
             assert!(name.contains("subspace"));
         }

@@ -748,7 +748,7 @@ fn bench_fnmf(rep: &mut BenchReport, args: &BenchArgs) -> anyhow::Result<()> {
         ));
         rep.notes.push(format!(
             "fnmf [{label}]: start with the adaptive 5-NN graph ({} nonzeros) in {build_s:.2} s",
-            f.graph().map_or(0, |g| g.nnz())
+            f.outputs().graph.map_or(0, |g| g.nnz())
         ));
     }
     Ok(())

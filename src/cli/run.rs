@@ -462,7 +462,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
 
     let restarts = usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX);
     // A classifier is read next to a linear SVM on NMF's H, trained on the same given labels.
-    let predictions = result.predictions.as_deref();
+    let predictions = result.outputs.predictions.as_deref();
     let baseline_h = match (predictions, &data.labels) {
         (Some(_), Some(_)) => match experiment::nmf_baseline(&data, spec.k, spec.seed) {
             Ok(h) => Some(h),
@@ -482,7 +482,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             baseline_h: baseline_h.as_ref().map(|h| h.view()),
             h: result.h.view(),
             x: Some(data.x.view()),
-            assignments: result.assignments.as_deref(),
+            assignments: result.outputs.assignments.as_deref(),
             truth: data.labels.as_deref(),
             n_classes: data.n_classes(),
             triplets: &side.triplets,

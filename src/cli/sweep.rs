@@ -635,7 +635,7 @@ fn fit_and_score(
             baseline_h: None,
             h: result.h.view(),
             x: None,
-            assignments: result.assignments.as_deref(),
+            assignments: result.outputs.assignments.as_deref(),
             truth: Some(truth),
             n_classes: data.n_classes().max(1),
             triplets,
@@ -663,7 +663,7 @@ fn fit_and_score(
         row.insert("macro_f1_of_means".into(), f(r.macro_f1_of_means));
     }
     // For clusterings.csv (not runs.csv columns): the labelling and the relative error.
-    let labels = eval::run_labelling(result.assignments.as_deref(), result.h.view());
+    let labels = eval::run_labelling(result.outputs.assignments.as_deref(), result.h.view());
     row.insert(
         "labels".into(),
         labels
@@ -724,7 +724,7 @@ fn semi_scores(
             None
         }
     };
-    let (model, svm_x, svm_h) = match result.predictions.as_deref() {
+    let (model, svm_x, svm_h) = match result.outputs.predictions.as_deref() {
         Some(p) => {
             let out = ClassifierOutput {
                 predicted: &p.labels,

@@ -187,12 +187,7 @@ fn layout_cache(data: &Dataset, layout: &Array2<f64>) -> ScatterCache {
         // Two rows: a k = 1 (index against value) layout is refused before this.
         h: Array2::zeros((2, 0)),
         projection: layout.clone(),
-        values: None,
-        assignments: None,
-        graph: None,
-        feature_weights: None,
-        subspace: None,
-        predictions: None,
+        outputs: Default::default(),
         w: None,
     };
     ScatterCache::build_coloured(data, &snapshot, None)

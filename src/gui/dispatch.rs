@@ -214,12 +214,7 @@ impl App {
                         iteration: 0,
                         h: ndarray::Array2::zeros((2, 0)),
                         projection,
-                        values: None,
-                        assignments: None,
-                        graph: None,
-                        feature_weights: None,
-                        subspace: None,
-                        predictions: None,
+                        outputs: Default::default(),
                         w: None,
                     }));
                 if self.run.snapshot.is_none() {

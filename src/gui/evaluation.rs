@@ -195,7 +195,7 @@ impl App {
             },
             snapshot: self.run.snapshot.clone(),
             evaluation: None,
-            predictions: result.predictions.clone(),
+            predictions: result.outputs.predictions.clone(),
             exports: Arc::new(result.exports.clone()),
         });
         s.shown_run = Some(id);
@@ -203,7 +203,7 @@ impl App {
         let input = EvalInput {
             run: id,
             h: result.h.clone(),
-            assignments: result.assignments.clone(),
+            assignments: result.outputs.assignments.clone(),
             labels: data.and_then(|d| d.labels.clone()),
             n_classes: data.map_or(0, |d| d.n_classes()),
             triplets: self
@@ -215,7 +215,7 @@ impl App {
             seed: result.spec.seed,
             restarts: self.settings.kmeans_restarts.max(1),
             svm: self.settings.svm,
-            predictions: result.predictions.clone(),
+            predictions: result.outputs.predictions.clone(),
             known: self
                 .run
                 .side

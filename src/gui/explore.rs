@@ -208,34 +208,6 @@ pub fn top_samples(h: ArrayView2<'_, f64>, c: usize, count: usize) -> Vec<usize>
     idx
 }
 
-/// The update rule of a model, by command-line name, as the teaching controls show it
-/// (docs/models.md); `None` for models whose iteration is not one multiplicative rule.
-pub fn update_rule(model: &str) -> Option<&'static str> {
-    Some(match model {
-        "nmf" => {
-            "H ← H ⊙ (WᵀX) ⊘ (WᵀWH)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
-             minimising ‖X − WH‖²_F (docs/models.md §3.1)"
-        }
-        "gnmf" => {
-            "H ← H ⊙ (WᵀX + λHS) ⊘ (WᵀWH + λHD)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
-             minimising ‖X − WH‖²_F + λ tr(HLHᵀ) (docs/models.md §3.2)"
-        }
-        "rnmf" => {
-            "W ← W ⊙ (XDHᵀ) ⊘ (WHDHᵀ)\nH ← H ⊙ (WᵀXD) ⊘ (WᵀWHD), D = diag(1/‖x_i − Wh_i‖)\n\
-             minimising Σ_i ‖x_i − Wh_i‖ (docs/models.md §3.3)"
-        }
-        "nmfcc" => {
-            "H ← H ⊙ (WᵀX + αHA) ⊘ (WᵀWH + αH(A⊙HᵀH) + βH(B⊙HᵀH))\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
-             must-links A pull together, cannot-links B push apart (docs/models.md §3.5)"
-        }
-        "rpnmf" => {
-            "H ← H ⊙ (WᵀX + αHM⁻) ⊘ (WᵀWH + αHM⁺)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
-             M± from σ(margin) of every triplet (docs/models.md §4.4)"
-        }
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -367,12 +367,7 @@ mod tests {
                 iteration: it,
                 h: Array2::zeros((2, 3)),
                 projection: Array2::zeros((3, 2)),
-                values: None,
-                assignments: None,
-                graph: None,
-                feature_weights: None,
-                subspace: None,
-                predictions: None,
+                outputs: Default::default(),
                 w: None,
             })
         };

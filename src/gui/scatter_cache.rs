@@ -180,7 +180,12 @@ impl ScatterCache {
     /// RMNMF), else by ground-truth label.
     pub fn build_by_labels(data: &Dataset, snapshot: &Snapshot) -> Self {
         let n = snapshot.projection.nrows().min(data.n());
-        match snapshot.assignments.as_ref().filter(|a| a.len() == n) {
+        match snapshot
+            .outputs
+            .assignments
+            .as_ref()
+            .filter(|a| a.len() == n)
+        {
             Some(labels) if snapshot.projection.ncols() >= 2 && n > 0 => {
                 Self::by_index(snapshot, labels, "label")
             }
@@ -197,6 +202,7 @@ impl ScatterCache {
         let proj = &snapshot.projection;
         let n = proj.nrows().min(data.n());
         let Some(pred) = snapshot
+            .outputs
             .predictions
             .as_deref()
             .filter(|p| p.labels.len() == n && p.confidence.len() == n && p.origin.len() == n)
@@ -314,7 +320,12 @@ impl ScatterCache {
     pub fn build_by_value(data: &Dataset, snapshot: &Snapshot) -> Self {
         let proj = &snapshot.projection;
         let n = proj.nrows().min(data.n());
-        let Some(values) = snapshot.values.as_ref().filter(|v| v.values.len() == n) else {
+        let Some(values) = snapshot
+            .outputs
+            .values
+            .as_ref()
+            .filter(|v| v.values.len() == n)
+        else {
             return Self::build_by_label(data, snapshot);
         };
         if proj.ncols() < 2 || n == 0 {
@@ -474,7 +485,7 @@ fn short(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::models::SampleValues;
+    use crate::engine::models::{Outputs, SampleValues};
     use ndarray::{Array2, array};
 
     #[test]
@@ -484,22 +495,18 @@ mod tests {
             iteration: 3,
             h: Array2::ones((2, 4)),
             projection: array![[0.0, 0.0], [1.0, 0.0], [2.0, 0.0], [3.0, 1.0]],
-            values: Some(SampleValues {
-                name: "weight",
-                values: vec![0.0, 0.5, 1.0, 0.95],
-            }),
-            assignments: None,
-            graph: None,
-            feature_weights: None,
-            subspace: None,
-            predictions: None,
             w: None,
+            outputs: Outputs {
+                values: Some(SampleValues {
+                    name: "weight",
+                    values: vec![0.0, 0.5, 1.0, 0.95],
+                }),
+                ..Outputs::default()
+            },
         };
         // The model's own labels group the points by label, live.
-        let labelled = Snapshot {
-            assignments: Some(vec![1, 0, 1, 1]),
-            ..snapshot.clone()
-        };
+        let mut labelled = snapshot.clone();
+        labelled.outputs.assignments = Some(vec![1, 0, 1, 1]);
         let by_labels = ScatterCache::build_by_labels(&data, &labelled);
         let names: Vec<(&str, &[usize])> = by_labels
             .groups
@@ -528,10 +535,8 @@ mod tests {
         assert_eq!(cache.groups[2].color, VALUE_RAMP[4]);
         assert_eq!(cache.position(3), Some(PlotPoint::new(3.0, 1.0)));
         // Without values: by label, as before.
-        let plain = Snapshot {
-            values: None,
-            ..snapshot
-        };
+        let mut plain = snapshot;
+        plain.outputs.values = None;
         let by_label = ScatterCache::build_by_value(&data, &plain);
         assert_eq!(by_label.groups.len(), 1);
         assert_eq!(by_label.groups[0].name, "samples");

@@ -186,7 +186,7 @@ impl ViewState {
         // The model's subspace in place of H's projection, when asked for and there.
         let swapped;
         let mut subspace = None;
-        let snap = match (&snap.subspace, self.show_subspace) {
+        let snap = match (&snap.outputs.subspace, self.show_subspace) {
             (Some((name, p)), true) if p.nrows() == data.n() => {
                 subspace = Some(*name);
                 swapped = Snapshot {

@@ -175,7 +175,7 @@ fn fit_one(
         &RunInput {
             h: result.h.view(),
             x: None,
-            assignments: result.assignments.as_deref(),
+            assignments: result.outputs.assignments.as_deref(),
             truth,
             n_classes: data.n_classes().max(1),
             triplets: &[],
@@ -190,7 +190,7 @@ fn fit_one(
         },
     );
     Ok(RunOutcome {
-        labels: run_labelling(result.assignments.as_deref(), result.h.view()),
+        labels: run_labelling(result.outputs.assignments.as_deref(), result.h.view()),
         recon: result
             .w
             .as_ref()

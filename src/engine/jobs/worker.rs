@@ -10,11 +10,8 @@
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use crate::engine::jobs::experiment::{self, FitOptions, FitRecord, StopReason};
-use crate::engine::linalg::Csr;
 use crate::engine::linalg::projection::Projector;
-use crate::engine::models::{
-    self, Export, Interrupt, Model, ModelSpec, Objective, Phase, Predictions, SampleValues,
-};
+use crate::engine::models::{self, Export, Interrupt, ModelSpec, Objective, Outputs, Phase};
 use ndarray::Array2;
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -205,40 +202,22 @@ pub struct Snapshot {
     pub iteration: usize,
     pub h: Array2<f64>,
     pub projection: Array2<f64>,
-    /// The model's value per sample at this iteration ([`Model::sample_values`]).
-    pub values: Option<SampleValues>,
-    /// The model's own labels at this iteration ([`Model::assignments`]).
-    pub assignments: Option<Vec<usize>>,
-    /// The model's sample graph ([`Model::graph`]; the same `Arc` in every snapshot).
-    pub graph: Option<Arc<Csr>>,
-    /// The model's per-component feature weights ([`Model::feature_weights`]; r×m).
-    pub feature_weights: Option<(&'static str, Array2<f64>)>,
-    /// The model's learned subspace ([`Model::subspace`]) projected to 2-D like H (n×2,
-    /// aligned frame to frame), with its name.
-    pub subspace: Option<(&'static str, Array2<f64>)>,
-    /// A classifier's predictions at this iteration ([`Model::predictions`]).
-    pub predictions: Option<Arc<Predictions>>,
     /// W at this iteration (m×k), when the model has one: the basis gallery draws its
     /// columns (O(mk) to copy, against the O(mnk) of an iteration).
     pub w: Option<Array2<f64>>,
+    /// What the model shows besides H and W at this iteration ([`models::Model::outputs`]; the
+    /// subspace projected to 2-D like H, the graph and the predictions shared by `Arc`).
+    pub outputs: Outputs,
 }
 
-impl Snapshot {
-    /// H and its projection at `iteration`, with what `model` exposes per sample.
-    fn of(model: &dyn Model, iteration: usize, h: Array2<f64>, projection: Array2<f64>) -> Self {
-        Self {
-            iteration,
-            h,
-            projection,
-            values: model.sample_values(),
-            assignments: model.assignments(),
-            graph: model.graph(),
-            feature_weights: model.feature_weights(),
-            subspace: None,
-            predictions: model.predictions().map(Arc::new),
-            w: model.w().map(|w| w.to_owned()),
-        }
-    }
+/// `outputs` with its subspace (s×n) replaced by its 2-D projection (n×2, aligned to the
+/// previous one by `projector`), or dropped when `keep` is false or the projection fails.
+fn project_subspace(mut outputs: Outputs, projector: &mut Projector, keep: bool) -> Outputs {
+    outputs.subspace = outputs
+        .subspace
+        .filter(|_| keep)
+        .and_then(|(name, y)| projector.project(y.view()).ok().map(|p| (name, p)));
+    outputs
 }
 
 /// The result of a finished (converged, capped or cancelled-with-result) run.
@@ -254,22 +233,13 @@ pub struct RunResult {
     pub w: Option<Array2<f64>>,
     /// Final projection of H.
     pub projection: Option<Array2<f64>>,
+    /// What the model shows after the fit ([`models::Model::outputs`]; the subspace projected to 2-D
+    /// as in a [`Snapshot`], and only when the job projects).
+    pub outputs: Outputs,
     /// The model's notes on the fit ([`crate::engine::models::Model::notes`]).
     pub notes: Vec<String>,
-    /// The model's own labels of the samples ([`crate::engine::models::Model::assignments`]).
-    pub assignments: Option<Vec<usize>>,
-    /// The model's value per sample after the fit ([`Model::sample_values`]).
-    pub values: Option<SampleValues>,
-    /// The model's sample graph ([`Model::graph`]).
-    pub graph: Option<Arc<Csr>>,
-    /// The model's arrays beyond W and H ([`Model::exports`]), for `run --out`.
+    /// The model's arrays beyond W and H ([`models::Model::exports`]), for `run --out`.
     pub exports: Vec<Export>,
-    /// The model's feature weights after the fit ([`Model::feature_weights`]).
-    pub feature_weights: Option<(&'static str, Array2<f64>)>,
-    /// The model's learned subspace after the fit, projected to 2-D ([`Snapshot::subspace`]).
-    pub subspace: Option<(&'static str, Array2<f64>)>,
-    /// A classifier's final predictions ([`Model::predictions`]).
-    pub predictions: Option<Arc<Predictions>>,
 }
 
 impl RunResult {
@@ -283,13 +253,8 @@ impl RunResult {
             iteration: self.record.iterations(),
             h: self.h.clone(),
             projection: self.projection.clone()?,
-            values: self.values.clone(),
-            assignments: self.assignments.clone(),
-            graph: self.graph.clone(),
-            feature_weights: self.feature_weights.clone(),
-            subspace: self.subspace.clone(),
-            predictions: self.predictions.clone(),
             w: self.w.clone(),
+            outputs: self.outputs.clone(),
         })
     }
 }
@@ -307,7 +272,7 @@ pub enum Event {
         objective: Objective,
         /// Seconds since the fit started (pauses excluded).
         elapsed: f64,
-        /// The model's stage at this iteration ([`Model::phase`]; multi-stage models only).
+        /// The model's stage at this iteration ([`models::Model::phase`]; multi-stage models only).
         phase: Option<Phase>,
     },
     Snapshot {
@@ -534,10 +499,13 @@ fn run_job_inner(
             last_snapshot = Some(Instant::now());
             let h = m.h().to_owned();
             if let Ok(projection) = projector.project(h.view()) {
-                let mut snap = Snapshot::of(m, t, h, projection);
-                snap.subspace = m
-                    .subspace()
-                    .and_then(|(name, y)| sub_projector.project(y.view()).ok().map(|p| (name, p)));
+                let snap = Snapshot {
+                    iteration: t,
+                    h,
+                    projection,
+                    w: m.w().map(|w| w.to_owned()),
+                    outputs: project_subspace(m.outputs(), &mut sub_projector, true),
+                };
                 if !send(Event::Snapshot {
                     job: id,
                     snapshot: Arc::new(snap),
@@ -578,17 +546,12 @@ fn run_job_inner(
                 h,
                 projection,
                 notes: out.notes,
-                assignments: model.assignments(),
-                values: model.sample_values(),
-                graph: model.graph(),
                 exports: model.exports(),
-                predictions: model.predictions().map(Arc::new),
-                feature_weights: model.feature_weights(),
-                subspace: job.snapshot_interval.and_then(|_| {
-                    model.subspace().and_then(|(name, y)| {
-                        sub_projector.project(y.view()).ok().map(|p| (name, p))
-                    })
-                }),
+                outputs: project_subspace(
+                    model.outputs(),
+                    &mut sub_projector,
+                    job.snapshot_interval.is_some(),
+                ),
             });
             send(if stop == StopReason::Cancelled {
                 Event::Cancelled {

@@ -200,6 +200,33 @@ pub struct Phase {
     pub stage: usize,
 }
 
+/// Everything a model can show besides H, W and its objective, each part optional: what the
+/// scatter colours by, the model's own labels, its sample graph, per-component feature
+/// weights, a learned subspace and a classifier's predictions. A model fills the parts it has
+/// from [`Model::outputs`]; a snapshot and a run's result carry one. A new kind of output is
+/// one field here (and the model that fills it).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outputs {
+    /// A value per sample the scatter can colour by ([`SampleValues`]).
+    pub values: Option<SampleValues>,
+    /// The model's own labelling of the samples, for models whose descriptor's output is
+    /// [`Output::ClusterLabels`] or [`Output::ClassPredictions`]; `None` for the others, whose
+    /// H is clustered by k-means.
+    pub assignments: Option<Vec<usize>>,
+    /// The sample graph the model uses (n×n, symmetric), for drawing its edges on the scatter
+    /// (the same `Arc` every time: no copy per frame).
+    pub graph: Option<Arc<Csr>>,
+    /// Per-component weights of the features, r×m, for the app to draw as images or bars while
+    /// the model runs: `(name, array)`, row j the weights of component j (FNMF's Θ).
+    pub feature_weights: Option<(&'static str, ndarray::Array2<f64>)>,
+    /// A learned embedding of the samples other than H (s×n; PSMF's subspace Πᵀx), which the
+    /// app can show on the scatter instead of H: `(name, array)`. In a snapshot or a run's
+    /// result it is projected to 2-D like H (n×2, aligned frame to frame).
+    pub subspace: Option<(&'static str, ndarray::Array2<f64>)>,
+    /// A classifier's labels, confidences and their origin per sample ([`Predictions`]).
+    pub predictions: Option<Arc<Predictions>>,
+}
+
 /// A factorization driven step by step. `Send` so the worker can own it on its thread.
 pub trait Model: Send {
     /// Which model this is.
@@ -219,50 +246,24 @@ pub trait Model: Send {
     fn notes(&self) -> Vec<String> {
         Vec::new()
     }
-    /// The model's own labelling of the samples, for models whose descriptor's output is
-    /// [`Output::ClusterLabels`] or [`Output::ClassPredictions`]; `None` for the others, whose
-    /// H is clustered by k-means.
-    fn assignments(&self) -> Option<Vec<usize>> {
-        None
-    }
     /// Whether the model's own stopping rule has fired (e.g. t-STE's five failed steps in a
     /// row, an ALM's primal residuals): the fit loop then stops as converged whatever its
     /// tolerance. `false` by default (the loop's relative-change rule alone decides).
     fn has_converged(&self) -> bool {
         false
     }
-    /// A value per sample the scatter can colour by ([`SampleValues`]); `None` by default.
-    fn sample_values(&self) -> Option<SampleValues> {
-        None
-    }
-    /// The sample graph the model uses (n×n, symmetric), for drawing its edges on the scatter;
-    /// `None` for models without one.
-    fn graph(&self) -> Option<Arc<Csr>> {
-        None
+    /// What the model can show besides H and W ([`Outputs`]), at the current iterate; nothing
+    /// by default.
+    fn outputs(&self) -> Outputs {
+        Outputs::default()
     }
     /// Arrays beyond W and H for `run --out` ([`Export`]), after the fit; none by default.
     fn exports(&self) -> Vec<Export> {
         Vec::new()
     }
-    /// Per-component weights of the features, r×m, for the app to draw as images or bars while
-    /// the model runs: `(name, array)`, row j the weights of component j (FNMF's Θ). `None` by
-    /// default (models without feature weights).
-    fn feature_weights(&self) -> Option<(&'static str, ndarray::Array2<f64>)> {
-        None
-    }
-    /// A learned embedding of the samples other than H (s×n; PSMF's subspace Πᵀx), which the
-    /// app can show on the scatter instead of H: `(name, array)`. `None` by default.
-    fn subspace(&self) -> Option<(&'static str, ndarray::Array2<f64>)> {
-        None
-    }
     /// Hand the model the flag a front end raises to stop it ([`Interrupt`]); models whose
     /// iterations are long keep it and poll it. Ignored by default.
     fn set_interrupt(&mut self, _interrupt: Interrupt) {}
-    /// A classifier's labels, confidences and their origin per sample ([`Predictions`]);
-    /// `None` by default (models that do not classify).
-    fn predictions(&self) -> Option<Predictions> {
-        None
-    }
     /// The stage the **last** iteration belonged to ([`Phase`]), for multi-stage models;
     /// `None` by default.
     fn phase(&self) -> Option<Phase> {

@@ -65,6 +65,9 @@ pub struct Descriptor {
     /// Whether the model has a basis W.
     pub has_w: bool,
     pub output: Output,
+    /// The update rule as the teaching controls show it (docs/models.md), for models whose
+    /// iteration is one multiplicative rule; `None` for the others.
+    pub update_rule: Option<&'static str>,
     pub build: BuildFn,
     /// The large intermediates the model allocates (dense n×n state, the p-NN search, m×n
     /// working copies), checked against the memory available before it is built.
@@ -126,6 +129,10 @@ impl ModelKind {
     pub fn needs(self) -> SideNeed {
         self.0.needs
     }
+    pub fn update_rule(self) -> Option<&'static str> {
+        self.0.update_rule
+    }
+
     pub fn output(self) -> Output {
         self.0.output
     }

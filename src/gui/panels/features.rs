@@ -15,7 +15,7 @@ const MAX_BARS: usize = 64;
 
 /// The section, when the latest snapshot has feature weights.
 pub fn show(ui: &mut egui::Ui, data: &Dataset, snapshot: &Snapshot, view: &mut ViewState) {
-    let Some((name, w)) = &snapshot.feature_weights else {
+    let Some((name, w)) = &snapshot.outputs.feature_weights else {
         return;
     };
     let (r, m) = w.dim();

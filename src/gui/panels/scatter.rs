@@ -211,16 +211,16 @@ fn toolbar(
         let value_name = run
             .snapshot
             .as_ref()
-            .and_then(|s| s.values.as_ref())
+            .and_then(|s| s.outputs.values.as_ref())
             .map(|v| v.name);
         let has_labels = run
             .snapshot
             .as_ref()
-            .is_some_and(|s| s.assignments.is_some());
+            .is_some_and(|s| s.outputs.assignments.is_some());
         let has_predictions = run
             .snapshot
             .as_ref()
-            .is_some_and(|s| s.predictions.is_some());
+            .is_some_and(|s| s.outputs.predictions.is_some());
         let label = |c: ColorBy| match (c, value_name) {
             (ColorBy::ModelValue, Some(name)) => name,
             _ => c.label(),
@@ -254,7 +254,10 @@ fn toolbar(
             );
         // Offered for every model (disabled where the run has none), so that the toolbar
         // wraps the same way whichever model ran.
-        let has_subspace = run.snapshot.as_ref().is_some_and(|s| s.subspace.is_some());
+        let has_subspace = run
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.outputs.subspace.is_some());
         if ui
             .add_enabled(
                 has_subspace,
@@ -296,7 +299,10 @@ fn toolbar(
         }
         ui.checkbox(&mut view.show_violations, "Show violations")
             .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
-        let has_graph = run.snapshot.as_ref().is_some_and(|s| s.graph.is_some());
+        let has_graph = run
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.outputs.graph.is_some());
         ui.add_enabled(
             has_graph,
             egui::Checkbox::new(&mut view.show_graph, "Show graph"),
@@ -668,7 +674,7 @@ pub fn show(
     let transform = response.transform;
     view.plot_transform = Some(transform);
     if view.show_graph
-        && let Some(graph) = run.snapshot.as_ref().and_then(|s| s.graph.as_ref())
+        && let Some(graph) = run.snapshot.as_ref().and_then(|s| s.outputs.graph.as_ref())
     {
         draw_edges(
             ui,

@@ -7,7 +7,6 @@ use eframe::egui;
 
 use crate::gui::UiCommand;
 use crate::gui::command::Commands;
-use crate::gui::explore::update_rule;
 use crate::gui::run_controller::RunController;
 use crate::gui::state::Settings;
 use crate::gui::view::ViewState;
@@ -78,7 +77,7 @@ fn body(
         return;
     };
     ui.label(RichText::new(format!("{} update", kind.label())).strong());
-    let rule = update_rule(kind.name()).map_or_else(
+    let rule = kind.update_rule().map_or_else(
         || format!("See {} for its iteration.", kind.section()),
         str::to_owned,
     );

@@ -6,7 +6,7 @@ use crate::engine::linalg::adaptive::{rows_from_neighbours, symmetrise};
 use super::spectral::{Spectrum, spectrum};
 pub use crate::engine::linalg::components::components;
 use crate::engine::linalg::{Csr, knn, project_to_simplex};
-use crate::engine::models::{Model, ModelError, ModelKind, Objective, Term};
+use crate::engine::models::{Outputs, Model, ModelError, ModelKind, Objective, Term};
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
 
@@ -424,17 +424,18 @@ impl Model for Can {
         notes
     }
 
-    fn assignments(&self) -> Option<Vec<usize>> {
-        Some(self.labels.clone())
+    fn outputs(&self) -> Outputs {
+        Outputs {
+            assignments: Some(self.labels.clone()),
+            graph: Some(Arc::clone(&self.graph)),
+            ..Outputs::default()
+        }
     }
 
     fn has_converged(&self) -> bool {
         self.done
     }
 
-    fn graph(&self) -> Option<Arc<Csr>> {
-        Some(Arc::clone(&self.graph))
-    }
 }
 
 #[cfg(test)]

@@ -88,7 +88,7 @@ fn components_equal_the_classes_on_well_separated_blobs() {
     }
     can.finish();
     assert_eq!(can.n_components(), 4);
-    let labels = can.assignments().unwrap();
+    let labels = can.outputs().assignments.unwrap();
     assert_eq!(clustering_accuracy(&y, &labels).unwrap(), 1.0);
     let (count, comp) = components(can.affinity());
     assert_eq!((count, comp), (4, labels));
@@ -147,7 +147,7 @@ fn the_same_seed_repeats_bit_for_bit() {
         }
         m.finish();
         let bits: Vec<u64> = m.h().iter().map(|v| v.to_bits()).collect();
-        (bits, m.assignments().unwrap())
+        (bits, m.outputs().assignments.unwrap())
     };
     assert_eq!(run(), run());
 }
@@ -234,7 +234,7 @@ fn run_to_stop(mut can: Can) -> (Vec<usize>, usize, Array2<f64>) {
         can.step().unwrap();
     }
     can.finish();
-    (can.assignments().unwrap(), can.n_components(), can.f.clone())
+    (can.outputs().assignments.unwrap(), can.n_components(), can.f.clone())
 }
 
 /// The sparse path (components by union-find, LOBPCG) against the dense reference on blobs

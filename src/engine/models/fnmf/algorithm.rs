@@ -5,7 +5,7 @@ use crate::engine::data::Dataset;
 use crate::engine::linalg::{Csr, Op, adaptive_graph, gemm_into, gram_of_columns, weighted_simplex_qp};
 use crate::engine::linalg::graph::graph_pass;
 use crate::engine::models::mu::{FLOOR, gram_times, mu_update, normalize_w_columns, start_wh};
-use crate::engine::models::{
+use crate::engine::models::{Outputs, 
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
 };
 use ndarray::{Array2, ArrayView2};
@@ -13,7 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
 
-/// What [`Model::sample_values`] calls the values.
+/// What the sample values of [`Model::outputs`] call the values.
 pub(crate) const DOMINANT_NAME: &str = "dominant component";
 /// Relative floor of the Θ step's curvature a (docs/models.md §5.4, step 1).
 const A_FLOOR: f64 = 1e-12;
@@ -573,29 +573,32 @@ impl Model for Fnmf {
     }
 
     /// The dominant component of each sample: the argmax of its row of P (first on ties).
-    fn sample_values(&self) -> Option<SampleValues> {
-        let values = self
-            .p
-            .rows()
-            .into_iter()
-            .map(|row| {
-                let mut best = 0;
-                for (j, &v) in row.iter().enumerate() {
-                    if v > row[best] {
-                        best = j;
+    fn outputs(&self) -> Outputs {
+        Outputs {
+            values: {
+            let values = self
+                .p
+                .rows()
+                .into_iter()
+                .map(|row| {
+                    let mut best = 0;
+                    for (j, &v) in row.iter().enumerate() {
+                        if v > row[best] {
+                            best = j;
+                        }
                     }
-                }
-                best as f64
+                    best as f64
+                })
+                .collect();
+            Some(SampleValues {
+                name: DOMINANT_NAME,
+                values,
             })
-            .collect();
-        Some(SampleValues {
-            name: DOMINANT_NAME,
-            values,
-        })
-    }
-
-    fn graph(&self) -> Option<Arc<Csr>> {
-        Some(Arc::clone(&self.graph))
+            },
+            graph: Some(Arc::clone(&self.graph)),
+            feature_weights: Some(("Theta", self.theta.clone())),
+            ..Outputs::default()
+        }
     }
 
     fn exports(&self) -> Vec<Export> {
@@ -611,9 +614,6 @@ impl Model for Fnmf {
         ]
     }
 
-    fn feature_weights(&self) -> Option<(&'static str, Array2<f64>)> {
-        Some(("Theta", self.theta.clone()))
-    }
 }
 
 #[cfg(test)]

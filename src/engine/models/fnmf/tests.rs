@@ -485,16 +485,16 @@ fn the_hooks_expose_theta_p_the_graph_and_the_dropped_features() {
     for row in m.p().rows() {
         assert!((row.sum() - 1.0).abs() < 1e-12 && row.iter().all(|&v| v > 0.0));
     }
-    let (name, fw) = m.feature_weights().unwrap();
+    let (name, fw) = m.outputs().feature_weights.unwrap();
     assert_eq!((name, &fw), ("Theta", &m.theta().to_owned()));
-    let sv = m.sample_values().unwrap();
+    let sv = m.outputs().values.unwrap();
     assert_eq!(sv.name, DOMINANT_NAME);
     for (i, &v) in sv.values.iter().enumerate() {
         let row = m.p.row(i);
         let top = row.iter().copied().fold(0.0, f64::max);
         assert_eq!(row[v as usize], top);
     }
-    let g = m.graph().unwrap();
+    let g = m.outputs().graph.unwrap();
     assert!(g.is_symmetric() && g.nnz() >= 5 * 30 && g.nnz() <= 10 * 30);
     let notes = m.notes();
     assert_eq!(notes.len(), 1);

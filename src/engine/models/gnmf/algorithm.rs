@@ -7,7 +7,7 @@ use crate::engine::linalg::graph::graph_pass;
 use crate::engine::models::mu::{
     Block, HRule, MuState, checked_start, mu_rule, mu_update, normalize_w_columns,
 };
-use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective, Term};
+use crate::engine::models::{Outputs, Model, ModelError, ModelKind, ModelSpec, Objective, Term};
 use faer::traits::pulp;
 use ndarray::{Array2, ArrayView2};
 use std::ops::Range;
@@ -257,9 +257,13 @@ impl Model for Gnmf {
         (self.recon, self.smoothness) = (recon, smoothness);
     }
 
-    fn graph(&self) -> Option<Arc<Csr>> {
-        Some(Arc::clone(&self.graph))
+    fn outputs(&self) -> Outputs {
+        Outputs {
+            graph: Some(Arc::clone(&self.graph)),
+            ..Outputs::default()
+        }
     }
+
 }
 
 #[cfg(test)]

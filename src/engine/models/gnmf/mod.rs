@@ -55,6 +55,8 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::KnnGraph,
     has_w: true,
     output: Output::Representation,
+    update_rule: Some("H ← H ⊙ (WᵀX + λHS) ⊘ (WᵀWH + λHD)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
+                   minimising ‖X − WH‖²_F + λ tr(HLHᵀ) (docs/models.md §3.2)"),
     build,
     memory,
 };

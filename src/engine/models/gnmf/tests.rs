@@ -382,7 +382,7 @@ fn the_registry_builds_it_with_its_graph_and_the_same_seed_repeats() {
             m.step().unwrap();
         }
         m.finish();
-        (m.h().to_owned(), m.graph().unwrap())
+        (m.h().to_owned(), m.outputs().graph.unwrap())
     };
     let (h1, g1) = run();
     let (h2, g2) = run();

@@ -39,6 +39,8 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::None,
     has_w: true,
     output: Output::Representation,
+    update_rule: Some("H ← H ⊙ (WᵀX) ⊘ (WᵀWH)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
+                   minimising ‖X − WH‖²_F (docs/models.md §3.1)"),
     build,
     memory: crate::engine::models::footprint::none,
 };

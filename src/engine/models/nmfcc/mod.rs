@@ -54,6 +54,8 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::Links,
     has_w: true,
     output: Output::Representation,
+    update_rule: Some("H ← H ⊙ (WᵀX + αHA) ⊘ (WᵀWH + αH(A⊙HᵀH) + βH(B⊙HᵀH))\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
+                   must-links A pull together, cannot-links B push apart (docs/models.md §3.5)"),
     build,
     memory: crate::engine::models::footprint::none,
 };

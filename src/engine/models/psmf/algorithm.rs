@@ -8,7 +8,7 @@ use crate::engine::linalg::kdtree::knn_auto_unless;
 use crate::engine::linalg::{Csr, Op, gemm, procrustes, shrink_columns};
 use crate::engine::models::alm::ascend;
 use crate::engine::models::can::{Can, CanParams};
-use crate::engine::models::{
+use crate::engine::models::{Outputs, 
     Export, Interrupt, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
 };
 use ndarray::{Array1, Array2, ArrayView2, Axis};
@@ -620,34 +620,30 @@ impl Model for Psmf {
         ]
     }
 
-    fn assignments(&self) -> Option<Vec<usize>> {
-        Some(self.labels())
+    /// The learned subspace Πᵀx (s×n), for the app's scatter.
+    fn outputs(&self) -> Outputs {
+        Outputs {
+            values: {
+            Some(SampleValues {
+                name: "robust residual ‖e_i‖",
+                values: self
+                    .e
+                    .columns()
+                    .into_iter()
+                    .map(|c| c.iter().map(|v| v * v).sum::<f64>().sqrt())
+                    .collect(),
+            })
+            },
+            assignments: Some(self.labels()),
+            graph: Some(Arc::clone(&self.graph)),
+            subspace: Some(("learned subspace Πᵀx", self.embedding())),
+            ..Outputs::default()
+        }
     }
 
     fn has_converged(&self) -> bool {
         self.iteration >= self.params.iterations
             || (self.iteration > 0 && self.residuals.iter().all(|&r| r < RESIDUAL_TOL))
-    }
-
-    fn sample_values(&self) -> Option<SampleValues> {
-        Some(SampleValues {
-            name: "robust residual ‖e_i‖",
-            values: self
-                .e
-                .columns()
-                .into_iter()
-                .map(|c| c.iter().map(|v| v * v).sum::<f64>().sqrt())
-                .collect(),
-        })
-    }
-
-    fn graph(&self) -> Option<Arc<Csr>> {
-        Some(Arc::clone(&self.graph))
-    }
-
-    /// The learned subspace Πᵀx (s×n), for the app's scatter.
-    fn subspace(&self) -> Option<(&'static str, Array2<f64>)> {
-        Some(("learned subspace Πᵀx", self.embedding()))
     }
 
     fn exports(&self) -> Vec<Export> {

@@ -78,6 +78,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::None,
     has_w: false,
     output: Output::ClusterLabels,
+    update_rule: None,
     build,
     memory,
 };

@@ -246,7 +246,7 @@ fn alm_residuals_shrink() {
     for (a, b) in early.iter().zip(&late) {
         assert!(*b < 0.1 * a.max(1e-8), "residual {a} → {b}");
     }
-    let labels = m.assignments().unwrap();
+    let labels = m.outputs().assignments.unwrap();
     assert_eq!(labels, argmax_rows(m.z1.view()));
     assert!(clustering_accuracy(&y, &labels).unwrap() > 0.9);
     let obj = m.objective();

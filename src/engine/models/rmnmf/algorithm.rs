@@ -5,7 +5,7 @@ use super::params::RmnmfParams;
 use crate::engine::data::Dataset;
 use crate::engine::eval::kmeans;
 use crate::engine::linalg::{Csr, Op, gemm, gemm_into, procrustes, shrink_columns};
-use crate::engine::models::{
+use crate::engine::models::{Outputs, 
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
 };
 use faer::linalg::solvers::DenseSolveCore;
@@ -451,36 +451,37 @@ impl Model for Rmnmf {
         notes
     }
 
+    /// ‖e_i‖, the length of the part of sample i that RMNMF sets aside as outlying.
     /// Row-wise argmax of Z (3.48); a sample whose row of Z is all zero takes G's argmax.
-    fn assignments(&self) -> Option<Vec<usize>> {
-        let n = self.z.nrows();
-        Some(
-            (0..n)
-                .map(|i| {
-                    if self.z.row(i).iter().all(|&v| v == 0.0) {
-                        row_argmax(&self.g, i)
-                    } else {
-                        row_argmax(&self.z, i)
-                    }
-                })
-                .collect(),
-        )
+    fn outputs(&self) -> Outputs {
+        Outputs {
+            values: {
+            Some(SampleValues {
+                name: "outlier part ‖e_i‖",
+                values: row_norms(&self.et),
+            })
+            },
+            assignments: {
+            let n = self.z.nrows();
+            Some(
+                (0..n)
+                    .map(|i| {
+                        if self.z.row(i).iter().all(|&v| v == 0.0) {
+                            row_argmax(&self.g, i)
+                        } else {
+                            row_argmax(&self.z, i)
+                        }
+                    })
+                    .collect(),
+            )
+            },
+            graph: Some(Arc::clone(&self.graph)),
+            ..Outputs::default()
+        }
     }
 
     fn has_converged(&self) -> bool {
         self.iteration > 0 && residuals_below(&[self.res_e, self.res_z], RESIDUAL_TOL)
-    }
-
-    /// ‖e_i‖, the length of the part of sample i that RMNMF sets aside as outlying.
-    fn sample_values(&self) -> Option<SampleValues> {
-        Some(SampleValues {
-            name: "outlier part ‖e_i‖",
-            values: row_norms(&self.et),
-        })
-    }
-
-    fn graph(&self) -> Option<Arc<Csr>> {
-        Some(Arc::clone(&self.graph))
     }
 
     /// G (n×k, orthonormal columns) and the outlier part E (m×n).

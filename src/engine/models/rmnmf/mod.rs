@@ -88,6 +88,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     // sign-free, so the warm-start check's nonnegativity rule for W does not apply to it.
     has_w: false,
     output: Output::ClusterLabels,
+    update_rule: None,
     build,
     memory,
 };

@@ -289,7 +289,7 @@ fn the_alm_residuals_shrink_and_the_labels_are_the_groups() {
     assert!(re < 1e-3 * early.0 && rz < 1e-3 * early.1, "{early:?} → {re} {rz}");
     let gtg = gemm(m.g.view(), Op::T, m.g.view(), Op::N);
     assert!(max_rel(&gtg, &Array2::eye(3)) < 1e-12);
-    let labels = m.assignments().unwrap();
+    let labels = m.outputs().assignments.unwrap();
     let acc = crate::engine::eval::clustering_accuracy(&truth, &labels).unwrap();
     assert_eq!(acc, 1.0, "{labels:?}");
     assert!(out.notes[0].contains("ALM primal residuals"), "{:?}", out.notes);
@@ -319,7 +319,7 @@ fn iris_converges_by_its_residuals() {
     .unwrap();
     assert_eq!(out.stop, StopReason::Converged);
     let truth = data.labels.clone().unwrap();
-    let acc = crate::engine::eval::clustering_accuracy(&truth, &m.assignments().unwrap()).unwrap();
+    let acc = crate::engine::eval::clustering_accuracy(&truth, &m.outputs().assignments.unwrap()).unwrap();
     assert!(acc > 0.85, "{acc}");
 }
 
@@ -406,7 +406,7 @@ fn the_registry_builds_it_and_the_same_seed_repeats() {
             m.step().unwrap();
         }
         m.finish();
-        (m.h().to_owned(), m.assignments().unwrap(), m.exports(), m.graph().unwrap())
+        (m.h().to_owned(), m.outputs().assignments.unwrap(), m.exports(), m.outputs().graph.unwrap())
     };
     let (h1, l1, x1, g1) = run(8);
     let (h2, l2, x2, g2) = run(8);

@@ -8,7 +8,7 @@ use crate::engine::models::mu::{
     FUSED_MIN_BYTES, blocked_pass_over_x, mu_rule, mu_update, normalize_w_columns, start_wh,
     wt_x_whole, x_block_columns, xh_t_whole,
 };
-use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues};
+use crate::engine::models::{Outputs, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues};
 use faer::traits::pulp;
 use ndarray::{Array2, ArrayView2};
 use std::ops::Range;
@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// sample of average length.
 const RESIDUAL_FLOOR: f64 = 1e-8;
 
-/// What [`Model::sample_values`] calls the weights.
+/// What the sample values of [`Model::outputs`] call the weights.
 const WEIGHT_NAME: &str = "residual weight (largest = 1)";
 
 /// l2,1-norm robust NMF, `min Σ_i ‖x_i − W h_i‖` s.t. W, H ≥ 0 (docs/models.md §3.3).
@@ -456,18 +456,24 @@ impl Model for Rnmf {
 
     /// The weights `d_i` of the current iterate divided by the largest: 1 for the sample
     /// fitted best (or any within ε_r), near 0 for the samples RNMF discounts.
-    fn sample_values(&self) -> Option<SampleValues> {
-        let top = self.s.d.iter().copied().fold(0.0f64, f64::max);
-        let values = if top > 0.0 && top.is_finite() {
-            self.s.d.iter().map(|d| d / top).collect()
-        } else {
-            self.s.d.clone()
-        };
-        Some(SampleValues {
-            name: WEIGHT_NAME,
-            values,
-        })
+    fn outputs(&self) -> Outputs {
+        Outputs {
+            values: {
+            let top = self.s.d.iter().copied().fold(0.0f64, f64::max);
+            let values = if top > 0.0 && top.is_finite() {
+                self.s.d.iter().map(|d| d / top).collect()
+            } else {
+                self.s.d.clone()
+            };
+            Some(SampleValues {
+                name: WEIGHT_NAME,
+                values,
+            })
+            },
+            ..Outputs::default()
+        }
     }
+
 }
 
 #[cfg(test)]

@@ -270,7 +270,7 @@ fn a_two_by_two_problem_by_hand() {
     let s5 = 5f64.sqrt();
     assert!((m.objective().total - (1.0 + s5)).abs() < 1e-15);
     assert_eq!(m.residual_floor(), 1e-8); // ‖X‖_F/√n = √2/√2
-    let v = m.sample_values().unwrap();
+    let v = m.outputs().values.unwrap();
     assert_eq!(v.name, WEIGHT_NAME);
     assert!((v.values[0] - 1.0).abs() < 1e-15 && (v.values[1] - 1.0 / s5).abs() < 1e-15);
     m.step().unwrap();
@@ -334,7 +334,7 @@ fn an_outlier_is_discounted_and_the_inliers_fitted() {
     let f = m.objective().total;
     assert!(f >= v_norm * (1.0 - 1e-9), "{f} below the optimum {v_norm}");
     assert!(f <= v_norm * (1.0 + 1e-3), "F = {f}, optimum {v_norm}");
-    let weights = m.sample_values().unwrap().values;
+    let weights = m.outputs().values.unwrap().values;
     let out_w = weights[n - 1];
     assert!(out_w < 1e-2, "outlier weight {out_w}");
     assert!(weights[..n - 1].iter().all(|&w| w > out_w));
@@ -519,11 +519,11 @@ fn registry_builds_it_deterministically_and_finish_keeps_the_fit() {
         for _ in 0..30 {
             m.step().unwrap();
         }
-        let (wh, f, v) = (m.w().unwrap().dot(&m.h()), m.objective().total, m.sample_values().unwrap());
+        let (wh, f, v) = (m.w().unwrap().dot(&m.h()), m.objective().total, m.outputs().values.unwrap());
         m.finish();
         assert!((m.w().unwrap().dot(&m.h()) - &wh).iter().all(|e| e.abs() < 1e-12));
         assert!((m.objective().total - f).abs() <= 1e-12 * f);
-        let after = m.sample_values().unwrap().values;
+        let after = m.outputs().values.unwrap().values;
         assert_eq!(after.len(), 25);
         assert!(after.iter().zip(&v.values).all(|(a, b)| (a - b).abs() <= 1e-9 * b));
         assert_eq!(after.iter().copied().fold(0.0, f64::max), 1.0);

@@ -56,6 +56,8 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::Triplets,
     has_w: true,
     output: Output::Representation,
+    update_rule: Some("H ← H ⊙ (WᵀX + αHM⁻) ⊘ (WᵀWH + αHM⁺)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
+                   M± from σ(margin) of every triplet (docs/models.md §4.4)"),
     build,
     memory: crate::engine::models::footprint::none,
 };

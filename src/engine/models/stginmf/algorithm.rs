@@ -9,7 +9,7 @@ use super::similarity::{
 };
 use crate::engine::data::Dataset;
 use crate::engine::linalg::{Csr, Op};
-use crate::engine::models::{
+use crate::engine::models::{Outputs, 
     EPS_DIV, Export, Interrupt, LabelOrigin, Model, ModelError, ModelKind, Objective, Phase,
     Predictions, Term,
 };
@@ -920,8 +920,12 @@ impl Model for Stginmf {
         notes
     }
 
-    fn assignments(&self) -> Option<Vec<usize>> {
-        Some(self.preds.labels.clone())
+    fn outputs(&self) -> Outputs {
+        Outputs {
+            assignments: Some(self.preds.labels.clone()),
+            predictions: Some(Arc::new(self.preds.clone())),
+            ..Outputs::default()
+        }
     }
 
     fn has_converged(&self) -> bool {
@@ -949,10 +953,6 @@ impl Model for Stginmf {
 
     fn set_interrupt(&mut self, interrupt: Interrupt) {
         self.interrupt = interrupt;
-    }
-
-    fn predictions(&self) -> Option<Predictions> {
-        Some(self.preds.clone())
     }
 
     fn phase(&self) -> Option<Phase> {

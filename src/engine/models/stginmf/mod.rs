@@ -89,6 +89,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::PartialLabels,
     has_w: false,
     output: Output::ClassPredictions,
+    update_rule: None,
     build,
     memory,
 };

@@ -267,7 +267,7 @@ fn few_labels_on_well_separated_blobs_classify_everything() {
         let mut m = Stginmf::new(data, &known, 4, seed, defaults()).unwrap();
         let out = run(&mut m);
         assert_eq!(out.stop, experiment::StopReason::Converged);
-        let p = m.predictions().unwrap();
+        let p = m.outputs().predictions.unwrap();
         let acc = accuracy_on_unknown(&p, &y, &known);
         assert!(acc > 0.97, "seed {seed}: accuracy {acc}");
         // Every class column of V holds mass (no collapse).
@@ -326,10 +326,10 @@ fn self_training_moves_only_samples_above_mu_and_stops_when_none_passes() {
     first.rounds = 0;
     let mut m0 = Stginmf::new(Arc::clone(&data), &known, 3, 3, first).unwrap();
     run(&mut m0);
-    let p0 = m0.predictions().unwrap();
+    let p0 = m0.outputs().predictions.unwrap();
     let mut m1 = Stginmf::new(Arc::clone(&data), &known, 3, 3, p).unwrap();
     run(&mut m1);
-    let p1 = m1.predictions().unwrap();
+    let p1 = m1.outputs().predictions.unwrap();
     let mut moved = 0;
     for (i, origin) in p1.origin.iter().enumerate() {
         match *origin {
@@ -354,7 +354,7 @@ fn self_training_moves_only_samples_above_mu_and_stops_when_none_passes() {
     assert_eq!(m2.round(), 0);
     assert!(out.record.phases.iter().all(|ph| ph.round == 0));
     assert!(
-        m2.predictions()
+        m2.outputs().predictions
             .unwrap()
             .origin
             .iter()
@@ -386,7 +386,7 @@ fn predictions_are_deterministic_by_seed() {
     let go = |seed| {
         let mut m = Stginmf::new(Arc::clone(&data), &known, 3, seed, defaults()).unwrap();
         run(&mut m);
-        (m.predictions().unwrap(), m.h().to_owned())
+        (m.outputs().predictions.unwrap(), m.h().to_owned())
     };
     let (a, ha) = go(11);
     let (b, hb) = go(11);
@@ -461,7 +461,7 @@ fn iris_with_ten_percent_labels_beats_chance_by_far() {
     let known = reveal_stratified(&y, 0.1, 0).unwrap();
     let mut m = Stginmf::new(data, &known, 3, 0, defaults()).unwrap();
     run(&mut m);
-    let acc = accuracy_on_unknown(&m.predictions().unwrap(), &y, &known);
+    let acc = accuracy_on_unknown(&m.outputs().predictions.unwrap(), &y, &known);
     assert!(acc > 0.85, "iris accuracy {acc}");
 }
 
@@ -519,7 +519,7 @@ fn standardized_data_run_here_and_are_refused_by_the_nmf_models_naming_the_prepr
         |_, _, _| ControlFlow::Continue(()),
     )
     .unwrap();
-    let acc = accuracy_on_unknown(&m.predictions().unwrap(), &y, &first_per_class(&y, 3));
+    let acc = accuracy_on_unknown(&m.outputs().predictions.unwrap(), &y, &first_per_class(&y, 3));
     assert!(acc > 0.97, "{acc}");
     let e = models::build(
         &ModelSpec::new(crate::engine::models::nmf::KIND, 3, 0),
@@ -602,6 +602,6 @@ fn orl_with_one_label_per_person_fits_within_the_default_cap_without_blowing_up(
     )
     .unwrap();
     run(&mut one);
-    let acc = accuracy_on_unknown(&one.predictions().unwrap(), &y, &known);
+    let acc = accuracy_on_unknown(&one.outputs().predictions.unwrap(), &y, &known);
     assert!(acc > 0.3, "first pass on ORL: {acc}");
 }

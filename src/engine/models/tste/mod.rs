@@ -58,6 +58,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::Triplets,
     has_w: false,
     output: Output::Representation,
+    update_rule: None,
     build,
     memory: crate::engine::models::footprint::none,
 };
