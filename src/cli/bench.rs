@@ -27,7 +27,7 @@ use crate::engine::linalg::projection::Projector;
 use crate::engine::linalg::{GraphWeight, Op, gemm_into, knn::knn};
 use crate::engine::models::nmf::Nmf;
 use crate::engine::models::rpnmf::Rpnmf;
-use crate::engine::models::{Model, ModelSpec};
+use crate::engine::models::{Model, ModelKind, ModelSpec, SideNeed, build};
 use anyhow::anyhow;
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
@@ -555,50 +555,6 @@ fn bench_nmf(
     Ok(())
 }
 
-/// GNMF (defaults: λ = 100, 5-NN binary graph) against NMF on the same X, k and seed, the two
-/// iterations taking turns rep by rep (docs/models.md §3.2). The graph is built once, before
-/// the timing, and its build time is a note.
-fn bench_gnmf(
-    rep: &mut BenchReport,
-    label: &str,
-    x: &Array2<f64>,
-    k: usize,
-    reps: usize,
-    iters: usize,
-) -> anyhow::Result<()> {
-    use crate::engine::models::gnmf::{self, Gnmf, GnmfParams};
-    let data = Arc::new(Dataset::from_parts(x.clone(), None, vec![], label));
-    let params = GnmfParams::defaults().map_err(|e| anyhow!(e))?;
-    let start = Instant::now();
-    let graph = SideInfo::default().graph(&data, params.neighbors, params.weight);
-    let build_s = start.elapsed().as_secs_f64();
-    let nnz = graph.nnz();
-    let spec = ModelSpec::new(gnmf::KIND, k, 0);
-    let mut g = Gnmf::start(Arc::clone(&data), &spec, params, graph).map_err(|e| anyhow!(e))?;
-    let spec = ModelSpec::new(crate::engine::models::nmf::KIND, k, 0);
-    let mut nmf = Nmf::new(Arc::clone(&data), &spec).map_err(|e| anyhow!(e))?;
-    let times = time_interleaved(2, reps, iters, |case| {
-        let model: &mut dyn Model = if case == 0 { &mut g } else { &mut nmf };
-        for _ in 0..iters {
-            let _ = model.step();
-        }
-    });
-    rep.ratios.push((
-        format!("gnmf iteration / nmf iteration [{label}]"),
-        paired_ratio(&times[0], &times[1]),
-    ));
-    rep.cases.push(case_of(
-        &format!("gnmf_iteration lambda=100 5-NN binary [{label}, k={k}]"),
-        "iteration",
-        &times[0],
-        None,
-    ));
-    rep.notes.push(format!(
-        "gnmf [{label}]: 5-NN binary graph with {nnz} nonzeros built in {build_s:.2} s"
-    ));
-    Ok(())
-}
-
 /// RMNMF (docs/models.md §3.4) on `orl_32x32` (1024×400, k = 40, when present) and on a random
 /// 1024×1440 matrix (k = 20): its iteration timed in turn with the three m×n×k products it
 /// makes (X − G Wᵀ, Bᵀ G and B W) alone on arrays of the same shapes, so the report states the
@@ -698,144 +654,146 @@ fn bench_rmnmf(rep: &mut BenchReport, reps: usize, iters: usize) -> anyhow::Resu
     Ok(())
 }
 
-/// FNMF against NMF on the same X, rank and seed, taking turns rep by rep (docs/models.md §5.5):
-/// the ORL faces (`orl_32x32`, unit-norm samples, k = 40, when `../shared/data` has them) and a
-/// random 1024×1440 X (k = 20), r = 3 and the other defaults. With --quick, 2 iterations a rep
-/// on both.
-fn bench_fnmf(rep: &mut BenchReport, args: &BenchArgs) -> anyhow::Result<()> {
-    use crate::engine::models::fnmf::{self, Fnmf, FnmfParams};
-    let (reps, iters) = if args.quick { (3, 2) } else { (7, 10) };
-    let mut problems = Vec::new();
-    if args.problem != "random" {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
-        match crate::engine::data::load(&dir, &crate::engine::data::LoadOptions::default()) {
-            Ok(d) => problems.push((d.x, "orl_32x32 1024×400".to_owned(), 40)),
-            Err(_) => rep
-                .notes
-                .push("fnmf [orl_32x32]: skipped (../shared/data/orl_32x32 absent)".into()),
+/// A problem a model is timed on against NMF ([`PAIRED`]): the rank, and the X.
+#[derive(Clone, Copy, Debug)]
+enum Paired {
+    /// `digits_sklearn` (64×1797, as `run` loads it), `it_small` iterations a rep.
+    Digits(usize),
+    /// The large random X of the run (4096×10000, 1024×2500 with --quick).
+    Random(usize),
+    /// The ORL faces (`orl_32x32`, 1024×400), when `../shared/data` has them.
+    Orl(usize),
+    /// A random 1024×1440 X.
+    Random1440(usize),
+}
+
+/// The registered models timed against NMF's iteration, and on which problems. Each is built
+/// by the registry with its defaults (the same rank and seed as NMF; triplets, when it needs
+/// side information, 3n seeded random ones), and the two iterations take turns rep by rep:
+/// the ratio is the model's speed target against NMF (docs/performance.md, "The baselines'
+/// own passes"). GFLOP/s counts NMF's two big products (4mnk per iteration).
+const PAIRED: &[(&str, &[Paired])] = &[
+    ("gnmf", &[Paired::Random(20)]),
+    ("rnmf", &[Paired::Random(20)]),
+    ("nmfcc", &[Paired::Digits(10), Paired::Random(20)]),
+    ("fnmf", &[Paired::Orl(40), Paired::Random1440(20)]),
+];
+
+/// Every model of [`PAIRED`], in the registry's order, on its problems that `args` selects.
+fn bench_paired(
+    rep: &mut BenchReport,
+    args: &BenchArgs,
+    reps: usize,
+    (it_small, it_big): (usize, usize),
+) -> anyhow::Result<()> {
+    for kind in ModelKind::all() {
+        let Some((_, problems)) = PAIRED.iter().find(|(name, _)| *name == kind.name()) else {
+            continue;
+        };
+        for &problem in *problems {
+            let (x, label, k, iters) = match problem {
+                Paired::Digits(k) if args.problem != "random" => {
+                    let (x, _, label) = digits_matrix();
+                    (x, label.to_owned(), k, it_small)
+                }
+                Paired::Random(k) if args.problem != "digits" => {
+                    let (bm, bn) = if args.quick && !args.full_random {
+                        (1024, 2500)
+                    } else {
+                        (4096, 10000)
+                    };
+                    (
+                        random_matrix(bm, bn, 12),
+                        format!("random {bm}×{bn}"),
+                        k,
+                        it_big,
+                    )
+                }
+                Paired::Orl(k) if args.problem != "random" => {
+                    let dir =
+                        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
+                    match crate::engine::data::load(&dir, &LoadOptions::default()) {
+                        Ok(d) => (d.x, "orl_32x32 1024×400".to_owned(), k, it_big),
+                        Err(_) => {
+                            rep.notes.push(format!(
+                                "{} [orl_32x32]: skipped (../shared/data/orl_32x32 absent)",
+                                kind.name()
+                            ));
+                            continue;
+                        }
+                    }
+                }
+                Paired::Random1440(k) if args.problem != "digits" => (
+                    random_matrix(1024, 1440, 18),
+                    "random 1024×1440".to_owned(),
+                    k,
+                    it_big,
+                ),
+                _ => continue,
+            };
+            bench_against_nmf(rep, kind, &label, x, k, reps, iters)?;
         }
-    }
-    if args.problem != "digits" {
-        problems.push((
-            random_matrix(1024, 1440, 18),
-            "random 1024×1440".to_owned(),
-            20,
-        ));
-    }
-    let params = FnmfParams::defaults().map_err(|e| anyhow!(e))?;
-    for (x, label, k) in problems {
-        let data = Arc::new(Dataset::from_parts(x, None, vec![], &label));
-        let start = Instant::now();
-        let spec = ModelSpec::new(fnmf::KIND, k, 0);
-        let mut f = Fnmf::start(Arc::clone(&data), &spec, params).map_err(|e| anyhow!(e))?;
-        let build_s = start.elapsed().as_secs_f64();
-        let spec = ModelSpec::new(crate::engine::models::nmf::KIND, k, 0);
-        let mut nmf = Nmf::new(data, &spec).map_err(|e| anyhow!(e))?;
-        let times = time_interleaved(2, reps, iters, |case| {
-            for _ in 0..iters {
-                let _ = if case == 0 { f.step() } else { nmf.step() };
-            }
-        });
-        rep.ratios.push((
-            format!("fnmf iteration / nmf iteration [{label}]"),
-            paired_ratio(&times[0], &times[1]),
-        ));
-        rep.cases.push(case_of(
-            &format!("fnmf_iteration r=3 beta=1 lambda=1 [{label}, k={k}]"),
-            "iteration",
-            &times[0],
-            None,
-        ));
-        rep.notes.push(format!(
-            "fnmf [{label}]: start with the adaptive 5-NN graph ({} nonzeros) in {build_s:.2} s",
-            f.outputs().graph.map_or(0, |g| g.nnz())
-        ));
     }
     Ok(())
 }
 
-/// RNMF against NMF on the same X, rank and seed, the two iterations taking turns rep by rep
-/// (docs/models.md §3.3; the target is at most 1.3× the NMF iteration).
-fn bench_rnmf(
+/// `kind`'s iteration against NMF's on X (same rank and seed), taking turns rep by rep: a
+/// case, the ratio to NMF, and a note on the model's start (its build time, graph, links).
+fn bench_against_nmf(
     rep: &mut BenchReport,
+    kind: ModelKind,
     label: &str,
-    x: &Array2<f64>,
+    x: Array2<f64>,
     k: usize,
     reps: usize,
     iters: usize,
 ) -> anyhow::Result<()> {
-    use crate::engine::models::{nmf, rnmf};
-    let data = Arc::new(Dataset::from_parts(x.clone(), None, vec![], label));
-    let mut nmf = Nmf::new(Arc::clone(&data), &ModelSpec::new(nmf::KIND, k, 0))?;
-    let mut rnmf = rnmf::Rnmf::new(data, &ModelSpec::new(rnmf::KIND, k, 0))?;
+    let (m, n) = x.dim();
+    let name = kind.name();
+    let data = Arc::new(Dataset::from_parts(x, None, vec![], label));
+    let side = match kind.needs() {
+        SideNeed::Triplets | SideNeed::Links => {
+            SideInfo::with_triplets(random_triplets(n, 3 * n, 17))
+        }
+        _ => SideInfo::default(),
+    };
+    let start = Instant::now();
+    let mut model = build(&ModelSpec::new(kind, k, 0), Arc::clone(&data), &side)?;
+    let build_s = start.elapsed().as_secs_f64();
+    let mut nmf = Nmf::new(
+        data,
+        &ModelSpec::new(crate::engine::models::nmf::KIND, k, 0),
+    )?;
     let times = time_interleaved(2, reps, iters, |case| {
         for _ in 0..iters {
-            let _ = if case == 0 { nmf.step() } else { rnmf.step() };
+            let _ = if case == 0 { model.step() } else { nmf.step() };
         }
     });
     rep.ratios.push((
-        format!("rnmf iteration / nmf iteration [{label}]"),
-        paired_ratio(&times[1], &times[0]),
+        format!("{name} iteration / nmf iteration [{label}]"),
+        paired_ratio(&times[0], &times[1]),
     ));
-    let flops = Some(2.0 * 2.0 * (x.nrows() * x.ncols() * k) as f64);
+    let flops = Some(4.0 * (m * n * k) as f64);
     rep.cases.push(case_of(
-        &format!("rnmf_iteration [{label}, k={k}]"),
+        &format!("{name}_iteration defaults [{label}, k={k}]"),
         "iteration",
-        &times[1],
+        &times[0],
         flops,
     ));
-    Ok(())
-}
-
-/// NMFCC against NMF on the problems of `args` (digits, random 4096×10000 or its quick size),
-/// paired rep by rep: |ML| + |CL| ≈ 6n links from 3n seeded random triplets (each gives a
-/// must-link and a cannot-link), the default α and β, the same seed as NMF. The ratio is the
-/// speed target of NMFCC (docs/performance.md, "The baselines' own passes").
-fn bench_nmfcc(rep: &mut BenchReport, args: &BenchArgs) -> anyhow::Result<()> {
-    use crate::engine::models::nmfcc::{self, Nmfcc};
-    let (reps, it_small, it_big) = if args.quick { (3, 20, 2) } else { (7, 200, 10) };
-    let mut problems = Vec::new();
-    if args.problem != "random" {
-        let (x, _, label) = digits_matrix();
-        problems.push((x, label.to_owned(), 10, it_small));
+    let mut note = format!("{name} [{label}]: built in {build_s:.2} s");
+    if let Some(g) = model.outputs().graph {
+        note.push_str(&format!(", sample graph with {} nonzeros", g.nnz()));
     }
-    if args.problem != "digits" {
-        let (bm, bn) = if args.quick && !args.full_random {
-            (1024, 2500)
-        } else {
-            (4096, 10000)
-        };
-        problems.push((
-            random_matrix(bm, bn, 12),
-            format!("random {bm}×{bn}"),
-            20,
-            it_big,
+    if !side.triplets.is_empty() {
+        let links = side.links();
+        note.push_str(&format!(
+            ", {} triplets ({} must-links, {} cannot-links)",
+            side.triplets.len(),
+            links.must.len(),
+            links.cannot.len()
         ));
     }
-    for (x, label, k, iters) in problems {
-        let n = x.ncols();
-        let data = Arc::new(Dataset::from_parts(x, None, vec![], &label));
-        let side = SideInfo::with_triplets(random_triplets(n, 3 * n, 17));
-        let mut cc = Nmfcc::new(Arc::clone(&data), &ModelSpec::new(nmfcc::KIND, k, 0), &side)
-            .map_err(|e| anyhow!(e))?;
-        let (must, cannot, _) = cc.link_counts();
-        let spec = ModelSpec::new(crate::engine::models::nmf::KIND, k, 0);
-        let mut nmf = Nmf::new(data, &spec).map_err(|e| anyhow!(e))?;
-        let times = time_interleaved(2, reps, iters, |case| {
-            for _ in 0..iters {
-                let _ = if case == 0 { nmf.step() } else { cc.step() };
-            }
-        });
-        rep.ratios.push((
-            format!("nmfcc iteration / nmf iteration [{label}]"),
-            paired_ratio(&times[1], &times[0]),
-        ));
-        let name = format!(
-            "nmfcc_iteration |ML|+|CL|={} [{label}, k={k}]",
-            must + cannot
-        );
-        rep.cases.push(case_of(&name, "iteration", &times[1], None));
-    }
+    rep.notes.push(note);
     Ok(())
 }
 
@@ -942,13 +900,10 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
         };
         let big = random_matrix(bm, bn, 12);
         let big_label = format!("random {bm}×{bn}");
-        bench_gnmf(&mut rep, &big_label, &big, 20, reps, it_big)?;
-        bench_rnmf(&mut rep, &big_label, &big, 20, reps, it_big)?;
         bench_nmf(&mut rep, &big_label, big, 20, reps, it_big, export)?;
     }
-    bench_nmfcc(&mut rep, args)?;
+    bench_paired(&mut rep, args, reps, (it_small, it_big))?;
     bench_rmnmf(&mut rep, reps, it_big.max(3))?;
-    bench_fnmf(&mut rep, args)?;
     bench_can_psmf(&mut rep, reps)?;
     if args.models_only {
         return Ok(rep);
