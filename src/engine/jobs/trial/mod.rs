@@ -164,17 +164,16 @@ impl Trial {
     ) -> Result<Outcome, TrialError> {
         on_event(TrialEvent::Stage(Stage::Fit));
         let result = self.fit(&side, on_event)?;
-        let needs_baseline = self.protocol.given
-            || (self.protocol.classifier && FitView::of(&result).predictions.is_some());
+        let fit = FitView::of(&result);
+        let input = fit.score_input(&self.data, &side);
+        let needs_baseline =
+            self.protocol.given || (self.protocol.classifier && fit.predictions.is_some());
         if needs_baseline {
             on_event(TrialEvent::Stage(Stage::Baseline));
         }
+        let baseline = score::baseline(&input, &self.protocol);
         on_event(TrialEvent::Stage(Stage::Evaluation));
-        let scores = score(
-            &FitView::of(&result).score_input(&self.data, &side),
-            &self.protocol,
-            &self.progress,
-        );
+        let scores = score::evaluate(&input, &self.protocol, baseline, &self.progress);
         Ok(Outcome {
             result,
             side,

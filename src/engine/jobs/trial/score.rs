@@ -95,39 +95,59 @@ pub struct Scores {
     pub given: Option<Result<GivenScores, String>>,
 }
 
+/// The NMF baseline of the linear SVM on H, and why it is missing.
+pub type Baseline = (Option<Array2<f64>>, Option<String>);
+
 /// The baseline stage, then the evaluation stage (see the module docs).
 pub fn score(input: &ScoreInput<'_>, protocol: &Protocol, progress: &EvalProgress) -> Scores {
+    let baseline = baseline(input, protocol);
+    evaluate(input, protocol, baseline, progress)
+}
+
+/// A classifier is read next to a linear SVM on NMF's H, trained on the same given labels.
+fn scores_classifier(input: &ScoreInput<'_>, protocol: &Protocol) -> bool {
+    protocol.classifier && input.predictions.is_some()
+}
+
+/// The baseline stage: an NMF fit on the data with the trial's rank and seed, when the
+/// protocol reads a linear SVM on its H (a classifier on labelled data, or the semi protocol).
+pub fn baseline(input: &ScoreInput<'_>, protocol: &Protocol) -> Baseline {
+    let classifier = scores_classifier(input, protocol);
     let labelled = input.truth.is_some();
-    let classifier = input
-        .predictions
-        .filter(|_| protocol.classifier)
-        .map(|p| ClassifierOutput {
-            predicted: &p.labels,
-            known: input.known,
-        });
-    // A classifier is read next to a linear SVM on NMF's H, trained on the same given labels.
-    let baseline_data = input
+    let Some(data) = input
         .data
-        .filter(|d| (classifier.is_some() && d.labels.is_some()) || (protocol.given && labelled));
-    let mut baseline_note = None;
-    let baseline: Option<Array2<f64>> =
-        baseline_data.and_then(|d| match nmf_baseline(d, input.k, input.seed) {
-            Ok(h) => Some(h),
-            Err(e) => {
-                baseline_note = Some(format!("no NMF baseline for the SVM on H: {e}"));
-                None
-            }
-        });
+        .filter(|d| (classifier && d.labels.is_some()) || (protocol.given && labelled))
+    else {
+        return (None, None);
+    };
+    match nmf_baseline(data, input.k, input.seed) {
+        Ok(h) => (Some(h), None),
+        Err(e) => (None, Some(format!("no NMF baseline for the SVM on H: {e}"))),
+    }
+}
+
+/// The evaluation stage: [`eval::evaluate_run_with`] by the protocol, then the protocol's
+/// scores on the samples not given.
+pub fn evaluate(
+    input: &ScoreInput<'_>,
+    protocol: &Protocol,
+    (baseline, baseline_note): Baseline,
+    progress: &EvalProgress,
+) -> Scores {
+    let classifier = scores_classifier(input, protocol);
     let x = input
         .data
-        .filter(|d| protocol.kept_in_x || (classifier.is_some() && d.labels.is_some()))
+        .filter(|d| protocol.kept_in_x || (classifier && d.labels.is_some()))
         .map(|d| d.x.view());
     let evaluation = eval::evaluate_run_with(
         &RunInput {
-            classifier: classifier.map(|c| ClassifierOutput {
-                predicted: c.predicted,
-                known: c.known,
-            }),
+            classifier: input
+                .predictions
+                .filter(|_| classifier)
+                .map(|p| ClassifierOutput {
+                    predicted: &p.labels,
+                    known: input.known,
+                }),
             baseline_h: baseline.as_ref().map(Array2::view),
             h: input.h.view(),
             x,
