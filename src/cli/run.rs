@@ -1,18 +1,22 @@
 //! `nmf-playground run`: fit one model headlessly (DESIGN.md §6).
 
 use super::CliError;
-use super::drive::fit_job;
-use crate::engine::constraints::{SideInfo, Triplet};
+use super::drive::run_trial;
+use crate::engine::constraints::Triplet;
 use crate::engine::data::{self, Dataset, LabelColumn, LoadOptions, Preprocess};
-use crate::engine::eval::{ClassifierOutput, Protocol, RunInput, SvmScaling, evaluate_run};
+use crate::engine::eval::SvmScaling;
 use crate::engine::files::export::{
     Factors, RunWriter, SampleLabels, clusters_csv, predictions_csv,
 };
 use crate::engine::files::session::{DataCheck, SessionFile};
 use crate::engine::jobs::experiment::{self, FitOptions, StopReason};
-use crate::engine::jobs::worker::{Job, JobId};
+use crate::engine::jobs::trial::{
+    GeneratedInfo, Hand, LabelPolicy, Outcome, Protocol as TrialProtocol, Side, Trial,
+    TripletPolicy, side,
+};
+use crate::engine::jobs::worker::JobId;
 use crate::engine::linalg;
-use crate::engine::models::{LabelOrigin, ModelKind, ModelSpec, ParamValue, WarmStart};
+use crate::engine::models::{ModelKind, ModelSpec, ParamValue, WarmStart};
 use anyhow::anyhow;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -101,26 +105,39 @@ pub struct KnownLabelArgs {
 }
 
 impl KnownLabelArgs {
-    /// The partial labels these arguments give for `data` (none when neither is set).
+    /// The partial labels these arguments give for `data` (none when neither is set), drawn
+    /// with `seed`.
     pub fn labels_for(&self, data: &Dataset, seed: u64) -> Result<Vec<Option<usize>>, CliError> {
-        use crate::engine::constraints::{read_known_labels, reveal_stratified};
+        match self.policy(data)? {
+            LabelPolicy::None => Ok(Vec::new()),
+            LabelPolicy::Given(known) => Ok(known.to_vec()),
+            LabelPolicy::Reveal(p) => {
+                side::reveal(data, p, seed).map_err(|e| CliError::BadInput(e.into()))
+            }
+        }
+    }
+
+    /// Where the known labels come from: the file read and checked, the share checked.
+    pub fn policy(&self, data: &Dataset) -> Result<LabelPolicy, CliError> {
+        use crate::engine::constraints::read_known_labels;
         let bad = |e: anyhow::Error| CliError::BadInput(e);
         if let Some(file) = &self.known_labels {
-            return read_known_labels(file, data).map_err(|e| bad(e.into()));
+            let known = read_known_labels(file, data).map_err(|e| bad(e.into()))?;
+            return Ok(LabelPolicy::Given(Arc::new(known)));
         }
         let Some(p) = self.reveal else {
-            return Ok(Vec::new());
+            return Ok(LabelPolicy::None);
         };
         if !(p > 0.0 && p <= 1.0) {
             return Err(bad(anyhow!("--reveal {p}: the share must be in (0, 1]")));
         }
-        let truth = data.labels.as_ref().ok_or_else(|| {
-            bad(anyhow!(
+        if data.labels.is_none() {
+            return Err(bad(anyhow!(
                 "{}: --reveal needs labelled data (it reveals the true labels)",
                 data.source
-            ))
-        })?;
-        reveal_stratified(truth, p, seed).map_err(|e| bad(e.into()))
+            )));
+        }
+        Ok(LabelPolicy::Reveal(p))
     }
 }
 
@@ -398,7 +415,7 @@ pub fn model_spec(args: &RunArgs, data: &Dataset) -> Result<ModelSpec, CliError>
     Ok(spec)
 }
 
-/// `run`: load, fit with progress on stderr, print/write the results.
+/// `run`: load, run the trial with progress on stderr, print/write the results.
 pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let from_session = match &args.session {
         Some(path) => Some((session_args(args, path)?, path.as_path())),
@@ -418,99 +435,131 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
         eprintln!("preprocessing: {why}");
     }
     let spec = model_spec(args, &data)?;
-    let (triplets, triplet_source, known) = match &from_session {
-        Some(((_, s), path)) => {
-            let (t, known) = session_side(s, path, &data, args.allow_changed_data)?;
-            (t, json!({"session": path.display().to_string()}), known)
+    let session = from_session.as_ref().map(|((_, s), path)| (s, *path));
+    let (side, origin) = side_policy(args, session, &data)?;
+    let mut trial = Trial::new(Arc::clone(&data), spec, fit);
+    trial.side = side;
+    trial.threads = threads;
+    trial.id = JobId(1);
+    trial.protocol = TrialProtocol {
+        kmeans_restarts: usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX),
+        svm: args.svm,
+        ..TrialProtocol::default()
+    };
+    let outcome = run_trial(&trial, std::io::stderr().is_terminal())?;
+    print_outcome(&trial, &outcome);
+    let report = run_report(&trial, &outcome, &origin);
+    if let Some(dir) = &args.out {
+        write_run(dir, &data, &outcome, &report).map_err(CliError::Failed)?;
+        eprintln!("wrote results to {}", dir.display());
+    }
+    if args.json {
+        let text = serde_json::to_string(&report).map_err(|e| CliError::Failed(e.into()))?;
+        super::output::print_stdout(&format!("{text}\n"))?;
+    }
+    Ok(())
+}
+
+/// Where a run's triplets came from, for `run.json`.
+enum TripletOrigin {
+    None,
+    Session(String),
+    File(String),
+    Generated {
+        anchor_fraction: f64,
+        per_anchor: usize,
+    },
+}
+
+/// The run's side-information policy: the session's constraints, or `--triplets` and the known
+/// labels (`--reveal`, `--known-labels`); the model is handed all of it.
+fn side_policy(
+    args: &RunArgs,
+    session: Option<(&SessionFile, &Path)>,
+    data: &Dataset,
+) -> Result<(Side, TripletOrigin), CliError> {
+    let (triplets, labels, origin) = match session {
+        Some((s, path)) => {
+            let (t, known) = session_side(s, path, data, args.allow_changed_data)?;
+            let origin = TripletOrigin::Session(path.display().to_string());
+            (
+                TripletPolicy::Given(Arc::new(t)),
+                LabelPolicy::Given(Arc::new(known)),
+                origin,
+            )
         }
         None => {
-            let (t, src) = triplets_for(
-                args.triplets.as_deref(),
-                &args.triplet_opts,
-                &data,
-                spec.seed,
-            )?;
-            (t, src, args.labels.labels_for(&data, spec.seed)?)
+            let (policy, origin) =
+                triplet_policy(args.triplets.as_deref(), &args.triplet_opts, data)?;
+            (policy, args.labels.policy(data)?, origin)
         }
     };
-    let side = Arc::new(SideInfo::new(triplets, known));
-    let job = Job::new(JobId(1), Arc::clone(&data), spec.clone(), fit)
-        .with_side(Arc::clone(&side))
-        .with_threads(threads)
-        .headless();
-    let result = fit_job(job, std::io::stderr().is_terminal())?;
-    let rec = &result.record;
+    let side = Side::Policy {
+        triplets,
+        labels,
+        hand: Hand::Everything,
+    };
+    Ok((side, origin))
+}
+
+/// The fit's summary line and the notes of the fit and of its evaluation, on stderr.
+fn print_outcome(trial: &Trial, outcome: &Outcome) {
+    let fit = outcome.fit();
+    let rec = fit.record;
     eprintln!(
         "{} on {}: {} iterations in {:.3} s ({}), objective {:.6e}",
-        spec.kind.label(),
-        data.source,
+        trial.spec.kind.label(),
+        trial.data.source,
         rec.iterations(),
         rec.seconds,
-        match result.stop {
+        match fit.stop {
             StopReason::Converged => "converged",
             StopReason::MaxIter => "iteration cap",
             StopReason::Cancelled => "cancelled",
         },
-        rec.objective
-            .last()
-            .copied()
-            .unwrap_or(rec.initial_objective),
+        fit.final_objective(),
     );
-    for note in &result.notes {
+    for note in fit.notes {
         eprintln!("note: {note}");
     }
-
-    let restarts = usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX);
-    // A classifier is read next to a linear SVM on NMF's H, trained on the same given labels.
-    let predictions = result.outputs.predictions.as_deref();
-    let baseline_h = match (predictions, &data.labels) {
-        (Some(_), Some(_)) => match experiment::nmf_baseline(&data, spec.k, spec.seed) {
-            Ok(h) => Some(h),
-            Err(e) => {
-                eprintln!("note: evaluation: no NMF baseline for the SVM on H: {e}");
-                None
-            }
-        },
-        _ => None,
-    };
-    let ev = evaluate_run(
-        &RunInput {
-            classifier: predictions.map(|p| ClassifierOutput {
-                predicted: &p.labels,
-                known: &side.labels,
-            }),
-            baseline_h: baseline_h.as_ref().map(|h| h.view()),
-            h: result.h.view(),
-            x: Some(data.x.view()),
-            assignments: result.outputs.assignments.as_deref(),
-            truth: data.labels.as_deref(),
-            n_classes: data.n_classes(),
-            triplets: &side.triplets,
-            seed: spec.seed,
-        },
-        &Protocol {
-            kmeans_restarts: restarts,
-            classify: true,
-            svm: args.svm,
-        },
-    );
-    for note in &ev.notes {
+    let scores = &outcome.scores;
+    for note in scores.baseline_note.iter().chain(&scores.evaluation.notes) {
         eprintln!("note: evaluation: {note}");
     }
-    let clusters = ev.clusters.clone();
-    let mut metrics = ev.metrics_json();
-    if let Some(p) = predictions {
-        let rounds = rec.phases.iter().map(|ph| ph.round).max().unwrap_or(0);
-        let moved = p
-            .origin
-            .iter()
-            .filter(|o| matches!(o, LabelOrigin::SelfTrained { .. }))
-            .count();
-        metrics.insert("self_training_rounds".into(), json!(rounds));
+}
+
+/// `run.json` and `run --json`: the spec, the data, the fit, the side information and the
+/// metrics.
+fn run_report(trial: &Trial, outcome: &Outcome, origin: &TripletOrigin) -> Value {
+    let (spec, data) = (&trial.spec, &trial.data);
+    let fit = outcome.fit();
+    let rec = fit.record;
+    let mut metrics = outcome.scores.evaluation.metrics_json();
+    if let Some(moved) = fit.self_trained() {
+        metrics.insert(
+            "self_training_rounds".into(),
+            json!(fit.self_training_rounds()),
+        );
         metrics.insert("self_trained".into(), json!(moved));
     }
-    let (h, w) = (&result.h, result.w.as_ref());
-    let report = json!({
+    let source = match origin {
+        TripletOrigin::None => Value::Null,
+        TripletOrigin::Session(path) => json!({"session": path}),
+        TripletOrigin::File(file) => json!({"file": file}),
+        TripletOrigin::Generated {
+            anchor_fraction,
+            per_anchor,
+        } => {
+            let g: GeneratedInfo = outcome.side.generated.unwrap_or_default();
+            json!({
+                "generated": true, "anchors": g.anchors, "label_based": g.label_based,
+                "neighbour_based": g.neighbour_based, "shortfall": g.shortfall,
+                "anchor_fraction": anchor_fraction, "per_anchor": per_anchor, "seed": spec.seed,
+            })
+        }
+    };
+    let side = &outcome.side.handed;
+    json!({
         "model": spec.kind.name(),
         "params": spec.resolved_params(),
         "seed": spec.seed,
@@ -524,47 +573,47 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
             "preprocess_reason": data.preprocess_reason,
         },
         "k": spec.k,
-        "max_iter": fit.max_iter,
-        "tol": fit.tol,
+        "max_iter": trial.fit.max_iter,
+        "tol": trial.fit.tol,
         "iterations": rec.iterations(),
-        "converged": result.stop == StopReason::Converged,
-        "stop": result.stop,
+        "converged": fit.stop == StopReason::Converged,
+        "stop": fit.stop,
         "seconds": rec.seconds,
         "initial_objective": rec.initial_objective,
         "objective": rec.objective,
         "terms": rec.terms,
-        "notes": result.notes,
-        "triplets": {"count": side.triplets.len(), "source": triplet_source},
+        "notes": fit.notes,
+        "triplets": {"count": side.triplets.len(), "source": source},
         "known_labels": side.n_known_labels(),
         "metrics": Value::Object(metrics),
-    });
+    })
+}
 
-    if let Some(dir) = &args.out {
-        let factors = Factors {
-            h,
-            w,
-            exports: &result.exports,
-        };
-        let predicted = predictions.map(|p| predictions_csv(&data, &side.labels, p));
-        // Truth, given labels and clusters per sample, as the app exports them (`report`
-        // draws the confusion matrix from it).
-        let labels = SampleLabels {
-            data: &data,
-            painted: &side.labels,
-            clusters: Some(&clusters),
-        };
-        let files = RunFiles {
-            predictions: predicted.as_deref(),
-            labels: &labels.csv(),
-        };
-        write_outputs(dir, &report, &factors, &clusters, rec, &files).map_err(CliError::Failed)?;
-        eprintln!("wrote results to {}", dir.display());
-    }
-    if args.json {
-        let text = serde_json::to_string(&report).map_err(|e| CliError::Failed(e.into()))?;
-        super::output::print_stdout(&format!("{text}\n"))?;
-    }
-    Ok(())
+/// The files of `--out` for this outcome.
+fn write_run(dir: &Path, data: &Dataset, outcome: &Outcome, report: &Value) -> anyhow::Result<()> {
+    let fit = outcome.fit();
+    let side = &outcome.side.handed;
+    let clusters = &outcome.scores.evaluation.clusters;
+    let factors = Factors {
+        h: fit.h,
+        w: fit.w,
+        exports: fit.exports,
+    };
+    let predicted = fit
+        .predictions
+        .map(|p| predictions_csv(data, &side.labels, p));
+    // Truth, given labels and clusters per sample, as the app exports them (`report`
+    // draws the confusion matrix from it).
+    let labels = SampleLabels {
+        data,
+        painted: &side.labels,
+        clusters: Some(clusters),
+    };
+    let files = RunFiles {
+        predictions: predicted.as_deref(),
+        labels: &labels.csv(),
+    };
+    write_outputs(dir, report, &factors, clusters, fit.record, &files)
 }
 
 /// Per-sample files of `--out`, already formatted.
@@ -627,42 +676,34 @@ fn write_outputs(
     Ok(())
 }
 
-/// The triplets of a run: none, a file (.json constraints file checked against the dataset's
-/// fingerprint, or .csv `i,j,q`), or generated by the protocol from the ground-truth labels.
-pub fn triplets_for(
+/// Where `--triplets` says a run's triplets come from: none, a file (.json constraints file
+/// checked against the dataset's fingerprint, or .csv `i,j,q`), or generated by the protocol
+/// from the ground-truth labels.
+fn triplet_policy(
     spec: Option<&str>,
     opts: &TripletArgs,
     data: &Dataset,
-    seed: u64,
-) -> Result<(Vec<Triplet>, Value), CliError> {
-    use crate::engine::constraints::generate::{
-        ProtocolOptions, generate_triplets, labels_from_truth,
-    };
+) -> Result<(TripletPolicy, TripletOrigin), CliError> {
     use crate::engine::constraints::io::{import_triplets_csv, load_json};
     let bad = |e: anyhow::Error| CliError::BadInput(e);
     match spec {
-        None => Ok((Vec::new(), Value::Null)),
+        None => Ok((TripletPolicy::None, TripletOrigin::None)),
         Some("generate") => {
-            let truth = data.labels.as_ref().ok_or_else(|| {
-                bad(anyhow!(
+            if data.labels.is_none() {
+                return Err(bad(anyhow!(
                     "{}: --triplets generate needs labelled data (the protocol draws from the labels)",
                     data.source
-                ))
-            })?;
-            let popts = ProtocolOptions {
+                )));
+            }
+            let policy = TripletPolicy::Generate {
                 anchor_fraction: opts.anchors,
                 per_anchor: opts.per_anchor,
-                seed,
-                ..ProtocolOptions::default()
             };
-            let g = generate_triplets(data.x.view(), &labels_from_truth(truth), &popts, &[])
-                .map_err(|e| bad(e.into()))?;
-            let src = json!({
-                "generated": true, "anchors": g.anchors.len(), "label_based": g.label_based,
-                "neighbour_based": g.neighbour_based, "shortfall": g.shortfall,
-                "anchor_fraction": opts.anchors, "per_anchor": opts.per_anchor, "seed": seed,
-            });
-            Ok((g.triplets, src))
+            let origin = TripletOrigin::Generated {
+                anchor_fraction: opts.anchors,
+                per_anchor: opts.per_anchor,
+            };
+            Ok((policy, origin))
         }
         Some(file) => {
             let p = Path::new(file);
@@ -678,7 +719,20 @@ pub fn triplets_for(
                     .triplets
                     .clone()
             };
-            Ok((t, json!({"file": file})))
+            let origin = TripletOrigin::File(file.to_owned());
+            Ok((TripletPolicy::Given(Arc::new(t)), origin))
         }
     }
+}
+
+/// The protocol's triplets for `data` drawn with `seed` (`triplets`).
+pub fn generated_triplets(
+    opts: &TripletArgs,
+    data: &Dataset,
+    seed: u64,
+) -> Result<Vec<Triplet>, CliError> {
+    triplet_policy(Some("generate"), opts, data)?;
+    side::generate(data, opts.anchors, opts.per_anchor, seed)
+        .map(|g| g.triplets)
+        .map_err(|e| CliError::BadInput(e.into()))
 }

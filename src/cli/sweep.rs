@@ -22,17 +22,17 @@ pub use ksel::{CLUSTERING_COLUMNS, KSelection};
 pub use shard::{MergeArgs, Shard, merge, parse_shard};
 
 use super::CliError;
-use super::drive::fit_blocking;
 use super::output::write_atomic;
 use super::run::{DataArgs, StopArgs, TripletArgs, load_data, parse_model};
-use crate::engine::constraints::generate::{ProtocolOptions, generate_triplets, labels_from_truth};
-use crate::engine::constraints::{SideInfo, Triplet};
+use crate::engine::constraints::Triplet;
 use crate::engine::data::{Dataset, Preprocess};
-use crate::engine::eval::{self, MeanStd, RunInput, SvmScaling, derive_seed, evaluate_run};
+use crate::engine::eval::{MeanStd, SvmScaling, derive_seed};
 use crate::engine::files::fsutil::csv_field;
 use crate::engine::jobs::experiment::StopReason;
-use crate::engine::jobs::worker::{Job as WorkerJob, JobId};
-use crate::engine::linalg;
+use crate::engine::jobs::trial::{
+    GivenScores, Hand, Outcome, Protocol as TrialProtocol, Side, Trial, TripletPolicy, side,
+};
+use crate::engine::jobs::worker::JobId;
 use crate::engine::models::{ModelKind, ModelSpec, ParamValue, SideNeed, params_string};
 use anyhow::{Context, anyhow};
 use serde::{Deserialize, Serialize};
@@ -538,116 +538,105 @@ fn f(v: f64) -> String {
     format!("{v:?}")
 }
 
-/// Fit one run and evaluate it; returns its row.
-fn execute(
-    job: &Job,
-    data: &Arc<Dataset>,
-    truth: &[usize],
-    k: usize,
-    triplets: &[Triplet],
-    args: &SweepArgs,
-) -> Row {
+/// Run one planned trial; returns its row.
+fn execute(job: &Job, data: &Arc<Dataset>, triplets: &Arc<Vec<Triplet>>, args: &SweepArgs) -> Row {
     let mut row: Row = BTreeMap::new();
     row.insert("model".into(), job.kind.name().into());
     row.insert("params".into(), job.params_str.clone());
     row.insert("repeat".into(), job.repeat.to_string());
     row.insert("seed".into(), job.seed.to_string());
-    row.insert("k".into(), k.to_string());
+    row.insert("k".into(), job.k.to_string());
     row.insert("triplets".into(), triplets.len().to_string());
-    if let Err(e) = fit_and_score(job, data, truth, k, triplets, args, &mut row) {
-        let msg = format!("{e:#}").replace(['\n', '\r'], " ");
-        row.insert("error".into(), msg);
+    if let Err(e) = run_trial(job, data, triplets, args, &mut row) {
+        row.insert("error".into(), e.replace(['\n', '\r'], " "));
     }
     row
 }
 
-fn fit_and_score(
+/// The trial of a planned run: the repeat's triplets (scored for every model, handed to those
+/// that use them), the cell's share of labels, the sweep's protocol; one thread.
+fn trial_for(
     job: &Job,
     data: &Arc<Dataset>,
-    truth: &[usize],
-    k: usize,
-    triplets: &[Triplet],
+    triplets: &Arc<Vec<Triplet>>,
     args: &SweepArgs,
-    row: &mut Row,
-) -> anyhow::Result<()> {
-    linalg::set_threads(1);
+) -> Result<Trial, String> {
     let spec = ModelSpec {
         kind: job.kind,
-        k,
+        k: job.k,
         seed: job.seed,
         params: job.params.clone(),
         init: None,
     };
-    let uses_triplets = matches!(job.kind.needs(), SideNeed::Triplets | SideNeed::Links);
-    let uses_labels = matches!(job.kind.needs(), SideNeed::Links | SideNeed::PartialLabels);
-    let semi = args.protocol == Protocol::Semi;
-    let known = if uses_labels || semi {
-        args.labels
-            .for_share(job.reveal)
-            .labels_for(data, job.seed)
-            .map_err(|e| anyhow!("{e}"))?
-    } else {
-        Vec::new()
+    // Checked once in `run_sweep`.
+    let fit = args.stop.fit_options().map_err(|e| e.to_string())?;
+    let labels = (args.labels.for_share(job.reveal))
+        .policy(data)
+        .map_err(|e| e.to_string())?;
+    let mut trial = Trial::new(Arc::clone(data), spec, fit);
+    trial.id = JobId(job.repeat);
+    trial.side = Side::Policy {
+        triplets: TripletPolicy::Given(Arc::clone(triplets)),
+        labels,
+        hand: Hand::WhatTheModelUses,
     };
+    trial.protocol = TrialProtocol {
+        kmeans_restarts: usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX),
+        split: args.protocol == Protocol::Classification,
+        svm: args.svm.unwrap_or_default(),
+        classifier: false,
+        kept_in_x: false,
+        given: args.protocol == Protocol::Semi,
+    };
+    Ok(trial)
+}
+
+/// Run the trial and fill the row; an error ends the row (what was filled stays).
+fn run_trial(
+    job: &Job,
+    data: &Arc<Dataset>,
+    triplets: &Arc<Vec<Triplet>>,
+    args: &SweepArgs,
+    row: &mut Row,
+) -> Result<(), String> {
+    let trial = trial_for(job, data, triplets, args)?;
+    let side = trial.resolve_side().map_err(|e| e.to_string())?;
     row.insert(
         "known_labels".into(),
-        known.iter().flatten().count().to_string(),
+        side.known.iter().flatten().count().to_string(),
     );
-    let side = SideInfo::new(
-        if uses_triplets {
-            triplets.to_vec()
-        } else {
-            Vec::new()
-        },
-        if uses_labels {
-            known.clone()
-        } else {
-            Vec::new()
-        },
-    );
-    // Checked once in `run_sweep`.
-    let opts = args.stop.fit_options().map_err(|e| anyhow!("{e}"))?;
-    let work = WorkerJob::new(JobId(job.repeat), Arc::clone(data), spec, opts)
-        .with_side(Arc::new(side))
-        .headless();
-    let result = fit_blocking(work).map_err(|e| anyhow!("{e}"))?;
-    let rec = &result.record;
+    let outcome = trial
+        .run_resolved(side, &mut |_| true)
+        .map_err(|e| e.to_string())?;
+    fit_columns(&outcome, data, args.keep_curves, row);
+    match &outcome.scores.given {
+        Some(given) => given_columns(
+            outcome.scores.baseline_note.as_deref(),
+            given,
+            &outcome,
+            row,
+        ),
+        None => Ok(()),
+    }
+}
+
+/// The fit's columns and the evaluation's (clustering, triplets kept, the 80/20 split), and
+/// for clusterings.csv the labelling and the relative error.
+fn fit_columns(outcome: &Outcome, data: &Dataset, keep_curves: bool, row: &mut Row) {
+    let fit = outcome.fit();
+    let rec = fit.record;
     row.insert("iterations".into(), rec.iterations().to_string());
     row.insert(
         "converged".into(),
-        (result.stop == StopReason::Converged).to_string(),
+        (fit.stop == StopReason::Converged).to_string(),
     );
     row.insert("seconds".into(), f(rec.seconds));
-    if args.keep_curves {
+    if keep_curves {
         row.insert(curves::KEY.into(), curves::field(&rec.objective));
     }
-    row.insert(
-        "objective".into(),
-        f(rec
-            .objective
-            .last()
-            .copied()
-            .unwrap_or(rec.initial_objective)),
-    );
-    let ev = evaluate_run(
-        &RunInput {
-            classifier: None,
-            baseline_h: None,
-            h: result.h.view(),
-            x: None,
-            assignments: result.outputs.assignments.as_deref(),
-            truth: Some(truth),
-            n_classes: data.n_classes().max(1),
-            triplets,
-            seed: job.seed,
-        },
-        &eval::Protocol {
-            kmeans_restarts: usize::try_from(args.kmeans_repeats).unwrap_or(usize::MAX),
-            classify: args.protocol == Protocol::Classification,
-            svm: args.svm.unwrap_or_default(),
-        },
-    );
-    let mut notes = result.notes.clone();
+    row.insert("objective".into(), f(fit.final_objective()));
+    let ev = &outcome.scores.evaluation;
+    let mut notes = fit.notes.to_vec();
     notes.extend(ev.notes.iter().map(|n| format!("evaluation: {n}")));
     row.insert("notes".into(), notes.join("; "));
     for (name, v) in ev.clustering_means() {
@@ -663,7 +652,7 @@ fn fit_and_score(
         row.insert("macro_f1_of_means".into(), f(r.macro_f1_of_means));
     }
     // For clusterings.csv (not runs.csv columns): the labelling and the relative error.
-    let labels = eval::run_labelling(result.outputs.assignments.as_deref(), result.h.view());
+    let labels = fit.labelling();
     row.insert(
         "labels".into(),
         labels
@@ -672,99 +661,39 @@ fn fit_and_score(
             .collect::<Vec<_>>()
             .join(" "),
     );
-    if let Some(e) = (result.w.as_ref())
-        .and_then(|w| eval::relative_error(data.x.view(), w.view(), result.h.view()))
-    {
+    if let Some(e) = fit.recon_error(data.x.view()) {
         row.insert("recon_error".into(), f(e));
     }
-    if semi {
-        let given = Given {
-            truth,
-            known: &known,
-            scaling: args.svm.unwrap_or_default(),
-        };
-        semi_scores(&result, data, &given, k, job.seed, row)?;
-    }
-    Ok(())
-}
-
-/// What the semi-supervised protocol scores against: the truth, the labels given to the model,
-/// and the SVM baselines' feature scaling.
-struct Given<'a> {
-    truth: &'a [usize],
-    known: &'a [Option<usize>],
-    scaling: SvmScaling,
 }
 
 /// `--protocol semi`: the run's scores on the samples not given, and the linear-SVM baselines
-/// (on X, on an NMF's H) on the same split (docs/models.md §8.5).
-fn semi_scores(
-    result: &crate::engine::jobs::worker::RunResult,
-    data: &Arc<Dataset>,
-    given: &Given<'_>,
-    k: usize,
-    seed: u64,
+/// (on X, on an NMF's H) on the same split (docs/models.md §8.5). Without an NMF baseline
+/// (data NMF refuses, e.g. the z-scores of `standardize`) the model and the SVM on X are
+/// still scored, as `run` does, and the row says why.
+fn given_columns(
+    baseline_note: Option<&str>,
+    given: &Result<GivenScores, String>,
+    outcome: &Outcome,
     row: &mut Row,
-) -> anyhow::Result<()> {
-    let Given {
-        truth,
-        known,
-        scaling,
-    } = *given;
-    use crate::engine::eval::{ClassifierOutput, score_semi, svm_on_given};
-    // Without an NMF baseline (data NMF refuses, e.g. the z-scores of `standardize`) the
-    // model and the SVM on X are still scored, as `run` does, and the row says why.
-    let baseline = match crate::engine::jobs::experiment::nmf_baseline(data, k, seed) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            push_note(
-                row,
-                &format!("evaluation: no NMF baseline for the SVM on H: {e}"),
-            );
-            None
-        }
-    };
-    let (model, svm_x, svm_h) = match result.outputs.predictions.as_deref() {
-        Some(p) => {
-            let out = ClassifierOutput {
-                predicted: &p.labels,
-                known,
-            };
-            let (r, notes) = score_semi(
-                &out,
-                truth,
-                Some(data.x.view()),
-                baseline.as_ref().map(|b| b.view()),
-                seed,
-                scaling,
-            )?;
-            for n in notes {
-                push_note(row, &format!("evaluation: {n}"));
-            }
-            let rounds = result.record.phases.iter().map(|ph| ph.round).max();
-            row.insert(
-                "self_training_rounds".into(),
-                rounds.unwrap_or(0).to_string(),
-            );
-            (r.model, r.svm_x, r.svm_h)
-        }
-        // Not a classifier: a linear SVM on its H, trained on the given samples.
-        None => (
-            svm_on_given(result.h.view(), known, truth, seed, scaling)?,
-            Some(svm_on_given(data.x.view(), known, truth, seed, scaling)?),
-            baseline
-                .as_ref()
-                .map(|b| svm_on_given(b.view(), known, truth, seed, scaling))
-                .transpose()?,
-        ),
-    };
-    row.insert("class_acc".into(), f(model.accuracy));
-    row.insert("class_macro_f1".into(), f(model.macro_f1));
-    if let Some(r) = svm_x {
+) -> Result<(), String> {
+    if let Some(note) = baseline_note {
+        push_note(row, &format!("evaluation: {note}"));
+    }
+    let g = given.as_ref().map_err(String::clone)?;
+    for n in &g.notes {
+        push_note(row, &format!("evaluation: {n}"));
+    }
+    if g.classifier {
+        let rounds = outcome.fit().self_training_rounds();
+        row.insert("self_training_rounds".into(), rounds.to_string());
+    }
+    row.insert("class_acc".into(), f(g.model.accuracy));
+    row.insert("class_macro_f1".into(), f(g.model.macro_f1));
+    if let Some(r) = &g.svm_x {
         row.insert("svm_x_acc".into(), f(r.accuracy));
         row.insert("svm_x_macro_f1".into(), f(r.macro_f1));
     }
-    if let Some(r) = svm_h {
+    if let Some(r) = &g.svm_h {
         row.insert("svm_nmf_h_acc".into(), f(r.accuracy));
         row.insert("svm_nmf_h_macro_f1".into(), f(r.macro_f1));
     }
@@ -857,8 +786,69 @@ pub fn run_sweep(
     if args.jobs == Some(0) {
         return Err(bad(anyhow!("--jobs must be ≥ 1")));
     }
+    let kinds = distinct_models(&args.models)?;
+    let grid = parse_grid(&args.grid).map_err(|e| bad(anyhow!(e)))?;
+    let settled = settled_args(args)?;
+    let args = &settled;
+    let data = Arc::new(load_data(&args.input)?);
+    for w in &data.warnings {
+        eprintln!("warning: {w}");
+    }
+    if let Some(why) = &data.preprocess_reason {
+        eprintln!("preprocessing: {why}");
+    }
+    check_side(args, &data)?;
+    let k = args.k.unwrap_or_else(|| data.n_classes());
+    let cells = with_shares(plan_cells(&kinds, &grid, k, &data)?, &args.labels);
+    let manifest = manifest_for(args, &data, k);
+    let existing = open_folder(args, &manifest)?;
+    let clusterings_path = args.out.join("clusterings.csv");
+    let mut clusterings = ksel::read_clusterings(&clusterings_path)?;
+    // Rewritten whole: also creates it for a sweep begun before clusterings.csv existed.
+    ksel::write_clusterings(&clusterings_path, &clusterings)?;
+    let (jobs, skipped) = plan_jobs(&cells, args, &existing);
+    let threads = args.jobs.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(failed)?;
+    let triplets = repeat_triplets(&kinds, &jobs, &data, args, &pool)?;
+    let total = jobs.len();
+    let new_rows = pool.install(|| execute_all(&jobs, &data, &triplets, args, progress))?;
+    let mut rows = existing;
+    for r in new_rows {
+        if r.contains_key("labels") {
+            clusterings.insert(row_key(&r), r.clone());
+        }
+        rows.push(r);
+    }
+    write_outputs(
+        &Outputs {
+            manifest: &manifest,
+            models: json!(kinds.iter().map(|k| k.name()).collect::<Vec<_>>()),
+            grid: json!(
+                grid.iter()
+                    .map(|(n, v)| json!({"name": n, "values": v}))
+                    .collect::<Vec<_>>()
+            ),
+            args,
+            cells: &cells,
+            rows: &rows,
+            clusterings: &clusterings,
+        },
+        total,
+        skipped,
+    )
+}
+
+/// `--models` in the given order; a model named twice, or none, is refused.
+fn distinct_models(models: &[ModelKind]) -> Result<Vec<ModelKind>, CliError> {
     let mut kinds: Vec<ModelKind> = Vec::new();
-    for &kind in &args.models {
+    for &kind in models {
         if kinds.contains(&kind) {
             return Err(bad(anyhow!("--models names `{}` twice", kind.name())));
         }
@@ -867,21 +857,15 @@ pub fn run_sweep(
     if kinds.is_empty() {
         return Err(bad(anyhow!("--models: no model given")));
     }
-    let grid = parse_grid(&args.grid).map_err(|e| bad(anyhow!(e)))?;
-    let settled = settled_args(args)?;
-    let args = &settled;
-    let svm = args.svm.unwrap_or_default();
+    Ok(kinds)
+}
 
-    let data = Arc::new(load_data(&args.input)?);
-    for w in &data.warnings {
-        eprintln!("warning: {w}");
-    }
-    if let Some(why) = &data.preprocess_reason {
-        eprintln!("preprocessing: {why}");
-    }
-    // A bad --reveal or --known-labels is one error up front, not one per run.
+/// The side information and truth a sweep needs, checked once up front: a bad --reveal or
+/// --known-labels is one error, not one per run; the semi protocol needs a training set; the
+/// data must be labelled.
+fn check_side(args: &SweepArgs, data: &Dataset) -> Result<(), CliError> {
     for share in args.labels.shares() {
-        args.labels.for_share(share).labels_for(&data, args.seed)?;
+        args.labels.for_share(share).labels_for(data, args.seed)?;
     }
     if args.protocol == Protocol::Semi
         && args.labels.reveal.is_empty()
@@ -892,20 +876,18 @@ pub fn run_sweep(
              true labels per repeat) or --known-labels FILE"
         )));
     }
-    let truth: Vec<usize> = data.labels.clone().ok_or_else(|| {
-        bad(anyhow!(
+    if data.labels.is_none() {
+        return Err(bad(anyhow!(
             "{}: sweep needs labelled data (the metrics compare with the ground truth)",
             data.source
-        ))
-    })?;
-    let k = match args.k {
-        Some(k) => k,
-        None => data.n_classes(),
-    };
-    let cells = with_shares(plan_cells(&kinds, &grid, k, &data)?, &args.labels);
+        )));
+    }
+    Ok(())
+}
 
-    // Manifest and resume.
-    let manifest = Manifest {
+/// The manifest of this sweep's folder.
+fn manifest_for(args: &SweepArgs, data: &Dataset, k: usize) -> Manifest {
+    Manifest {
         data: args.input.data.clone(),
         fingerprint: data.fingerprint,
         preprocess: data.preprocess.name().to_owned(),
@@ -928,12 +910,16 @@ pub fn run_sweep(
             Vec::new()
         },
         shard: args.shard.map(|s| s.to_string()),
-        svm,
-    };
+        svm: args.svm.unwrap_or_default(),
+    }
+}
+
+/// The rows already in `--out` when resuming (after checking its manifest against this
+/// sweep's); otherwise the folder is created with the manifest and an empty runs.csv.
+fn open_folder(args: &SweepArgs, manifest: &Manifest) -> Result<Vec<Row>, CliError> {
     let out = &args.out;
     let csv_path = out.join("runs.csv");
     let manifest_path = out.join("sweep.json");
-    let mut existing: Vec<Row> = Vec::new();
     if args.resume && csv_path.exists() {
         let text = std::fs::read_to_string(&manifest_path)
             .with_context(|| {
@@ -960,31 +946,31 @@ pub fn run_sweep(
                 diffs.join("; ")
             )));
         }
-        existing = read_rows(&csv_path)?;
-    } else if csv_path.exists() {
+        return read_rows(&csv_path);
+    }
+    if csv_path.exists() {
         return Err(bad(anyhow!(
             "{} already exists: pass --resume to continue that sweep, or choose another --out",
             csv_path.display()
         )));
-    } else {
-        std::fs::create_dir_all(out)
-            .with_context(|| format!("cannot create {}", out.display()))
-            .map_err(failed)?;
-        let text = serde_json::to_string_pretty(&manifest).map_err(failed)?;
-        write_atomic(&manifest_path, text.as_bytes()).map_err(failed)?;
-        write_atomic(&csv_path, format!("{}\n", COLUMNS.join(",")).as_bytes()).map_err(failed)?;
     }
-    let clusterings_path = out.join("clusterings.csv");
-    let mut clusterings = ksel::read_clusterings(&clusterings_path)?;
-    // Rewritten whole: also creates it for a sweep begun before clusterings.csv existed.
-    ksel::write_clusterings(&clusterings_path, &clusterings)?;
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("cannot create {}", out.display()))
+        .map_err(failed)?;
+    let text = serde_json::to_string_pretty(manifest).map_err(failed)?;
+    write_atomic(&manifest_path, text.as_bytes()).map_err(failed)?;
+    write_atomic(&csv_path, format!("{}\n", COLUMNS.join(",")).as_bytes()).map_err(failed)?;
+    Ok(Vec::new())
+}
 
-    // The runs still to do.
+/// The runs still to do: every cell × repeat in this shard and not already in runs.csv; and
+/// how many were skipped as done.
+fn plan_jobs(cells: &[Cell], args: &SweepArgs, existing: &[Row]) -> (Vec<Job>, usize) {
     let done: HashSet<(String, String, String)> = existing.iter().map(row_key).collect();
     let mut jobs = Vec::new();
     let mut skipped = 0;
     let mut t = 0usize;
-    for cell in &cells {
+    for cell in cells {
         for r in 0..args.repeats {
             t += 1;
             if args.shard.is_some_and(|s| !s.owns(t - 1)) {
@@ -1010,143 +996,129 @@ pub fn run_sweep(
             });
         }
     }
+    (jobs, skipped)
+}
 
-    let threads = args.jobs.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(failed)?;
-
-    // Triplets per repeat, shared by every model of that repeat.
+/// Triplets per repeat, drawn once (in parallel) and shared by every model of that repeat;
+/// none when no model of the sweep uses triplets.
+fn repeat_triplets(
+    kinds: &[ModelKind],
+    jobs: &[Job],
+    data: &Dataset,
+    args: &SweepArgs,
+    pool: &rayon::ThreadPool,
+) -> Result<BTreeMap<u64, Arc<Vec<Triplet>>>, CliError> {
+    use rayon::prelude::*;
     let use_triplets = kinds
         .iter()
         .any(|k| matches!(k.needs(), SideNeed::Triplets | SideNeed::Links));
-    let repeats_needed: Vec<u64> = {
-        let mut r: Vec<u64> = jobs.iter().map(|j| j.repeat).collect();
-        r.sort_unstable();
-        r.dedup();
-        r
-    };
-    let mut triplets: BTreeMap<u64, Vec<Triplet>> = BTreeMap::new();
-    if use_triplets {
-        use rayon::prelude::*;
-        let labels = labels_from_truth(&truth);
-        let generated: Vec<Result<(u64, Vec<Triplet>), CliError>> = pool.install(|| {
-            repeats_needed
-                .par_iter()
-                .map(|&r| {
-                    let popts = ProtocolOptions {
-                        anchor_fraction: args.triplet_opts.anchors,
-                        per_anchor: args.triplet_opts.per_anchor,
-                        seed: derive_seed(args.seed, r),
-                        ..ProtocolOptions::default()
-                    };
-                    generate_triplets(data.x.view(), &labels, &popts, &[])
-                        .map(|g| (r, g.triplets))
-                        .map_err(|e| bad(anyhow!("triplets for repeat {r}: {e}")))
-                })
-                .collect()
-        });
-        for g in generated {
-            let (r, t) = g?;
-            triplets.insert(r, t);
-        }
+    if !use_triplets {
+        return Ok(BTreeMap::new());
+    }
+    let mut repeats: Vec<u64> = jobs.iter().map(|j| j.repeat).collect();
+    repeats.sort_unstable();
+    repeats.dedup();
+    let (anchors, per_anchor) = (args.triplet_opts.anchors, args.triplet_opts.per_anchor);
+    pool.install(|| {
+        repeats
+            .par_iter()
+            .map(|&r| {
+                side::generate(data, anchors, per_anchor, derive_seed(args.seed, r))
+                    .map(|g| (r, Arc::new(g.triplets)))
+                    .map_err(|e| bad(anyhow!("triplets for repeat {r}: {e}")))
+            })
+            .collect()
+    })
+}
+
+/// The files a sweep appends to as its runs finish: runs.csv, clusterings.csv, and
+/// curves.csv with `--keep-curves`.
+struct Appenders {
+    out: PathBuf,
+    runs: std::fs::File,
+    clusterings: std::fs::File,
+    curves: Option<std::fs::File>,
+}
+
+impl Appenders {
+    fn open(out: &Path, keep_curves: bool) -> Result<Self, CliError> {
+        let append = |path: &Path| {
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .with_context(|| format!("cannot open {} for appending", path.display()))
+                .map_err(failed)
+        };
+        Ok(Self {
+            out: out.to_owned(),
+            runs: append(&out.join("runs.csv"))?,
+            clusterings: append(&out.join("clusterings.csv"))?,
+            curves: if keep_curves {
+                Some(curves::open(&out.join(curves::FILE))?)
+            } else {
+                None
+            },
+        })
     }
 
-    // Execute, appending rows as they finish.
-    let file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&csv_path)
-        .with_context(|| format!("cannot open {} for appending", csv_path.display()))
-        .map_err(failed)?;
-    let cfile = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&clusterings_path)
-        .with_context(|| format!("cannot open {} for appending", clusterings_path.display()))
-        .map_err(failed)?;
-    let kfile = if args.keep_curves {
-        Some(curves::open(&out.join(curves::FILE))?)
-    } else {
-        None
-    };
-    let file = Mutex::new((file, cfile, kfile));
+    /// Append a finished run's lines (its curve, its labelling, then its row: a run in
+    /// runs.csv always has its clustering), flushed; the curve leaves the row.
+    fn append(&mut self, row: &mut Row) -> Result<(), CliError> {
+        fn put(
+            file: &mut std::fs::File,
+            line: &str,
+            name: &dyn std::fmt::Display,
+        ) -> Result<(), CliError> {
+            file.write_all(line.as_bytes())
+                .and_then(|()| file.flush())
+                .with_context(|| format!("cannot append to {name}"))
+                .map_err(failed)
+        }
+        if let (Some(kh), Some(line)) = (self.curves.as_mut(), curves::line(row)) {
+            put(kh, &line, &curves::FILE)?;
+        }
+        row.remove(curves::KEY);
+        if let Some(line) = ksel::clustering_line(row) {
+            let path = self.out.join("clusterings.csv");
+            put(&mut self.clusterings, &line, &path.display())?;
+        }
+        let path = self.out.join("runs.csv");
+        put(&mut self.runs, &row_line(row), &path.display())
+    }
+}
+
+/// Run the jobs in parallel (on the caller's rayon pool), appending each row as it finishes
+/// and reporting progress.
+fn execute_all(
+    jobs: &[Job],
+    data: &Arc<Dataset>,
+    triplets: &BTreeMap<u64, Arc<Vec<Triplet>>>,
+    args: &SweepArgs,
+    progress: &(dyn Fn(&Progress) + Sync),
+) -> Result<Vec<Row>, CliError> {
+    use rayon::prelude::*;
+    let files = Mutex::new(Appenders::open(&args.out, args.keep_curves)?);
     let total = jobs.len();
     let finished = AtomicUsize::new(0);
     let start = Instant::now();
-    let empty: Vec<Triplet> = Vec::new();
-    let new_rows: Vec<Result<Row, CliError>> = {
-        use rayon::prelude::*;
-        pool.install(|| {
-            jobs.par_iter()
-                .map(|job| {
-                    let t = triplets.get(&job.repeat).unwrap_or(&empty);
-                    let mut row = execute(job, &data, &truth, job.k, t, args);
-                    {
-                        let mut guard = file
-                            .lock()
-                            .map_err(|_| failed(anyhow!("runs.csv writer poisoned")))?;
-                        let (fh, ch, kh) = &mut *guard;
-                        if let (Some(kh), Some(line)) = (kh.as_mut(), curves::line(&row)) {
-                            kh.write_all(line.as_bytes())
-                                .and_then(|()| kh.flush())
-                                .with_context(|| format!("cannot append to {}", curves::FILE))
-                                .map_err(failed)?;
-                        }
-                        row.remove(curves::KEY);
-                        // The labelling first: a run in runs.csv always has its clustering.
-                        if let Some(line) = ksel::clustering_line(&row) {
-                            ch.write_all(line.as_bytes())
-                                .and_then(|()| ch.flush())
-                                .with_context(|| {
-                                    format!("cannot append to {}", clusterings_path.display())
-                                })
-                                .map_err(failed)?;
-                        }
-                        fh.write_all(row_line(&row).as_bytes())
-                            .and_then(|()| fh.flush())
-                            .with_context(|| format!("cannot append to {}", csv_path.display()))
-                            .map_err(failed)?;
-                    }
-                    let done = finished.fetch_add(1, Ordering::SeqCst) + 1;
-                    progress(&Progress {
-                        done,
-                        total,
-                        elapsed: start.elapsed(),
-                    });
-                    Ok(row)
-                })
-                .collect()
+    let empty = Arc::new(Vec::new());
+    jobs.par_iter()
+        .map(|job| {
+            let t = triplets.get(&job.repeat).unwrap_or(&empty);
+            let mut row = execute(job, data, t, args);
+            files
+                .lock()
+                .map_err(|_| failed(anyhow!("runs.csv writer poisoned")))?
+                .append(&mut row)?;
+            let done = finished.fetch_add(1, Ordering::SeqCst) + 1;
+            progress(&Progress {
+                done,
+                total,
+                elapsed: start.elapsed(),
+            });
+            Ok(row)
         })
-    };
-    let mut rows = existing;
-    for r in new_rows {
-        let r = r?;
-        if r.contains_key("labels") {
-            clusterings.insert(row_key(&r), r.clone());
-        }
-        rows.push(r);
-    }
-    write_outputs(
-        &Outputs {
-            manifest: &manifest,
-            models: json!(kinds.iter().map(|k| k.name()).collect::<Vec<_>>()),
-            grid: json!(
-                grid.iter()
-                    .map(|(n, v)| json!({"name": n, "values": v}))
-                    .collect::<Vec<_>>()
-            ),
-            args,
-            cells: &cells,
-            rows: &rows,
-            clusterings: &clusterings,
-        },
-        total,
-        skipped,
-    )
+        .collect()
 }
 
 /// What the summary files of a sweep (or a merge of its shards) are made from.

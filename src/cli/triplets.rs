@@ -3,7 +3,7 @@
 //! dataset's fingerprint, which the app and `run --triplets` load).
 
 use super::CliError;
-use super::run::{DataArgs, TripletArgs, load_data, triplets_for};
+use super::run::{DataArgs, TripletArgs, generated_triplets, load_data};
 use crate::engine::constraints::Labels;
 use crate::engine::constraints::io::{export_triplets_csv, save_json};
 use crate::engine::constraints::store::Store;
@@ -27,7 +27,7 @@ pub struct TripletsArgs {
 
 pub fn run(args: &TripletsArgs) -> Result<(), CliError> {
     let data = load_data(&args.input)?;
-    let (triplets, _) = triplets_for(Some("generate"), &args.opts, &data, args.seed)?;
+    let triplets = generated_triplets(&args.opts, &data, args.seed)?;
     let is_csv = args
         .output
         .extension()

@@ -1,18 +1,17 @@
 //! Evaluation of a finished run, off the UI thread: repeated k-means on H (ACC / NMI ± std
 //! against the labels), an 80/20 stratified split with a linear SVM (accuracy, macro-F1,
 //! confusion matrix) and the share of the run's triplets H keeps (docs/models.md §8), by the
-//! engine's one evaluation ([`evaluate_run`]). The result comes back as a background task's
+//! scoring stages of the engine's pipeline ([`score`]). The result comes back as a background task's
 //! message, tagged with the run's history id; a stale one (a newer
 //! run finished meanwhile) is dropped.
 
 use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
-use crate::engine::eval::{
-    ClassifierOutput, EvalProgress, Protocol, RunInput, SvmScaling, evaluate_run_with,
-};
+use crate::engine::eval::{EvalProgress, SvmScaling};
 use crate::engine::files::fsutil::{csv_field, write_atomic};
-use crate::engine::jobs::experiment::{StopReason, nmf_baseline};
+use crate::engine::jobs::experiment::StopReason;
+use crate::engine::jobs::trial::{FitView, Protocol, ScoreInput, score};
 use crate::engine::models::{Predictions, WarmStart, params_string};
 use crate::gui::state::{Evaluation, HistoryRow, Series};
 use ndarray::Array2;
@@ -44,51 +43,37 @@ pub struct EvalInput {
     pub progress: Arc<EvalProgress>,
 }
 
-/// The engine's evaluation of a finished run ([`evaluate_run`]), tagged with the run's id.
+/// The scoring stages of the engine's pipeline ([`score`]: the NMF baseline a classifier is
+/// read next to, then the evaluation), tagged with the run's id.
 pub fn evaluate(input: &EvalInput) -> Evaluation {
-    // A classifier is read next to a linear SVM on X and on NMF's H, trained on the same
-    // given labels; the NMF is fitted here, on the evaluation's thread.
-    let classifier_data = input
-        .predictions
-        .as_ref()
-        .and(input.data.as_ref())
-        .filter(|d| d.labels.is_some());
-    let baseline = classifier_data.map(|d| nmf_baseline(d, input.h.nrows(), input.seed));
-    let mut baseline_note = None;
-    let baseline_h = match &baseline {
-        Some(Ok(h)) => Some(h.view()),
-        Some(Err(e)) => {
-            baseline_note = Some(format!("no NMF baseline for the SVM on H: {e}"));
-            None
-        }
-        None => None,
+    let protocol = Protocol {
+        kmeans_restarts: input.restarts.max(1),
+        svm: input.svm,
+        kept_in_x: false,
+        ..Protocol::default()
     };
-    let mut scores = evaluate_run_with(
-        &RunInput {
-            classifier: input.predictions.as_deref().map(|p| ClassifierOutput {
-                predicted: &p.labels,
-                known: &input.known,
-            }),
-            baseline_h,
-            h: input.h.view(),
-            x: classifier_data.map(|d| d.x.view()),
+    let h = input.h.view();
+    let scores = score(
+        &ScoreInput {
+            h,
+            k: h.nrows(),
             assignments: input.assignments.as_deref(),
+            predictions: input.predictions.as_deref(),
             truth: input.labels.as_deref(),
             n_classes: input.n_classes,
+            data: input.data.as_ref(),
             triplets: &input.triplets,
+            known: &input.known,
             seed: input.seed,
         },
-        &Protocol {
-            kmeans_restarts: input.restarts.max(1),
-            classify: true,
-            svm: input.svm,
-        },
+        &protocol,
         &input.progress,
     );
-    scores.notes.extend(baseline_note);
+    let mut scores_with_notes = scores.evaluation;
+    scores_with_notes.notes.extend(scores.baseline_note);
     Evaluation {
         run: input.run,
-        scores,
+        scores: scores_with_notes,
     }
 }
 
@@ -152,33 +137,35 @@ impl App {
         let Some(result) = &self.run.result else {
             return;
         };
+        let fit = FitView::of(result);
         let id = s.history.last().map_or(1, |r| r.id + 1);
         let mut curve = Series::default();
-        for (it, &v) in result.record.objective.iter().enumerate() {
+        for (it, &v) in fit.record.objective.iter().enumerate() {
             curve.push(it + 1, v);
         }
-        let mut params = format!("k={}", result.spec.k);
-        let resolved = result.spec.resolved_params();
+        let mut params = format!("k={}", fit.spec.k);
+        let resolved = fit.spec.resolved_params();
         if !resolved.is_empty() {
             let _ = write!(params, " {}", params_string(&resolved, " "));
         }
+        let side = self.run.side.as_deref();
         s.history.push(HistoryRow {
             id,
-            model: result.spec.kind.label().to_owned(),
+            model: fit.spec.kind.label().to_owned(),
             params,
-            seed: result.spec.seed,
-            iterations: result.record.iterations(),
-            seconds: result.record.seconds,
+            seed: fit.spec.seed,
+            iterations: fit.record.iterations(),
+            seconds: fit.record.seconds,
             acc: None,
             nmi: None,
             kept: None,
-            triplets: self.run.side.as_ref().map_or(0, |side| side.triplets.len()),
+            triplets: side.map_or(0, |side| side.triplets.len()),
             curve,
             convergence: Arc::new(self.run.convergence.clone()),
-            k: result.spec.k,
+            k: fit.spec.k,
             factors: Arc::new(WarmStart::new(
-                result.w.clone(),
-                result.h.clone(),
+                fit.w.cloned(),
+                fit.h.clone(),
                 format!("run {id}"),
             )),
             data: s.dataset.as_ref().map(|d| d.fingerprint),
@@ -186,42 +173,32 @@ impl App {
                 .dataset
                 .as_ref()
                 .map_or_else(String::new, |d| short_name(&d.source)),
-            stop: match result.stop {
+            stop: match fit.stop {
                 StopReason::Converged => "converged".to_owned(),
                 StopReason::MaxIter => "iteration cap".to_owned(),
                 StopReason::Cancelled => {
-                    format!("stopped at iteration {}", result.record.iterations())
+                    format!("stopped at iteration {}", fit.record.iterations())
                 }
             },
             snapshot: self.run.snapshot.clone(),
             evaluation: None,
-            predictions: result.outputs.predictions.clone(),
-            exports: Arc::new(result.exports.clone()),
+            predictions: fit.predictions.cloned(),
+            exports: Arc::new(fit.exports.to_vec()),
         });
         s.shown_run = Some(id);
         let data = s.dataset.as_ref();
         let input = EvalInput {
             run: id,
-            h: result.h.clone(),
-            assignments: result.outputs.assignments.clone(),
+            h: fit.h.clone(),
+            assignments: fit.assignments.map(<[usize]>::to_vec),
             labels: data.and_then(|d| d.labels.clone()),
             n_classes: data.map_or(0, |d| d.n_classes()),
-            triplets: self
-                .run
-                .side
-                .as_ref()
-                .map(|side| side.triplets.clone())
-                .unwrap_or_default(),
-            seed: result.spec.seed,
+            triplets: side.map(|side| side.triplets.clone()).unwrap_or_default(),
+            seed: fit.spec.seed,
             restarts: self.settings.kmeans_restarts.max(1),
             svm: self.settings.svm,
-            predictions: result.outputs.predictions.clone(),
-            known: self
-                .run
-                .side
-                .as_ref()
-                .map(|side| side.labels.clone())
-                .unwrap_or_default(),
+            predictions: fit.predictions.cloned(),
+            known: side.map(|side| side.labels.clone()).unwrap_or_default(),
             data: s.dataset.clone(),
             progress: Arc::new(EvalProgress::default()),
         };

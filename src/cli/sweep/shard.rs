@@ -77,9 +77,17 @@ fn read_json(path: &Path) -> Result<serde_json::Value, CliError> {
         .map_err(bad)
 }
 
-/// `sweep merge`: check that the folders are the N shards of one sweep, combine their rows
-/// and write the merged sweep; returns its summary.
-pub fn merge(m: &MergeArgs) -> Result<super::SweepSummary, CliError> {
+/// The shard folders read: the first one's manifest and summary, the shard count, and every
+/// row and labelling, keyed by (model, params, repeat).
+struct Shards {
+    manifest: Manifest,
+    summary: serde_json::Value,
+    rows: BTreeMap<(String, String, String), Row>,
+    clusterings: Clusterings,
+}
+
+/// Read the folders, checking that they are the N shards of one sweep, each once.
+fn read_shards(m: &MergeArgs) -> Result<Shards, CliError> {
     let mut base: Option<(Manifest, serde_json::Value)> = None;
     let mut seen: BTreeMap<usize, PathBuf> = BTreeMap::new();
     let mut count = None;
@@ -112,39 +120,14 @@ pub fn merge(m: &MergeArgs) -> Result<super::SweepSummary, CliError> {
         }
         match &base {
             None => base = Some((manifest, summary)),
-            Some((m0, s0)) => {
-                let diffs: Vec<String> = manifest
-                    .differences(m0)
-                    .into_iter()
-                    .filter(|d| !d.starts_with("shard:"))
-                    .collect();
-                if !diffs.is_empty() {
-                    return Err(bad(anyhow!(
-                        "{}: a different sweep from {} ({})",
-                        dir.display(),
-                        m.dirs[0].display(),
-                        diffs.join("; ")
-                    )));
-                }
-                for key in ["models", "grid", "repeats"] {
-                    if summary.get(key) != s0.get(key) {
-                        return Err(bad(anyhow!(
-                            "{}: `{key}` differs from {} ({} vs {})",
-                            dir.display(),
-                            m.dirs[0].display(),
-                            summary.get(key).cloned().unwrap_or_default(),
-                            s0.get(key).cloned().unwrap_or_default()
-                        )));
-                    }
-                }
-            }
+            Some((m0, s0)) => same_sweep(dir, &m.dirs[0], (&manifest, &summary), (m0, s0))?,
         }
         for r in read_rows(&dir.join("runs.csv"))? {
             rows.insert(row_key(&r), r);
         }
         clusterings.extend(read_clusterings(&dir.join("clusterings.csv"))?);
     }
-    let (Some((mut manifest, summary)), Some(count)) = (base, count) else {
+    let (Some((manifest, summary)), Some(count)) = (base, count) else {
         return Err(bad(anyhow!("sweep merge: no folders given")));
     };
     let missing: Vec<String> = (1..=count)
@@ -157,9 +140,54 @@ pub fn merge(m: &MergeArgs) -> Result<super::SweepSummary, CliError> {
             missing.join(", ")
         )));
     }
-    manifest.shard = None;
+    Ok(Shards {
+        manifest,
+        summary,
+        rows,
+        clusterings,
+    })
+}
 
-    // The sweep's arguments as far as the summary needs them, and its cells in plan order.
+/// Refuse a shard folder `dir` whose manifest or plan differs from the first one's (`first`).
+fn same_sweep(
+    dir: &Path,
+    first: &Path,
+    (manifest, summary): (&Manifest, &serde_json::Value),
+    (m0, s0): (&Manifest, &serde_json::Value),
+) -> Result<(), CliError> {
+    let diffs: Vec<String> = manifest
+        .differences(m0)
+        .into_iter()
+        .filter(|d| !d.starts_with("shard:"))
+        .collect();
+    if !diffs.is_empty() {
+        return Err(bad(anyhow!(
+            "{}: a different sweep from {} ({})",
+            dir.display(),
+            first.display(),
+            diffs.join("; ")
+        )));
+    }
+    for key in ["models", "grid", "repeats"] {
+        if summary.get(key) != s0.get(key) {
+            return Err(bad(anyhow!(
+                "{}: `{key}` differs from {} ({} vs {})",
+                dir.display(),
+                first.display(),
+                summary.get(key).cloned().unwrap_or_default(),
+                s0.get(key).cloned().unwrap_or_default()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The sweep's arguments as far as the summary needs them, and its model names.
+fn merged_args(
+    m: &MergeArgs,
+    manifest: &Manifest,
+    summary: &serde_json::Value,
+) -> Result<(SweepArgs, Vec<String>), CliError> {
     let models: Vec<String> = summary
         .get("models")
         .and_then(|v| serde_json::from_value(v.clone()).ok())
@@ -168,7 +196,6 @@ pub fn merge(m: &MergeArgs) -> Result<super::SweepSummary, CliError> {
         .get("repeats")
         .and_then(serde_json::Value::as_u64)
         .ok_or_else(|| bad(anyhow!("{}: no `repeats`", m.dirs[0].display())))?;
-    let grid = summary.get("grid").cloned().unwrap_or_default();
     let out = m
         .out
         .to_str()
@@ -193,20 +220,19 @@ pub fn merge(m: &MergeArgs) -> Result<super::SweepSummary, CliError> {
         "--out".to_owned(),
         out.to_owned(),
     ];
-    let args: SweepArgs = match Cli::try_parse_from(argv).map(|c| c.command) {
-        Ok(Some(Command::Sweep(a))) => a,
-        Ok(_) => return Err(failed(anyhow!("sweep merge: internal argument error"))),
-        Err(e) => return Err(bad(anyhow!("sweep merge: the shards' arguments: {e}"))),
-    };
-    let cells: Vec<super::Cell> = summary
+    match Cli::try_parse_from(argv).map(|c| c.command) {
+        Ok(Some(Command::Sweep(a))) => Ok((a, models)),
+        Ok(_) => Err(failed(anyhow!("sweep merge: internal argument error"))),
+        Err(e) => Err(bad(anyhow!("sweep merge: the shards' arguments: {e}"))),
+    }
+}
+
+/// The sweep's cells in plan order, from a shard's summary.
+fn merged_cells(summary: &serde_json::Value, dir: &Path) -> Result<Vec<super::Cell>, CliError> {
+    summary
         .pointer("/summary/cells")
         .and_then(serde_json::Value::as_array)
-        .ok_or_else(|| {
-            bad(anyhow!(
-                "{}: summary.json has no cells",
-                m.dirs[0].display()
-            ))
-        })?
+        .ok_or_else(|| bad(anyhow!("{}: summary.json has no cells", dir.display())))?
         .iter()
         .map(|c| {
             let model = c.get("model").and_then(|v| v.as_str()).unwrap_or("");
@@ -220,7 +246,22 @@ pub fn merge(m: &MergeArgs) -> Result<super::SweepSummary, CliError> {
                 reveal: None,
             })
         })
-        .collect::<Result<_, CliError>>()?;
+        .collect()
+}
+
+/// `sweep merge`: check that the folders are the N shards of one sweep, combine their rows
+/// and write the merged sweep; returns its summary.
+pub fn merge(m: &MergeArgs) -> Result<super::SweepSummary, CliError> {
+    let Shards {
+        mut manifest,
+        summary,
+        rows,
+        clusterings,
+    } = read_shards(m)?;
+    manifest.shard = None;
+    let (args, models) = merged_args(m, &manifest, &summary)?;
+    let grid = summary.get("grid").cloned().unwrap_or_default();
+    let cells = merged_cells(&summary, &m.dirs[0])?;
 
     std::fs::create_dir_all(&m.out)
         .with_context(|| format!("cannot create {}", m.out.display()))

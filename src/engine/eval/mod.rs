@@ -12,8 +12,8 @@
 //! * [`triplets`]: the share of triplets a representation keeps.
 //! * [`semi`]: a classifier's scores on the samples whose labels were not given, beside a
 //!   linear SVM trained on the given ones (§7, §8.5).
-//! * [`run`]: the one evaluation of a finished run ([`evaluate_run`]) the GUI, `run` and
-//!   `sweep` share.
+//! * [`run`]: the one evaluation of a finished run ([`evaluate_run`]), the evaluation stage of
+//!   the pipeline every front end runs ([`crate::engine::jobs::trial`]).
 //!
 //! Every random choice is seeded (§10.7): the same seed gives the same numbers, whatever the
 //! number of rayon threads.

@@ -1,7 +1,8 @@
-//! The one evaluation of a finished run, used by the GUI, `run` and `sweep` (docs/models.md
-//! §8): clustering scores (repeated k-means on H, or the model's own labels), the 80/20
-//! stratified split with a linear SVM, and the share of the run's triplets kept. A metric
-//! that cannot be computed becomes a note, never an error: a run is never lost to its score.
+//! The one evaluation of a finished run, the evaluation stage of the pipeline every front end
+//! runs ([`crate::engine::jobs::trial`]; docs/models.md §8): clustering scores (repeated
+//! k-means on H, or the model's own labels), the 80/20 stratified split with a linear SVM, and
+//! the share of the run's triplets kept. A metric that cannot be computed becomes a note,
+//! never an error: a run is never lost to its score.
 
 use super::classify::{LinearSvmParams, SvmScaling, classify_split_with};
 use super::kmeans::{KMeansParams, repeated_kmeans_with};

@@ -1,9 +1,10 @@
 //! Scan the rank k (docs/models.md §8.6): fit one model at each k of a list, several seeds
 //! each, and summarise every k as `sweep --grid k=…` does (relative reconstruction error,
 //! ACC and NMI against the truth, cophenetic correlation of the consensus matrix). The app's
-//! "Scan k" window runs this on a thread of its own; `sweep` writes its runs row by row (to
-//! resume and shard), so it shares the per-run and per-k pieces of [`crate::engine::eval::ksel`]
-//! rather than this driver.
+//! "Scan k" window runs this on a thread of its own; each fit is a [`Trial`] (the pipeline
+//! `run` and `sweep` go through). `sweep` writes its runs row by row (to resume and shard), so
+//! it shares the per-run and per-k pieces of [`crate::engine::eval::ksel`] rather than this
+//! driver.
 //!
 //! The k are done in order, the repeats of one k in parallel on the rayon pool (each fit
 //! single-threaded, as in sweeps); each k's row is reported as soon as its repeats are done.
@@ -12,12 +13,10 @@
 
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
-use crate::engine::eval::{
-    EvalError, MeanStd, Protocol, RunInput, derive_seed, evaluate_run, rank_stability,
-    relative_error, run_labelling,
-};
+use crate::engine::eval::{EvalError, MeanStd, SvmScaling, derive_seed, rank_stability};
 use crate::engine::jobs::experiment::FitOptions;
-use crate::engine::jobs::worker::{self, Event, Job, JobId};
+use crate::engine::jobs::trial::{Protocol, Side, Trial};
+use crate::engine::jobs::worker::JobId;
 use crate::engine::models::{ModelError, ModelSpec};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -138,6 +137,27 @@ pub fn scan_k(
     Ok(rows)
 }
 
+/// The trial of repeat `r` at rank `k`: the scan's side information as it is (its graphs
+/// shared by every fit), clustering scores only.
+fn trial(data: &Arc<Dataset>, scan: &ScanSpec, k: usize, r: u64) -> Trial {
+    let mut spec = scan.model.clone();
+    spec.k = k;
+    spec.seed = derive_seed(scan.seed, r);
+    spec.init = None;
+    let mut trial = Trial::new(Arc::clone(data), spec, scan.fit);
+    trial.id = JobId(r);
+    trial.side = Side::Shared(Arc::clone(&scan.side));
+    trial.protocol = Protocol {
+        kmeans_restarts: scan.kmeans_restarts.max(1),
+        split: false,
+        svm: SvmScaling::default(),
+        classifier: false,
+        kept_in_x: false,
+        given: false,
+    };
+    trial
+}
+
 /// Fit repeat `r` at rank `k` and score it.
 fn fit_one(
     data: &Arc<Dataset>,
@@ -149,59 +169,21 @@ fn fit_one(
     if cancel.load(Ordering::SeqCst) {
         return Err("cancelled".to_owned());
     }
-    let seed = derive_seed(scan.seed, r);
-    let mut spec = scan.model.clone();
-    spec.k = k;
-    spec.seed = seed;
-    spec.init = None;
-    let job = Job::new(JobId(r), Arc::clone(data), spec, scan.fit)
-        .with_side(Arc::clone(&scan.side))
-        .headless();
-    let mut last = None;
-    worker::run_blocking(job, |e| {
-        if e.is_terminal() {
-            last = Some(e);
-        }
-        !cancel.load(Ordering::SeqCst)
-    });
-    let result = match last {
-        Some(Event::Finished { result, .. }) => result,
-        Some(Event::Failed { error, .. }) => return Err(format!("seed {seed}: {error}")),
-        _ => return Err("cancelled".to_owned()),
-    };
-    let rec = &result.record;
-    let truth = data.labels.as_deref();
-    let ev = evaluate_run(
-        &RunInput {
-            h: result.h.view(),
-            x: None,
-            assignments: result.outputs.assignments.as_deref(),
-            truth,
-            n_classes: data.n_classes().max(1),
-            triplets: &[],
-            seed,
-            classifier: None,
-            baseline_h: None,
-        },
-        &Protocol {
-            kmeans_restarts: scan.kmeans_restarts.max(1),
-            classify: false,
-            ..Protocol::default()
-        },
-    );
+    let trial = trial(data, scan, k, r);
+    let outcome = trial
+        .run_with(&mut |_| !cancel.load(Ordering::SeqCst))
+        .map_err(|e| match e.model_error() {
+            Some(error) => format!("seed {}: {error}", trial.spec.seed),
+            None => "cancelled".to_owned(),
+        })?;
+    let fit = outcome.fit();
+    let clustering = outcome.scores.evaluation.clustering.as_ref();
     Ok(RunOutcome {
-        labels: run_labelling(result.outputs.assignments.as_deref(), result.h.view()),
-        recon: result
-            .w
-            .as_ref()
-            .and_then(|w| relative_error(data.x.view(), w.view(), result.h.view())),
-        objective: rec
-            .objective
-            .last()
-            .copied()
-            .unwrap_or(rec.initial_objective),
-        acc: ev.clustering.as_ref().map(|c| c.acc.mean),
-        nmi_max: ev.clustering.as_ref().map(|c| c.nmi_max.mean),
+        labels: fit.labelling(),
+        recon: fit.recon_error(data.x.view()),
+        objective: fit.final_objective(),
+        acc: clustering.map(|c| c.acc.mean),
+        nmi_max: clustering.map(|c| c.nmi_max.mean),
     })
 }
 
