@@ -20,7 +20,7 @@ pub mod samples;
 pub use error::{Column, DataError, JsonAt, Place, excerpt};
 pub use labels::natural_cmp;
 
-use ndarray::Array2;
+use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -236,6 +236,42 @@ impl Dataset {
             preprocess_reason: None,
             warnings: Vec::new(),
         }
+    }
+
+    /// A dataset from an array already in memory (the Python package's `X`), checked and
+    /// preprocessed exactly as a `.npy` file of the same values is by [`load`]: `samples` is
+    /// n×m (a row per sample, as the file stores it; any memory order), without labels
+    /// (they are for scoring, and the caller keeps them); `source` names the array in
+    /// messages (`X`), and a bad value is reported by its 1-based row and column.
+    pub fn from_samples(
+        samples: ArrayView2<'_, f64>,
+        source: &str,
+        preprocess: Preprocess,
+    ) -> Result<Dataset, DataError> {
+        let path = Path::new(source);
+        for ((i, j), &v) in samples.indexed_iter() {
+            check_value(
+                v,
+                path,
+                preprocess,
+                || v.to_string(),
+                || Place {
+                    unit: "row",
+                    number: i + 1,
+                    column: Column {
+                        index: j + 1,
+                        name: None,
+                    },
+                },
+            )?;
+        }
+        let raw = Dataset::raw(samples.t().as_standard_layout().into_owned(), source);
+        refuse_unusable(&raw, path)?;
+        let opts = LoadOptions {
+            preprocess,
+            ..LoadOptions::default()
+        };
+        Ok(finish(raw, &opts))
     }
 
     /// A raw dataset from a loader: no labels, `#i` names, no images, fingerprint not yet
