@@ -1,17 +1,19 @@
-//! One fit, as `run` does it: build the model from the registry, iterate it with the engine's
-//! fit loop (cap, tolerance, NaN/Inf stop), and hand back H, W, the objective history and the
-//! model's own outputs. The fit runs on a thread of its own without the GIL; the calling
-//! thread polls for Ctrl+C every 50 ms and stops the fit at the next iteration.
+//! One fit through the engine's pipeline ([`Trial`]), as `run` does it: the model built from
+//! the registry, iterated by the engine's fit loop (cap, tolerance, NaN/Inf stop), and handed
+//! back as H, W, the objective history and the model's own outputs. No truth is given, so the
+//! scoring stages only cluster H once (the labels nobody asked for are dropped). The trial
+//! runs on a thread of its own without the GIL; the calling thread polls for Ctrl+C every
+//! 50 ms and the fit stops at the next iteration.
 
 use crate::convert::{self, value_error};
-use nmf_playground::engine::jobs::experiment::{self, FitOptions, FitOutcome, StopReason};
+use nmf_playground::engine::jobs::experiment::{FitOptions, StopReason};
+use nmf_playground::engine::jobs::trial::{FitView, Protocol, Side, Trial, TrialError};
 use nmf_playground::engine::linalg;
-use nmf_playground::engine::models::{self, Interrupt, Model};
+use nmf_playground::engine::models::Interrupt;
 use numpy::{IntoPyArray, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -49,37 +51,31 @@ pub fn fit<'py>(
         tol,
     };
     let (preprocess_name, reason) = (data.preprocess.name(), data.preprocess_reason.clone());
-    let data = Arc::new(data);
-    let mut built = models::build(&spec, data, &side).map_err(|e| value_error(e.to_string()))?;
-    let threads = if threads == 0 {
+    let mut trial = Trial::new(Arc::new(data), spec, opts);
+    trial.side = Side::Shared(Arc::new(side));
+    trial.protocol = Protocol {
+        kmeans_restarts: 1,
+        split: false,
+        classifier: false,
+        kept_in_x: false,
+        given: false,
+        ..Protocol::default()
+    };
+    trial.threads = if threads == 0 {
         linalg::available_threads()
     } else {
         threads
     };
     let interrupt = Interrupt::new();
-    built.set_interrupt(interrupt.clone());
     let stop = interrupt.clone();
-    let (built, outcome) = run_interruptible(py, &interrupt, move || {
-        linalg::set_threads(threads);
-        let mut built = built;
-        let outcome = experiment::fit(built.as_mut(), &opts, |_, _, _| {
-            if stop.is_raised() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
-        (built, outcome)
+    let outcome = run_interruptible(py, &interrupt, move || {
+        trial.run_with(&mut |_| !stop.is_raised())
+    })?
+    .map_err(|e| match e {
+        TrialError::Build(_) | TrialError::Side(_) => value_error(e.to_string()),
+        e => PyRuntimeError::new_err(e.to_string()),
     })?;
-    let outcome = outcome.map_err(|e| {
-        PyRuntimeError::new_err(format!(
-            "{} stopped after {} iterations: {}",
-            kind.label(),
-            e.record.iterations(),
-            e.error
-        ))
-    })?;
-    let out = results(py, built.as_ref(), &outcome)?;
+    let out = results(py, &FitView::of(&outcome.result))?;
     out.set_item("preprocess", preprocess_name)?;
     out.set_item("preprocess_reason", reason)?;
     Ok(out)
@@ -126,16 +122,12 @@ fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
     format!("internal error in nmf_playground (please report it): {what}")
 }
 
-/// The dict `fit` returns, from the fitted model and the fit's record.
-fn results<'py>(
-    py: Python<'py>,
-    model: &dyn Model,
-    outcome: &FitOutcome,
-) -> PyResult<Bound<'py, PyDict>> {
+/// The dict `fit` returns, from the fit as the pipeline hands it.
+fn results<'py>(py: Python<'py>, fit: &FitView<'_>) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
-    out.set_item("H", model.h().to_owned().into_pyarray(py))?;
-    out.set_item("W", model.w().map(|w| w.to_owned().into_pyarray(py)))?;
-    let record = &outcome.record;
+    out.set_item("H", fit.h.clone().into_pyarray(py))?;
+    out.set_item("W", fit.w.map(|w| w.clone().into_pyarray(py)))?;
+    let record = fit.record;
     out.set_item("initial_objective", record.initial_objective)?;
     out.set_item("objective", record.objective.clone())?;
     let terms = PyDict::new(py);
@@ -146,21 +138,21 @@ fn results<'py>(
     out.set_item("n_iter", record.iterations())?;
     out.set_item(
         "stop",
-        match outcome.stop {
+        match fit.stop {
             StopReason::Converged => "converged",
             StopReason::MaxIter => "max_iter",
             StopReason::Cancelled => "cancelled",
         },
     )?;
-    out.set_item("notes", outcome.notes.clone())?;
-    out.set_item("labels", model.assignments())?;
-    if let Some(p) = model.predictions() {
-        out.set_item("predictions", p.labels)?;
-        out.set_item("confidence", p.confidence)?;
+    out.set_item("notes", fit.notes.to_vec())?;
+    out.set_item("labels", fit.assignments.map(<[usize]>::to_vec))?;
+    if let Some(p) = fit.predictions {
+        out.set_item("predictions", p.labels.clone())?;
+        out.set_item("confidence", p.confidence.clone())?;
     }
     let exports = PyDict::new(py);
-    for e in model.exports() {
-        exports.set_item(e.name, e.array.into_pyarray(py))?;
+    for e in fit.exports {
+        exports.set_item(e.name, e.array.clone().into_pyarray(py))?;
     }
     out.set_item("exports", exports)?;
     Ok(out)
