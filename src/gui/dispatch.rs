@@ -30,7 +30,6 @@ impl App {
             UiCommand::Run => self.start_run(None),
             UiCommand::ContinueRun(id) => self.start_run(Some(id)),
             UiCommand::ShowRun(id) => self.show_run(id),
-            UiCommand::CompareRuns(pair) => self.compare_runs(pair),
             UiCommand::Pause => {
                 let status = self.run.pause();
                 self.show(status);
@@ -160,7 +159,6 @@ impl App {
             TaskDone::FiguresSaved(done) => self.figures_saved(done),
             TaskDone::Isolated(done) => self.isolated(*done),
             TaskDone::Neighbours(done) => self.neighbours_done(*done),
-            TaskDone::Compared { pair, rev, result } => self.compared(pair, rev, result),
             TaskDone::Panicked { task, message } => self.task_panicked(&task, &message),
         }
     }
@@ -180,7 +178,6 @@ impl App {
             "figures" => s.saving_figures = false,
             "generate" => s.generating = false,
             "suggest" => self.view.explore.suggesting = false,
-            "compare" => self.view.compare.computing = None,
             "neighbours" => self.view.points.neighbours.in_flight = None,
             "isolate" => {
                 if let Some(iso) = self.view.points.isolation.as_mut() {

@@ -4,6 +4,7 @@
 
 use eframe::egui;
 
+use super::feature::Place;
 use super::{App, panels};
 
 /// The narrowest a side panel gets (its widgets wrap or scroll below that).
@@ -45,13 +46,8 @@ impl App {
     /// Draw every panel; the commands they push are applied afterwards by the caller.
     pub(super) fn draw_panels(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
-        panels::top_bar(
-            ui,
-            &mut self.settings,
-            &self.session,
-            &mut self.view,
-            &mut self.commands,
-        );
+        let (features, mut app) = self.parts();
+        panels::top_bar(ui, &mut app, features);
         panels::tour::strip(ui, &mut self.settings, &mut self.view);
         panels::status_line(ui, &self.session, &self.run, self.view.frame_ms);
         self.view
@@ -201,7 +197,8 @@ impl App {
             &mut self.view,
         );
         panels::tour::shortcuts(&ctx, &mut self.view);
-        panels::compare::window(&ctx, &self.session, &mut self.view);
+        let (features, mut app) = self.parts();
+        features.ui(Place::Windows, ui, &mut app);
         panels::kscan::window(
             &ctx,
             &self.settings,

@@ -10,14 +10,14 @@ use eframe::egui;
 
 mod background;
 mod command;
-mod compare;
-mod compare_actions;
+pub mod compare;
 mod constraint_actions;
 mod dispatch;
 mod evaluation;
 mod explore;
 mod explore_actions;
 mod export_actions;
+mod feature;
 mod figure_export;
 mod file_prompt;
 mod format;
@@ -32,7 +32,9 @@ mod points_actions;
 mod run_controller;
 mod scatter_cache;
 mod session_actions;
+mod shared;
 mod state;
+mod style;
 mod textures;
 mod view;
 
@@ -58,7 +60,9 @@ use crate::engine::data::Dataset;
 use crate::engine::data::Fingerprint;
 use crate::engine::data::samples::Sample;
 use background::Background;
-use command::Commands;
+use command::{Addressed, Commands};
+use feature::{Feature, Features};
+use shared::Shared;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -180,12 +184,6 @@ enum TaskDone {
     Neighbours(Box<points_actions::NeighboursDone>),
     /// A background task panicked (a bug): its busy flag is cleared and the error shown.
     Panicked { task: String, message: String },
-    /// The comparison of history runs `pair` at constraint revision `rev`.
-    Compared {
-        pair: [u64; 2],
-        rev: u64,
-        result: Result<Box<Comparison>, String>,
-    },
 }
 
 /// The desktop app.
@@ -212,6 +210,10 @@ pub struct App {
     recovery_dir: Option<PathBuf>,
     /// The journal of the current store.
     journal: Option<crate::engine::files::recovery::Journal>,
+    /// The features, each with its own state, commands, tasks and drawing.
+    features: Features,
+    /// The features' background tasks (results routed back to the feature).
+    feature_tasks: shared::Tasks,
 }
 
 impl App {
@@ -280,6 +282,8 @@ impl App {
             ctx: ctx.clone(),
             recovery_dir,
             journal: None,
+            features: features(),
+            feature_tasks: shared::Tasks::new(ctx),
         };
         let source = match path {
             Some(p) => DataSource::Path(p),
@@ -340,6 +344,33 @@ impl App {
         self.commands.push(cmd);
     }
 
+    /// Queue a feature's command as if a panel had sent it; delivered at the end of the next
+    /// frame.
+    pub fn send<M: Addressed>(&mut self, msg: M) {
+        self.commands.send(msg);
+    }
+
+    /// The feature of type `F` (its state, read-only), if the app has it.
+    pub fn feature<F: Feature>(&self) -> Option<&F> {
+        self.features.get::<F>()
+    }
+
+    /// The features and the shared state they work on, borrowed apart.
+    fn parts(&mut self) -> (&mut Features, Shared<'_>) {
+        (
+            &mut self.features,
+            Shared {
+                settings: &mut self.settings,
+                session: &mut self.session,
+                run: &mut self.run,
+                view: &mut self.view,
+                tasks: &self.feature_tasks,
+                commands: &mut self.commands,
+                ctx: &self.ctx,
+            },
+        )
+    }
+
     /// Replace the dataset directly (tests, embedding): cancels any run.
     pub fn set_dataset(&mut self, data: Dataset) {
         self.load_ticket += 1;
@@ -376,12 +407,17 @@ impl eframe::App for App {
         for done in self.tasks.drain() {
             self.task_done(done);
         }
+        for done in self.feature_tasks.drain() {
+            let (features, mut app) = self.parts();
+            features.deliver(done, &mut app);
+        }
         self.drain_run(start + DRAIN_BUDGET);
         self.drain_scan();
         self.run.reap();
         self.update_kept();
         self.update_points();
-        self.update_compare();
+        let (features, mut app) = self.parts();
+        features.logic(&mut app);
         self.handle_input(ctx);
         self.sync_journal();
     }
@@ -389,6 +425,10 @@ impl eframe::App for App {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.draw_panels(ui);
         self.apply_commands();
+        for cmd in self.commands.take_routed() {
+            let (features, mut app) = self.parts();
+            features.deliver(cmd, &mut app);
+        }
         if self.session.loading.is_some() || self.dialog_open {
             // The loader wakes us when done; a slow tick keeps the spinner alive meanwhile.
             ui.ctx().request_repaint_after(Duration::from_millis(100));
@@ -410,6 +450,11 @@ impl eframe::App for App {
             let _ = j.flush(store);
         }
     }
+}
+
+/// The features, in drawing order: one line each.
+fn features() -> Features {
+    Features::new(vec![Box::new(compare::CompareView::default())])
 }
 
 /// The recovery directory of the test constructors: only an explicit override.

@@ -11,7 +11,6 @@ use eframe::egui;
 use egui_plot::{PlotPoint, PlotTransform};
 use std::path::Path;
 
-use super::compare::CompareView;
 use super::explore::ExploreView;
 use super::points::PointsView;
 use super::state::{ColorBy, Evaluation, ScatterCache, Tool};
@@ -60,8 +59,6 @@ pub struct ViewState {
     pub explore: ExploreView,
     /// Search, isolated selection, pinned sample and neighbours (issue 21 point 4).
     pub points: PointsView,
-    /// The side-by-side comparison of two runs.
-    pub compare: CompareView,
     // ----- results
     /// History ids selected in the table (at most two; two overlay their curves).
     pub selected_runs: Vec<u64>,
@@ -125,7 +122,6 @@ impl ViewState {
             thumbnails: ThumbnailCache::default(),
             explore: ExploreView::default(),
             points: PointsView::default(),
-            compare: CompareView::default(),
             selected_runs: Vec::new(),
             history_path_input: String::new(),
             export_dir_input: String::new(),

@@ -319,7 +319,7 @@ pub fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds:
             ))
             .clicked()
     {
-        cmds.push(UiCommand::CompareRuns([a, b]));
+        cmds.send(crate::gui::compare::Command::Runs([a, b]));
     }
     ui.horizontal(|ui| {
         let l = ui.label("CSV path");
