@@ -102,13 +102,6 @@ pub enum UiCommand {
     SessionDataChanged(bool),
     /// The answer to "Recover N unsaved edits": recover (`true`) or discard.
     Recover(bool),
-    /// Scan k with the "Scan k" window's range and repeats and the current model (background
-    /// thread; refused while a run is active).
-    StartScan,
-    /// Stop the running scan (the ranks done so far stay drawn).
-    CancelScan,
-    /// Set the model's k (the scan window's "Use k = …").
-    UseK(usize),
 }
 
 /// A constraint file action that needs a path.

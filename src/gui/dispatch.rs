@@ -7,8 +7,7 @@ use eframe::egui;
 use super::command::FileAction;
 use super::state::{ColorBy, Convergence, Status};
 use super::{App, DataSource, TaskDone, UiCommand};
-use crate::engine::constraints::{SideInfo, Store};
-use crate::engine::models::{ModelKind, ModelSpec};
+use crate::engine::constraints::Store;
 use std::sync::Arc;
 
 impl App {
@@ -113,15 +112,6 @@ impl App {
             UiCommand::AskPath(ask) => self.ask_path(ask),
             UiCommand::SessionDataChanged(open) => self.resolve_session_data_changed(open),
             UiCommand::Recover(recover) => self.resolve_recovery(recover),
-            UiCommand::StartScan => self.start_scan(),
-            UiCommand::CancelScan => {
-                self.scan.cancel();
-                self.session.set_status("Scan of k cancelled");
-            }
-            UiCommand::UseK(k) => {
-                self.settings.k = k;
-                self.session.set_status(format!("k = {k} (from the scan)"));
-            }
         }
     }
 
@@ -236,7 +226,7 @@ impl App {
     /// from that history run's factors and rank. Refusals (no data, invalid settings, missing
     /// triplets, factors of another dataset) go to the status line.
     pub(super) fn start_run(&mut self, from: Option<u64>) {
-        let Some((data, mut spec)) = self.data_and_spec() else {
+        let Some((data, mut spec)) = self.parts().1.data_and_spec() else {
             return;
         };
         if let Some(id) = from {
@@ -258,7 +248,7 @@ impl App {
             self.session.set_error(format!("Cannot run: {e}"));
             return;
         }
-        let Some(side) = self.side_for(spec.kind) else {
+        let Some(side) = self.parts().1.side_for(spec.kind) else {
             return;
         };
         // A classifier's run is watched by its predictions spreading (issue 19): colour by
@@ -274,39 +264,6 @@ impl App {
         let fit = self.settings.fit_options();
         let status = self.run.start(data, spec, fit, Arc::clone(&side));
         self.session.status = status;
-    }
-
-    /// The dataset and the model spec of the settings; `None` (with the reason on the status
-    /// line) when there is no dataset or no model.
-    pub(super) fn data_and_spec(
-        &mut self,
-    ) -> Option<(Arc<crate::engine::data::Dataset>, ModelSpec)> {
-        let Some(data) = self.session.dataset.clone() else {
-            self.session
-                .set_error("No dataset loaded: open a file or a sample first");
-            return None;
-        };
-        let Some(spec) = self.settings.model_spec() else {
-            self.session.set_error("No model available");
-            return None;
-        };
-        Some((data, spec))
-    }
-
-    /// The constraints as side information for a fit of `kind`; `None` (with the reason on
-    /// the status line) when the model lacks what it needs.
-    pub(super) fn side_for(&mut self, kind: ModelKind) -> Option<Arc<SideInfo>> {
-        let side = self
-            .session
-            .store
-            .as_ref()
-            .map(Store::snapshot)
-            .unwrap_or_default();
-        if let Err(e) = kind.check_side(&side) {
-            self.session.set_error(format!("Cannot run: {e}"));
-            return None;
-        }
-        Some(side)
     }
 
     /// Forget everything about the previous run (new run or new dataset): its live state, what

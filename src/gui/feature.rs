@@ -27,6 +27,14 @@ pub enum Place {
     Windows,
 }
 
+/// Something that happened to the shared state, told to every feature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A dataset was installed (a load, a reload, a session): what referred to the previous
+    /// one is stale.
+    DatasetChanged,
+}
+
 /// One feature of the app (see the module docs). Every method but the name has a default
 /// that does nothing, so a feature implements only what it uses.
 pub trait Feature: Any {
@@ -36,6 +44,9 @@ pub trait Feature: Any {
     /// Work between frames, before drawing: keep what it draws current with the shared state
     /// (prepare, never block).
     fn logic(&mut self, _app: &mut Shared<'_>) {}
+
+    /// Something happened to the shared state.
+    fn on_event(&mut self, _event: Event, _app: &mut Shared<'_>) {}
 
     /// A message addressed to it: one of its commands, or its background task's result
     /// ([`TaskPanicked`] when the task panicked).
@@ -77,6 +88,13 @@ impl Features {
     pub fn logic(&mut self, app: &mut Shared<'_>) {
         for f in &mut self.0 {
             f.logic(app);
+        }
+    }
+
+    /// Tell every feature `event`.
+    pub fn event(&mut self, event: Event, app: &mut Shared<'_>) {
+        for f in &mut self.0 {
+            f.on_event(event, app);
         }
     }
 

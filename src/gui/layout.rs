@@ -199,15 +199,6 @@ impl App {
         panels::tour::shortcuts(&ctx, &mut self.view);
         let (features, mut app) = self.parts();
         features.ui(Place::Windows, ui, &mut app);
-        panels::kscan::window(
-            &ctx,
-            &self.settings,
-            &self.session,
-            &self.run,
-            &mut self.scan,
-            &mut self.view,
-            &mut self.commands,
-        );
         panels::constraints::generate_window(
             &ctx,
             &self.session,

@@ -22,7 +22,7 @@ mod figure_export;
 mod file_prompt;
 mod format;
 mod input;
-mod kscan;
+pub mod kscan;
 mod layout;
 mod loading;
 mod model_docs;
@@ -192,8 +192,6 @@ pub struct App {
     session: Session,
     view: ViewState,
     run: RunController,
-    /// The "Scan k" window's scan.
-    scan: kscan::KScan,
     tasks: Background<TaskDone>,
     commands: Commands,
     load_ticket: u64,
@@ -268,7 +266,6 @@ impl App {
             settings,
             session: Session::default(),
             run: RunController::new(ctx),
-            scan: kscan::KScan::default(),
             tasks: Background::new(ctx, |task, message| TaskDone::Panicked {
                 task: task.to_owned(),
                 message,
@@ -312,11 +309,6 @@ impl App {
     /// The live run: worker state, progress, convergence, snapshot, result (read-only).
     pub fn run(&self) -> &RunController {
         &self.run
-    }
-
-    /// The "Scan k" window: its form, the rows so far, progress (read-only).
-    pub fn scan(&self) -> &KScan {
-        &self.scan
     }
 
     /// View state: tool mode, hover, selections, typed text, scatter cache (read-only).
@@ -412,7 +404,6 @@ impl eframe::App for App {
             features.deliver(done, &mut app);
         }
         self.drain_run(start + DRAIN_BUDGET);
-        self.drain_scan();
         self.run.reap();
         self.update_kept();
         self.update_points();
@@ -454,7 +445,10 @@ impl eframe::App for App {
 
 /// The features, in drawing order: one line each.
 fn features() -> Features {
-    Features::new(vec![Box::new(compare::CompareView::default())])
+    Features::new(vec![
+        Box::new(compare::CompareView::default()),
+        Box::new(kscan::KScan::default()),
+    ])
 }
 
 /// The recovery directory of the test constructors: only an explicit override.

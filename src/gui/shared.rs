@@ -16,6 +16,9 @@ use super::command::{Addressed, Commands, Routed, TaskPanicked};
 use super::run_controller::RunController;
 use super::state::{Session, Settings};
 use super::view::ViewState;
+use crate::engine::constraints::{SideInfo, Store};
+use crate::engine::models::{ModelKind, ModelSpec};
+use std::sync::Arc;
 
 /// The shared state, borrowed for one call of a feature (see the module docs).
 pub struct Shared<'a> {
@@ -26,6 +29,39 @@ pub struct Shared<'a> {
     pub tasks: &'a Tasks,
     pub commands: &'a mut Commands,
     pub ctx: &'a egui::Context,
+}
+
+impl Shared<'_> {
+    /// The dataset and the model spec of the settings; `None` (with the reason on the status
+    /// line) when there is no dataset or no model.
+    pub fn data_and_spec(&mut self) -> Option<(Arc<crate::engine::data::Dataset>, ModelSpec)> {
+        let Some(data) = self.session.dataset.clone() else {
+            self.session
+                .set_error("No dataset loaded: open a file or a sample first");
+            return None;
+        };
+        let Some(spec) = self.settings.model_spec() else {
+            self.session.set_error("No model available");
+            return None;
+        };
+        Some((data, spec))
+    }
+
+    /// The constraints as side information for a fit of `kind`; `None` (with the reason on
+    /// the status line) when the model lacks what it needs.
+    pub fn side_for(&mut self, kind: ModelKind) -> Option<Arc<SideInfo>> {
+        let side = self
+            .session
+            .store
+            .as_ref()
+            .map(Store::snapshot)
+            .unwrap_or_default();
+        if let Err(e) = kind.check_side(&side) {
+            self.session.set_error(format!("Cannot run: {e}"));
+            return None;
+        }
+        Some(side)
+    }
 }
 
 /// Features' one-off background tasks; each result is routed back to the feature it is

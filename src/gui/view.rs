@@ -81,8 +81,6 @@ pub struct ViewState {
     pub show_about: bool,
     /// The "Generate triplets" window is open.
     pub show_generate: bool,
-    /// The "Scan k" window is open.
-    pub show_scan: bool,
     /// Protocol options of the "Generate triplets" window.
     pub generate: ProtocolOptions,
     /// Generate from the ground truth (else from the painted labels).
@@ -135,7 +133,6 @@ impl ViewState {
             show_model_help: false,
             show_about: false,
             show_generate: false,
-            show_scan: false,
             generate: ProtocolOptions::default(),
             generate_from_truth: true,
             reveal_percent: 10.0,

@@ -8,7 +8,6 @@ pub mod data;
 pub mod features;
 pub mod file_prompt;
 pub mod gallery;
-pub mod kscan;
 pub mod labels;
 pub mod model;
 pub mod point_image;
