@@ -81,12 +81,6 @@ pub enum UiCommand {
     ResolvePending(Resolution),
     /// Write the run history table as CSV to this path (atomically).
     ExportHistory(PathBuf),
-    /// Write the shown (or last) run's H, W, labels and predictions as CSV and `.npy` into
-    /// this folder (background thread, atomically).
-    ExportRun(PathBuf),
-    /// Draw the scatter, the convergence plot, the basis gallery and the confusion matrix as
-    /// they are shown into this folder, as PNG or SVG (background thread, atomically).
-    SaveFigures(PathBuf, crate::figures::Format),
     /// Save the session to this path, or to the last session file (asking when there is
     /// none).
     SaveSession(Option<PathBuf>),

@@ -93,8 +93,6 @@ impl App {
             UiCommand::RevealLabels { fraction, seed } => self.reveal(fraction, seed),
             UiCommand::ResolvePending(r) => self.resolve_pending(r),
             UiCommand::ExportHistory(p) => self.export_history(&p),
-            UiCommand::ExportRun(dir) => self.export_run(&dir),
-            UiCommand::SaveFigures(dir, format) => self.save_figures(&dir, format),
             UiCommand::SaveSession(path) => {
                 match path.or_else(|| self.session.session_path.clone()) {
                     Some(p) => self.session_file(true, p),
@@ -145,8 +143,6 @@ impl App {
                 fingerprint,
                 result,
             } => self.suggested(fingerprint, result),
-            TaskDone::Exported(done) => self.exported(done),
-            TaskDone::FiguresSaved(done) => self.figures_saved(done),
             TaskDone::Isolated(done) => self.isolated(*done),
             TaskDone::Neighbours(done) => self.neighbours_done(*done),
             TaskDone::Panicked { task, message } => self.task_panicked(&task, &message),
@@ -164,8 +160,6 @@ impl App {
             }
             "file-dialog" => self.dialog_open = false,
             "evaluate" => s.evaluating = None,
-            "export" => s.exporting = None,
-            "figures" => s.saving_figures = false,
             "generate" => s.generating = false,
             "suggest" => self.view.explore.suggesting = false,
             "neighbours" => self.view.points.neighbours.in_flight = None,

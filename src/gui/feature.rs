@@ -23,6 +23,8 @@ pub enum Place {
     Right,
     /// The top bar's View menu.
     ViewMenu,
+    /// The right panel's foot, under the run history.
+    History,
     /// Floating windows (the `ui` given is the window's root).
     Windows,
 }
@@ -70,6 +72,13 @@ impl Features {
     /// The feature of type `F`, if the app has it.
     pub fn get<F: Feature>(&self) -> Option<&F> {
         self.0.iter().find_map(|f| f.as_any().downcast_ref::<F>())
+    }
+
+    /// The feature of type `F`, to change as its panel would.
+    pub fn get_mut<F: Feature>(&mut self) -> Option<&mut F> {
+        self.0
+            .iter_mut()
+            .find_map(|f| f.as_any_mut().downcast_mut::<F>())
     }
 
     /// Deliver `routed` to the feature it is addressed to (dropped when none has that name:

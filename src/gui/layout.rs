@@ -148,6 +148,11 @@ impl App {
                             &mut self.view,
                             &mut self.commands,
                         );
+                        let (features, mut app) = self.parts();
+                        features.ui(Place::History, ui, &mut app);
+                        // Room for the panel's horizontal scroll bar, which floats over the
+                        // bottom edge.
+                        ui.add_space(16.0);
                     });
             });
         self.view.panel_rects = [

@@ -16,9 +16,8 @@ mod dispatch;
 mod evaluation;
 mod explore;
 mod explore_actions;
-mod export_actions;
+pub mod export;
 mod feature;
-mod figure_export;
 mod file_prompt;
 mod format;
 mod input;
@@ -174,10 +173,6 @@ enum TaskDone {
         fingerprint: Fingerprint,
         result: Option<crate::engine::constraints::Suggestion>,
     },
-    /// An "Export run…" finished writing (or failed).
-    Exported(export_actions::Exported),
-    /// A "Save figures" finished writing (or failed).
-    FiguresSaved(figure_export::FiguresSaved),
     /// The projection of an isolated selection.
     Isolated(Box<points_actions::IsolatedDone>),
     /// The nearest neighbours of a sample in X and in H.
@@ -347,6 +342,11 @@ impl App {
         self.features.get::<F>()
     }
 
+    /// Change the feature of type `F` as its panel would.
+    pub fn feature_mut<F: Feature>(&mut self) -> Option<&mut F> {
+        self.features.get_mut::<F>()
+    }
+
     /// The features and the shared state they work on, borrowed apart.
     fn parts(&mut self) -> (&mut Features, Shared<'_>) {
         (
@@ -448,6 +448,7 @@ fn features() -> Features {
     Features::new(vec![
         Box::new(compare::CompareView::default()),
         Box::new(kscan::KScan::default()),
+        Box::new(export::Exports::default()),
     ])
 }
 

@@ -432,10 +432,6 @@ pub struct Session {
     pub opening: Option<super::OpeningSession>,
     /// Unsaved edits a killed session left for this dataset, offered back.
     pub recovery_offer: Option<crate::engine::files::recovery::Found>,
-    /// The run being exported on a background thread ("Export run…"), if any.
-    pub exporting: Option<u64>,
-    /// "Save figures" is drawing and writing on a background thread.
-    pub saving_figures: bool,
 }
 
 /// Where a dataset's labels come from, beyond what its file holds (the loader options

@@ -64,10 +64,6 @@ pub struct ViewState {
     pub selected_runs: Vec<u64>,
     /// Text of the history export path field.
     pub history_path_input: String,
-    /// Folder typed for "Export run…".
-    pub export_dir_input: String,
-    /// The format "Save figures" writes (PNG or SVG).
-    pub figure_format: crate::figures::Format,
     // ----- text fields and windows
     /// Text of the typed dataset path field.
     pub path_input: String,
@@ -122,8 +118,6 @@ impl ViewState {
             points: PointsView::default(),
             selected_runs: Vec::new(),
             history_path_input: String::new(),
-            export_dir_input: String::new(),
-            figure_format: crate::figures::Format::Png,
             path_input: last_path
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
