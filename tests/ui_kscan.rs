@@ -24,7 +24,8 @@ use rand_chacha::ChaCha8Rng;
 
 /// The "Scan k" feature's state.
 fn scan_of(app: &App) -> &KScan {
-    app.feature::<KScan>().expect("the app has the k scan")
+    app.feature::<KScan>()
+        .unwrap_or_else(|| panic!("the app has the k scan"))
 }
 
 /// Three labelled blobs, `m` features, `per` samples each.

@@ -60,7 +60,8 @@ fn in_unit(x: f64) -> bool {
 
 /// The export rows' state.
 fn exports_of(app: &App) -> &Exports {
-    app.feature::<Exports>().expect("the app has the exports")
+    app.feature::<Exports>()
+        .unwrap_or_else(|| panic!("the app has the exports"))
 }
 
 #[test]
