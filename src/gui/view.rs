@@ -13,6 +13,7 @@ use std::path::Path;
 
 use super::explore::ExploreView;
 use super::points::PointsView;
+use super::scatter_cache::PaintedRings;
 use super::state::{ColorBy, Evaluation, ScatterCache, Tool};
 use super::textures::ThumbnailCache;
 
@@ -47,6 +48,9 @@ pub struct ViewState {
     pub legend_shown: Option<bool>,
     /// Per-label point groups of the latest snapshot, built once per snapshot.
     pub scatter: ScatterCache,
+    /// The painted labels as rings at the scatter's positions, built again when either
+    /// changes.
+    pub rings: PaintedRings,
     /// The scatter's transform of the last frame (tests click at data coordinates with it).
     pub plot_transform: Option<PlotTransform>,
     /// The left and right panels' rects of the last frame (None when hidden); tests check
@@ -110,6 +114,7 @@ impl ViewState {
             show_subspace: false,
             legend_shown: None,
             scatter: ScatterCache::default(),
+            rings: PaintedRings::default(),
             plot_transform: None,
             panel_rects: [None, None],
             feature_textures: (None, Vec::new()),
@@ -140,6 +145,7 @@ impl ViewState {
     /// Forget what was drawn of the previous run (new run or new dataset).
     pub fn clear_run(&mut self) {
         self.scatter = ScatterCache::default();
+        self.rings = PaintedRings::default();
         self.hovered = None;
     }
 
@@ -201,6 +207,7 @@ impl ViewState {
             }
             None => snap,
         };
+        self.rings = PaintedRings::default();
         self.scatter = match self.color_by {
             ColorBy::Cluster if !of_data => ScatterCache::build_coloured(data, snap, evaluation),
             ColorBy::ModelValue if !of_data => ScatterCache::build_by_value(data, snap),
