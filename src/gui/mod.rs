@@ -47,10 +47,10 @@ pub use panels::model::{ModelGroup, ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
 pub use points::{NEIGHBOURS, SnapshotKey};
 pub use run_controller::RunController;
-pub use session_actions::OpeningSession;
 pub use state::{
-    ColorBy, Convergence, Evaluation, HistoryRow, KeptCache, LabelChoice, PALETTE, Pending,
-    Progress, ScatterCache, ScatterGroup, Series, Session, Settings, Status, Tool, WorkerState,
+    ColorBy, Convergence, DataSource, Evaluation, HistoryRow, KeptCache, LabelChoice,
+    OpeningSession, PALETTE, Pending, Progress, ScatterCache, ScatterGroup, Series, Session,
+    Settings, Status, Tool, WorkerState,
 };
 pub use view::ViewState;
 
@@ -121,22 +121,6 @@ pub fn run(path: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()
         }),
     )
     .map_err(|e| anyhow::anyhow!("could not open the window: {e}"))
-}
-
-/// Where a dataset comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DataSource {
-    Sample(Sample),
-    Path(PathBuf),
-}
-
-impl DataSource {
-    fn describe(&self) -> String {
-        match self {
-            DataSource::Sample(s) => format!("sample {}", s.name()),
-            DataSource::Path(p) => p.display().to_string(),
-        }
-    }
 }
 
 /// The result of a finished background task, delivered by [`Background`].
