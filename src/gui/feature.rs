@@ -21,8 +21,12 @@ pub enum Place {
     Left,
     /// The right panel, under the model's controls.
     Right,
+    /// Under the menu bar, the window's whole width.
+    TopStrip,
     /// The top bar's View menu.
     ViewMenu,
+    /// The top bar's Help menu, after its own items.
+    HelpMenu,
     /// The right panel's foot, under the run history.
     History,
     /// Floating windows (the `ui` given is the window's root).

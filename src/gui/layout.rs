@@ -48,7 +48,8 @@ impl App {
         let ctx = ui.ctx().clone();
         let (features, mut app) = self.parts();
         panels::top_bar(ui, &mut app, features);
-        panels::tour::strip(ui, &mut self.settings, &mut self.view);
+        let (features, mut app) = self.parts();
+        features.ui(Place::TopStrip, ui, &mut app);
         panels::status_line(ui, &self.session, &self.run, self.view.frame_ms);
         self.view
             .explore
@@ -201,7 +202,6 @@ impl App {
             &self.run,
             &mut self.view,
         );
-        panels::tour::shortcuts(&ctx, &mut self.view);
         let (features, mut app) = self.parts();
         features.ui(Place::Windows, ui, &mut app);
         panels::constraints::generate_window(

@@ -35,6 +35,7 @@ mod shared;
 mod state;
 mod style;
 mod textures;
+pub mod tour;
 mod view;
 
 pub use command::{FileAction, Resolution, UiCommand};
@@ -272,9 +273,6 @@ impl App {
                     .unwrap_or(Sample::Glyphs),
             ),
         };
-        if !app.settings.tour_seen {
-            app.view.explore.tour = Some(0);
-        }
         app.start_load(source);
         app.session.set_status("Welcome: loading data…");
         app
@@ -433,6 +431,7 @@ fn features() -> Features {
         Box::new(compare::CompareView::default()),
         Box::new(kscan::KScan::default()),
         Box::new(export::Exports::default()),
+        Box::new(tour::Tour::default()),
     ])
 }
 

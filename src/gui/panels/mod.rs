@@ -16,7 +16,6 @@ pub mod results;
 pub mod scatter;
 pub mod suggest;
 pub mod teaching;
-pub mod tour;
 
 use super::UiCommand;
 use super::command::Commands;
@@ -94,12 +93,7 @@ pub fn top_bar(ui: &mut egui::Ui, app: &mut Shared<'_>, features: &mut Features)
                     app.view.show_model_help = true;
                 }
                 ui.separator();
-                if ui.button("Tour").clicked() {
-                    app.view.explore.tour = Some(0);
-                }
-                if ui.button("Keyboard shortcuts (?)").clicked() {
-                    app.view.explore.show_shortcuts = true;
-                }
+                features.ui(Place::HelpMenu, ui, app);
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 // The side panels fold away here (and in the View menu) to give the plots
