@@ -17,8 +17,15 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::ProtocolOptions;
 use nmf_playground::engine::data::samples::Sample;
+use nmf_playground::gui::compare::{Command, CompareView};
 use nmf_playground::gui::{App, Pane, UiCommand, WorkerState};
 use pointer::click_at;
+
+/// The comparison feature's state.
+fn compare_of(app: &App) -> &CompareView {
+    app.feature::<CompareView>()
+        .expect("the app has the comparison")
+}
 
 fn loaded() -> Harness<'static, App> {
     let mut h = common::loaded();
@@ -51,7 +58,7 @@ fn click_visible(h: &mut Harness<'static, App>, label: &str) {
 
 /// Screen positions of every sample in comparison view `pane`.
 fn screen(h: &Harness<'static, App>, pane: Pane) -> Vec<egui::Pos2> {
-    let cv = &h.state().view().compare;
+    let cv = &compare_of(h.state());
     let t = cv.transforms[pane as usize].expect("the view was drawn");
     cv.caches[pane as usize]
         .by_sample
@@ -63,7 +70,7 @@ fn screen(h: &Harness<'static, App>, pane: Pane) -> Vec<egui::Pos2> {
 /// A sample drawn inside view `pane` at least 14 px from every other sample.
 fn isolated(h: &Harness<'static, App>, pane: Pane) -> usize {
     let pos = screen(h, pane);
-    let frame = h.state().view().compare.transforms[pane as usize]
+    let frame = compare_of(h.state()).transforms[pane as usize]
         .expect("transform")
         .frame()
         .shrink(12.0);
@@ -102,7 +109,7 @@ fn two_runs_compared_side_by_side_with_linked_hover_and_a_morph() {
     click_visible(&mut h, "run 2");
     click_visible(&mut h, "Compare side by side");
     step_until(&mut h, "the comparison", MAX_STEPS, |a| {
-        a.view().compare.result.is_some()
+        compare_of(a).result.is_some()
     });
     h.hover_at(egui::pos2(5.0, 5.0));
     h.run_steps(3);
@@ -113,7 +120,7 @@ fn two_runs_compared_side_by_side_with_linked_hover_and_a_morph() {
     ] {
         h.get_by_label(label);
     }
-    let c = h.state().view().compare.result.clone().expect("result");
+    let c = compare_of(h.state()).result.clone().expect("result");
     assert_eq!(c.runs, [1, 2]);
     let n = h.state().session().dataset.as_ref().expect("data").n();
     assert_eq!((c.layout_a.nrows(), c.layout_b.nrows()), (n, n));
@@ -156,7 +163,7 @@ fn two_runs_compared_side_by_side_with_linked_hover_and_a_morph() {
     let i = isolated(&h, Pane::A);
     h.hover_at(screen(&h, Pane::A)[i]);
     h.run_steps(3);
-    let cv = &h.state().view().compare;
+    let cv = &compare_of(h.state());
     assert_eq!(cv.hovered, Some(i));
     assert_eq!(cv.drawn_hover, [Some(i); 3]);
     // A click in B selects its sample in all three views; a second click clears it.
@@ -164,31 +171,29 @@ fn two_runs_compared_side_by_side_with_linked_hover_and_a_morph() {
     let at_j = screen(&h, Pane::B)[j];
     click_at(&mut h, at_j);
     h.run_steps(2);
-    let cv = &h.state().view().compare;
+    let cv = &compare_of(h.state());
     assert_eq!(cv.selected, Some(j));
     assert_eq!(cv.drawn_selection, [Some(j); 3]);
     click_at(&mut h, at_j);
     h.run_steps(2);
-    assert_eq!(h.state().view().compare.selected, None);
+    assert_eq!(compare_of(h.state()).selected, None);
 
     // The morph starts on A's layout, passes between, and ends on B's aligned layout.
     h.hover_at(egui::pos2(5.0, 5.0));
     h.run_steps(2);
     let pane = |h: &Harness<'static, App>, p: Pane| {
-        h.state().view().compare.caches[p as usize]
-            .by_sample
-            .clone()
+        compare_of(h.state()).caches[p as usize].by_sample.clone()
     };
     assert_eq!(pane(&h, Pane::Morph), pane(&h, Pane::A));
     h.get_by_label("Play").click();
     h.run_steps(5);
-    let t = h.state().view().compare.morph;
+    let t = compare_of(h.state()).morph;
     assert!(t > 0.0 && t < 1.0, "morph {t} while playing");
     step_until(&mut h, "the morph to end", MAX_STEPS, |a| {
-        !a.view().compare.playing
+        !compare_of(a).playing
     });
     h.run_steps(2);
-    assert_eq!(h.state().view().compare.morph, 1.0);
+    assert_eq!(compare_of(h.state()).morph, 1.0);
     assert_eq!(pane(&h, Pane::Morph), pane(&h, Pane::B));
     h.get_by_label("at run 1").click();
     h.run_steps(2);
@@ -209,9 +214,9 @@ fn runs_on_different_datasets_are_not_compared() {
             .is_some_and(|d| d.source.contains("blobs"))
     });
     run_and_evaluate(&mut h, "nmf", 2);
-    h.state_mut().push_command(UiCommand::CompareRuns([1, 2]));
+    h.state_mut().send(Command::Runs([1, 2]));
     h.run_steps(3);
-    let cv = &h.state().view().compare;
+    let cv = &compare_of(h.state());
     assert!(cv.open && cv.result.is_none() && cv.computing.is_none());
     let why = cv.refusal.clone().expect("a refusal");
     assert!(why.contains("different datasets"), "{why}");

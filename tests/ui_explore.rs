@@ -11,6 +11,7 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::Triplet;
+use nmf_playground::gui::tour::Tour;
 use nmf_playground::gui::{App, Settings, UiCommand, WorkerState};
 use std::time::Duration;
 
@@ -27,6 +28,12 @@ fn menu(h: &mut Harness<'static, App>, menu: &str, item: &str) {
     h.run_steps(2);
     h.get_by_label(item).click();
     h.run_steps(2);
+}
+
+/// The tour's state.
+fn tour_of(app: &App) -> &Tour {
+    app.feature::<Tour>()
+        .unwrap_or_else(|| panic!("the app has the tour"))
 }
 
 /// After a run, the gallery shows one image per basis, ordered by the norm of H's rows;
@@ -277,25 +284,25 @@ fn suggested_triplets_are_answered_in_one_click_and_never_repeat() {
 fn the_first_run_tour_and_the_shortcuts_overlay() {
     let mut h = harness();
     h.run_steps(2);
-    assert_eq!(h.state().view().explore.tour, Some(0));
+    assert_eq!(tour_of(h.state()).step, Some(0));
     h.get_by_label("Next").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().explore.tour, Some(1));
+    assert_eq!(tour_of(h.state()).step, Some(1));
     h.get_by_label_contains("Tour 2/4");
     h.get_by_label("Dismiss tour").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().explore.tour, None);
+    assert_eq!(tour_of(h.state()).step, None);
     assert!(h.state().settings().tour_seen);
     menu(&mut h, "Help", "Tour");
-    assert_eq!(h.state().view().explore.tour, Some(0));
+    assert_eq!(tour_of(h.state()).step, Some(0));
 
     h.event(egui::Event::Text("?".to_owned()));
     h.run_steps(2);
-    assert!(h.state().view().explore.show_shortcuts);
+    assert!(tour_of(h.state()).show_shortcuts);
     h.get_by_label("Keyboard shortcuts");
     h.event(egui::Event::Text("?".to_owned()));
     h.run_steps(2);
-    assert!(!h.state().view().explore.show_shortcuts);
+    assert!(!tour_of(h.state()).show_shortcuts);
 
     // Settings restored with the tour seen: no tour.
     let seen = Settings {
@@ -306,5 +313,5 @@ fn the_first_run_tour_and_the_shortcuts_overlay() {
         .with_size(egui::vec2(1280.0, 800.0))
         .build_eframe(move |cc| App::with_settings(&cc.egui_ctx, seen.clone()));
     again.run_steps(2);
-    assert_eq!(again.state().view().explore.tour, None);
+    assert_eq!(tour_of(again.state()).step, None);
 }

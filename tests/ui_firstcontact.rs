@@ -16,6 +16,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::data::{self, LoadOptions};
 use nmf_playground::engine::models::ModelKind;
+use nmf_playground::gui::export::{Command as ExportCommand, Exports};
 use nmf_playground::gui::{App, ModelGroup, PathAsk, UiCommand, WorkerState};
 use std::path::Path;
 
@@ -90,14 +91,16 @@ fn show_puts_the_runs_curves_on_the_plot_and_in_the_figures() {
 
     let dir = tempfile::tempdir().expect("temp dir");
     let out = dir.path().join("figures");
-    h.state_mut().view_mut().export_dir_input = out.display().to_string();
-    h.state_mut().view_mut().figure_format = nmf_playground::figures::Format::Svg;
-    push(
-        &mut h,
-        UiCommand::SaveFigures(out.clone(), nmf_playground::figures::Format::Svg),
-    );
+    let exports = h.state_mut().feature_mut::<Exports>().expect("exports");
+    exports.dir_input = out.display().to_string();
+    exports.figure_format = nmf_playground::figures::Format::Svg;
+    h.state_mut().send(ExportCommand::SaveFigures(
+        out.clone(),
+        nmf_playground::figures::Format::Svg,
+    ));
+    h.step();
     step_until(&mut h, "the figures", MAX_STEPS, |a| {
-        !a.session().saving_figures
+        !a.feature::<Exports>().expect("exports").saving_figures
     });
     let svg = std::fs::read_to_string(out.join("convergence.svg")).expect("convergence.svg");
     assert!(svg.contains("NMF: convergence"), "title of the shown run");

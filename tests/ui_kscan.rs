@@ -17,9 +17,16 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use ndarray::Array2;
 use nmf_playground::engine::data::Dataset;
+use nmf_playground::gui::kscan::{Command, KScan};
 use nmf_playground::gui::{App, UiCommand};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+/// The "Scan k" feature's state.
+fn scan_of(app: &App) -> &KScan {
+    app.feature::<KScan>()
+        .unwrap_or_else(|| panic!("the app has the k scan"))
+}
 
 /// Three labelled blobs, `m` features, `per` samples each.
 fn blobs(m: usize, per: usize) -> Dataset {
@@ -48,7 +55,7 @@ fn with_window(data: Dataset) -> Harness<'static, App> {
     h.run_steps(20);
     h.get_by_label("Scan k…").click();
     h.run_steps(2);
-    assert!(h.state().view().show_scan, "the button opens the window");
+    assert!(scan_of(h.state()).show, "the button opens the window");
     h
 }
 
@@ -64,12 +71,12 @@ fn a_scan_draws_one_point_per_k_and_use_k_sets_the_rank() {
     let mut h = with_window(blobs(9, 10));
     assert_eq!(h.state().settings().k, 3, "k = c on a new dataset");
     click(&mut h, "Start scan");
-    assert!(h.state().scan().is_running() || !h.state().scan().rows.is_empty());
+    assert!(scan_of(h.state()).is_running() || !scan_of(h.state()).rows.is_empty());
     step_until(&mut h, "the scan to finish", MAX_STEPS, |a| {
-        !a.scan().is_running()
+        !scan_of(a).is_running()
     });
     h.run_steps(2);
-    let scan = h.state().scan();
+    let scan = scan_of(h.state());
     assert_eq!(scan.ks, [2, 3, 4, 5, 6], "k 2..6 by default");
     assert!(
         matches!(&scan.outcome, Some(Ok(m)) if m.contains("5 ranks")),
@@ -103,9 +110,9 @@ fn cancel_stops_a_scan_and_a_running_job_refuses_one() {
     h.state_mut().settings_mut().tol = 0.0;
     h.state_mut().settings_mut().max_iter = 5000;
     click(&mut h, "Start scan");
-    assert!(h.state().scan().is_running());
+    assert!(scan_of(h.state()).is_running());
     click(&mut h, "Cancel scan");
-    let scan = h.state().scan();
+    let scan = scan_of(h.state());
     assert!(
         !scan.is_running(),
         "Cancel ends the scan at once for the UI"
@@ -122,7 +129,7 @@ fn cancel_stops_a_scan_and_a_running_job_refuses_one() {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     assert_eq!(
-        h.state().scan().rows.len(),
+        scan_of(h.state()).rows.len(),
         rows,
         "nothing arrives after Cancel"
     );
@@ -133,9 +140,9 @@ fn cancel_stops_a_scan_and_a_running_job_refuses_one() {
     h.state_mut().push_command(UiCommand::Run);
     h.run_steps(2);
     assert!(h.state().run().worker.is_active());
-    h.state_mut().push_command(UiCommand::StartScan);
+    h.state_mut().send(Command::Start);
     h.run_steps(1);
-    let scan = h.state().scan();
+    let scan = scan_of(h.state());
     assert!(!scan.is_running());
     assert!(
         matches!(&scan.outcome, Some(Err(m)) if m.contains("A run is active")),

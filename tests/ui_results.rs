@@ -13,6 +13,7 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::ProtocolOptions;
+use nmf_playground::gui::export::Exports;
 use nmf_playground::gui::{
     App, ColorBy, EvalInput, UiCommand, WorkerState, evaluate, metric_lines,
 };
@@ -55,6 +56,12 @@ fn click_visible(h: &mut Harness<'static, App>, label: &str) {
 
 fn in_unit(x: f64) -> bool {
     (0.0..=1.0).contains(&x)
+}
+
+/// The export rows' state.
+fn exports_of(app: &App) -> &Exports {
+    app.feature::<Exports>()
+        .unwrap_or_else(|| panic!("the app has the exports"))
 }
 
 #[test]
@@ -454,7 +461,7 @@ fn export_run_writes_the_factors_and_labels_which_read_back() {
     h.step();
     click_visible(&mut h, "Export run…");
     step_until(&mut h, "the export", MAX_STEPS, |a| {
-        a.session().exporting.is_none() && a.session().status.text.contains("Exported run 1")
+        exports_of(a).exporting.is_none() && a.session().status.text.contains("Exported run 1")
     });
     let s = h.state().session();
     assert!(!s.status.is_error, "{:?}", s.status);
@@ -543,7 +550,7 @@ fn save_figures_writes_pngs_that_decode_and_svgs() {
     h.step();
     click_visible(&mut h, "Save figures");
     step_until(&mut h, "the figures", MAX_STEPS, |a| {
-        !a.session().saving_figures && a.session().status.text.contains("Saved figures")
+        !exports_of(a).saving_figures && a.session().status.text.contains("Saved figures")
     });
     let s = h.state().session();
     assert!(!s.status.is_error, "{:?}", s.status);
@@ -585,12 +592,12 @@ fn save_figures_writes_pngs_that_decode_and_svgs() {
 
     click_visible(&mut h, "SVG");
     assert_eq!(
-        h.state().view().figure_format,
+        exports_of(h.state()).figure_format,
         nmf_playground::figures::Format::Svg
     );
     click_visible(&mut h, "Save figures");
     step_until(&mut h, "the SVG figures", MAX_STEPS, |a| {
-        !a.session().saving_figures && a.session().status.text.contains("scatter.svg")
+        !exports_of(a).saving_figures && a.session().status.text.contains("scatter.svg")
     });
     for name in [
         "scatter.svg",

@@ -69,7 +69,7 @@ impl<M: Send + 'static> Background<M> {
 }
 
 /// The text a panic carried (`panic!("…")` gives a `&str` or a `String`).
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

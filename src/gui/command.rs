@@ -3,6 +3,7 @@
 
 use crate::engine::constraints::{ProtocolOptions, Triplet};
 use crate::engine::data::samples::Sample;
+use std::any::Any;
 use std::path::PathBuf;
 
 /// Something the user asked for; applied by [`super::App`] after all panels have drawn.
@@ -29,8 +30,6 @@ pub enum UiCommand {
     ContinueRun(u64),
     /// Bring a history row's scatter and scores back (when no run is active).
     ShowRun(u64),
-    /// Open the side-by-side comparison of history runs A and B (B aligned to A).
-    CompareRuns([u64; 2]),
     Pause,
     Resume,
     Stop,
@@ -82,12 +81,6 @@ pub enum UiCommand {
     ResolvePending(Resolution),
     /// Write the run history table as CSV to this path (atomically).
     ExportHistory(PathBuf),
-    /// Write the shown (or last) run's H, W, labels and predictions as CSV and `.npy` into
-    /// this folder (background thread, atomically).
-    ExportRun(PathBuf),
-    /// Draw the scatter, the convergence plot, the basis gallery and the confusion matrix as
-    /// they are shown into this folder, as PNG or SVG (background thread, atomically).
-    SaveFigures(PathBuf, crate::figures::Format),
     /// Save the session to this path, or to the last session file (asking when there is
     /// none).
     SaveSession(Option<PathBuf>),
@@ -103,13 +96,6 @@ pub enum UiCommand {
     SessionDataChanged(bool),
     /// The answer to "Recover N unsaved edits": recover (`true`) or discard.
     Recover(bool),
-    /// Scan k with the "Scan k" window's range and repeats and the current model (background
-    /// thread; refused while a run is active).
-    StartScan,
-    /// Stop the running scan (the ranks done so far stay drawn).
-    CancelScan,
-    /// Set the model's k (the scan window's "Use k = …").
-    UseK(usize),
 }
 
 /// A constraint file action that needs a path.
@@ -129,17 +115,62 @@ pub enum Resolution {
     Cancel,
 }
 
-/// The list panels push commands onto during a frame.
+/// A message for one feature (its command, or the result of its background task), by the
+/// feature's name; the app routes it to the feature of that name, which downcasts it.
+pub struct Routed {
+    pub to: &'static str,
+    pub msg: Box<dyn Any + Send>,
+}
+
+impl std::fmt::Debug for Routed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Routed(to {})", self.to)
+    }
+}
+
+/// A message type of one feature: the name of the feature it goes to.
+pub trait Addressed: Any + Send {
+    const FEATURE: &'static str;
+}
+
+impl Routed {
+    pub fn new<M: Addressed>(msg: M) -> Self {
+        Self {
+            to: M::FEATURE,
+            msg: Box::new(msg),
+        }
+    }
+}
+
+/// What a feature's background task sends when it panicked (a bug): the panic's text.
+#[derive(Debug)]
+pub struct TaskPanicked(pub String);
+
+/// The list panels push commands onto during a frame: the app's own, and those addressed to
+/// one feature.
 #[derive(Debug, Default)]
-pub struct Commands(Vec<UiCommand>);
+pub struct Commands {
+    app: Vec<UiCommand>,
+    routed: Vec<Routed>,
+}
 
 impl Commands {
     pub fn push(&mut self, cmd: UiCommand) {
-        self.0.push(cmd);
+        self.app.push(cmd);
+    }
+
+    /// Queue `msg` for the feature it is addressed to.
+    pub fn send<M: Addressed>(&mut self, msg: M) {
+        self.routed.push(Routed::new(msg));
     }
 
     /// Take every queued command, in order.
     pub fn take(&mut self) -> Vec<UiCommand> {
-        std::mem::take(&mut self.0)
+        std::mem::take(&mut self.app)
+    }
+
+    /// Take every queued feature message, in order.
+    pub fn take_routed(&mut self) -> Vec<Routed> {
+        std::mem::take(&mut self.routed)
     }
 }

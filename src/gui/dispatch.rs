@@ -7,8 +7,7 @@ use eframe::egui;
 use super::command::FileAction;
 use super::state::{ColorBy, Convergence, Status};
 use super::{App, DataSource, TaskDone, UiCommand};
-use crate::engine::constraints::{SideInfo, Store};
-use crate::engine::models::{ModelKind, ModelSpec};
+use crate::engine::constraints::Store;
 use std::sync::Arc;
 
 impl App {
@@ -30,7 +29,6 @@ impl App {
             UiCommand::Run => self.start_run(None),
             UiCommand::ContinueRun(id) => self.start_run(Some(id)),
             UiCommand::ShowRun(id) => self.show_run(id),
-            UiCommand::CompareRuns(pair) => self.compare_runs(pair),
             UiCommand::Pause => {
                 let status = self.run.pause();
                 self.show(status);
@@ -95,8 +93,6 @@ impl App {
             UiCommand::RevealLabels { fraction, seed } => self.reveal(fraction, seed),
             UiCommand::ResolvePending(r) => self.resolve_pending(r),
             UiCommand::ExportHistory(p) => self.export_history(&p),
-            UiCommand::ExportRun(dir) => self.export_run(&dir),
-            UiCommand::SaveFigures(dir, format) => self.save_figures(&dir, format),
             UiCommand::SaveSession(path) => {
                 match path.or_else(|| self.session.session_path.clone()) {
                     Some(p) => self.session_file(true, p),
@@ -114,15 +110,6 @@ impl App {
             UiCommand::AskPath(ask) => self.ask_path(ask),
             UiCommand::SessionDataChanged(open) => self.resolve_session_data_changed(open),
             UiCommand::Recover(recover) => self.resolve_recovery(recover),
-            UiCommand::StartScan => self.start_scan(),
-            UiCommand::CancelScan => {
-                self.scan.cancel();
-                self.session.set_status("Scan of k cancelled");
-            }
-            UiCommand::UseK(k) => {
-                self.settings.k = k;
-                self.session.set_status(format!("k = {k} (from the scan)"));
-            }
         }
     }
 
@@ -156,11 +143,8 @@ impl App {
                 fingerprint,
                 result,
             } => self.suggested(fingerprint, result),
-            TaskDone::Exported(done) => self.exported(done),
-            TaskDone::FiguresSaved(done) => self.figures_saved(done),
             TaskDone::Isolated(done) => self.isolated(*done),
             TaskDone::Neighbours(done) => self.neighbours_done(*done),
-            TaskDone::Compared { pair, rev, result } => self.compared(pair, rev, result),
             TaskDone::Panicked { task, message } => self.task_panicked(&task, &message),
         }
     }
@@ -176,11 +160,8 @@ impl App {
             }
             "file-dialog" => self.dialog_open = false,
             "evaluate" => s.evaluating = None,
-            "export" => s.exporting = None,
-            "figures" => s.saving_figures = false,
             "generate" => s.generating = false,
             "suggest" => self.view.explore.suggesting = false,
-            "compare" => self.view.compare.computing = None,
             "neighbours" => self.view.points.neighbours.in_flight = None,
             "isolate" => {
                 if let Some(iso) = self.view.points.isolation.as_mut() {
@@ -234,7 +215,7 @@ impl App {
     /// from that history run's factors and rank. Refusals (no data, invalid settings, missing
     /// triplets, factors of another dataset) go to the status line.
     pub(super) fn start_run(&mut self, from: Option<u64>) {
-        let Some((data, mut spec)) = self.data_and_spec() else {
+        let Some((data, mut spec)) = self.parts().1.data_and_spec() else {
             return;
         };
         if let Some(id) = from {
@@ -256,7 +237,7 @@ impl App {
             self.session.set_error(format!("Cannot run: {e}"));
             return;
         }
-        let Some(side) = self.side_for(spec.kind) else {
+        let Some(side) = self.parts().1.side_for(spec.kind) else {
             return;
         };
         // A classifier's run is watched by its predictions spreading (issue 19): colour by
@@ -272,39 +253,6 @@ impl App {
         let fit = self.settings.fit_options();
         let status = self.run.start(data, spec, fit, Arc::clone(&side));
         self.session.status = status;
-    }
-
-    /// The dataset and the model spec of the settings; `None` (with the reason on the status
-    /// line) when there is no dataset or no model.
-    pub(super) fn data_and_spec(
-        &mut self,
-    ) -> Option<(Arc<crate::engine::data::Dataset>, ModelSpec)> {
-        let Some(data) = self.session.dataset.clone() else {
-            self.session
-                .set_error("No dataset loaded: open a file or a sample first");
-            return None;
-        };
-        let Some(spec) = self.settings.model_spec() else {
-            self.session.set_error("No model available");
-            return None;
-        };
-        Some((data, spec))
-    }
-
-    /// The constraints as side information for a fit of `kind`; `None` (with the reason on
-    /// the status line) when the model lacks what it needs.
-    pub(super) fn side_for(&mut self, kind: ModelKind) -> Option<Arc<SideInfo>> {
-        let side = self
-            .session
-            .store
-            .as_ref()
-            .map(Store::snapshot)
-            .unwrap_or_default();
-        if let Err(e) = kind.check_side(&side) {
-            self.session.set_error(format!("Cannot run: {e}"));
-            return None;
-        }
-        Some(side)
     }
 
     /// Forget everything about the previous run (new run or new dataset): its live state, what

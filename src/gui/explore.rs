@@ -16,44 +16,6 @@ use std::collections::BTreeSet;
 /// Samples shown per basis as "the samples that use it most".
 pub const TOP_SAMPLES: usize = 6;
 
-/// The steps of the first-run tour (title, text).
-pub const TOUR: [(&str, &str); 4] = [
-    (
-        "The scatter",
-        "Each point is a sample: before a run, the PCA of the data; during and after a run, \
-         the 2-D projection of its representation H. Hover a point to see it.",
-    ),
-    (
-        "Run NMF",
-        "Pick NMF in the model panel on the right and press Run (or Space). Watch the points \
-         move and the objective fall in the convergence plot below.",
-    ),
-    (
-        "Add a triplet",
-        "Choose Triplet above the scatter and click three points: an anchor i, a sample j \
-         closer to it, a sample q farther. Or press Suggest in the constraints panel and \
-         answer the question shown.",
-    ),
-    (
-        "Run RPNMF and compare",
-        "Pick RPNMF, press Run, then select both runs in the history table: their curves \
-         overlay, and the share of triplets kept tells which one respects your answers.",
-    ),
-];
-
-/// The keyboard shortcuts the overlay lists (keys, action).
-pub const SHORTCUTS: [(&str, &str); 9] = [
-    ("Space", "run, pause or resume"),
-    ("Esc", "stop the run or cancel a partial triplet"),
-    ("Ctrl+Z", "undo a constraint edit"),
-    ("Ctrl+Shift+Z / Ctrl+Y", "redo"),
-    ("Ctrl+S", "save the constraints"),
-    ("Ctrl+Shift+S", "save the session"),
-    ("Ctrl+O", "open a session"),
-    ("?", "show or hide this list"),
-    ("scroll / drag", "zoom / pan the scatter (Inspect mode)"),
-];
-
 /// What the exploration views show and hold (see the module docs).
 #[derive(Default)]
 pub struct ExploreView {
@@ -74,10 +36,6 @@ pub struct ExploreView {
     pub skipped: BTreeSet<Triplet>,
     /// The dataset `skipped` and `suggestion` refer to.
     pub dataset: Option<Fingerprint>,
-    /// The tour's current step, while it is shown.
-    pub tour: Option<usize>,
-    /// The shortcuts overlay is shown (toggled by `?`).
-    pub show_shortcuts: bool,
 }
 
 impl ExploreView {

@@ -48,15 +48,6 @@ impl App {
             if save {
                 self.commands.push(UiCommand::SaveConstraints(None));
             }
-            // `?` is a typed character (Shift+/ on most layouts), not a key of its own.
-            let question = ctx.input(|i| {
-                i.events
-                    .iter()
-                    .any(|e| matches!(e, egui::Event::Text(t) if t == "?"))
-            });
-            if question {
-                self.view.explore.show_shortcuts = !self.view.explore.show_shortcuts;
-            }
             let active = self.run.worker.is_active();
             let building = !self.view.partial.is_empty() || !self.view.lasso.is_empty();
             let (space, esc) = ctx.input_mut(|i| {

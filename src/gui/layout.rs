@@ -4,6 +4,7 @@
 
 use eframe::egui;
 
+use super::feature::Place;
 use super::{App, panels};
 
 /// The narrowest a side panel gets (its widgets wrap or scroll below that).
@@ -45,14 +46,10 @@ impl App {
     /// Draw every panel; the commands they push are applied afterwards by the caller.
     pub(super) fn draw_panels(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
-        panels::top_bar(
-            ui,
-            &mut self.settings,
-            &self.session,
-            &mut self.view,
-            &mut self.commands,
-        );
-        panels::tour::strip(ui, &mut self.settings, &mut self.view);
+        let (features, mut app) = self.parts();
+        panels::top_bar(ui, &mut app, features);
+        let (features, mut app) = self.parts();
+        features.ui(Place::TopStrip, ui, &mut app);
         panels::status_line(ui, &self.session, &self.run, self.view.frame_ms);
         self.view
             .explore
@@ -152,6 +149,11 @@ impl App {
                             &mut self.view,
                             &mut self.commands,
                         );
+                        let (features, mut app) = self.parts();
+                        features.ui(Place::History, ui, &mut app);
+                        // Room for the panel's horizontal scroll bar, which floats over the
+                        // bottom edge.
+                        ui.add_space(16.0);
                     });
             });
         self.view.panel_rects = [
@@ -200,17 +202,8 @@ impl App {
             &self.run,
             &mut self.view,
         );
-        panels::tour::shortcuts(&ctx, &mut self.view);
-        panels::compare::window(&ctx, &self.session, &mut self.view);
-        panels::kscan::window(
-            &ctx,
-            &self.settings,
-            &self.session,
-            &self.run,
-            &mut self.scan,
-            &mut self.view,
-            &mut self.commands,
-        );
+        let (features, mut app) = self.parts();
+        features.ui(Place::Windows, ui, &mut app);
         panels::constraints::generate_window(
             &ctx,
             &self.session,

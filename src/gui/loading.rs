@@ -117,14 +117,6 @@ impl App {
         let was_running = self.run.worker.is_active();
         self.run.retire();
         self.clear_run();
-        // A scan of the old data is cancelled and its curves forgotten; the next one is
-        // centred on the new data's class count.
-        self.scan.reset();
-        self.scan.form = super::ScanForm::centred(
-            data.n_classes(),
-            data.m().min(data.n()),
-            self.scan.form.repeats,
-        );
         self.run.worker = if was_running {
             super::WorkerState::Cancelled
         } else {
@@ -179,6 +171,8 @@ impl App {
             msg
         });
         self.start_data_projection(data);
+        let (features, mut app) = self.parts();
+        features.event(super::feature::Event::DatasetChanged, &mut app);
     }
 
     /// Untick the history runs fitted on other data than `fingerprint` (their curves would

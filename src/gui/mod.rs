@@ -10,19 +10,18 @@ use eframe::egui;
 
 mod background;
 mod command;
-mod compare;
-mod compare_actions;
+pub mod compare;
 mod constraint_actions;
 mod dispatch;
 mod evaluation;
 mod explore;
 mod explore_actions;
-mod export_actions;
-mod figure_export;
+pub mod export;
+mod feature;
 mod file_prompt;
 mod format;
 mod input;
-mod kscan;
+pub mod kscan;
 mod layout;
 mod loading;
 mod model_docs;
@@ -32,8 +31,11 @@ mod points_actions;
 mod run_controller;
 mod scatter_cache;
 mod session_actions;
+mod shared;
 mod state;
+mod style;
 mod textures;
+pub mod tour;
 mod view;
 
 pub use command::{FileAction, Resolution, UiCommand};
@@ -46,10 +48,10 @@ pub use panels::model::{ModelGroup, ParamEdit, hyperparameter_row};
 pub use panels::results::metric_lines;
 pub use points::{NEIGHBOURS, SnapshotKey};
 pub use run_controller::RunController;
-pub use session_actions::OpeningSession;
 pub use state::{
-    ColorBy, Convergence, Evaluation, HistoryRow, KeptCache, LabelChoice, PALETTE, Pending,
-    Progress, ScatterCache, ScatterGroup, Series, Session, Settings, Status, Tool, WorkerState,
+    ColorBy, Convergence, DataSource, Evaluation, HistoryRow, KeptCache, LabelChoice,
+    OpeningSession, PALETTE, Pending, Progress, ScatterCache, ScatterGroup, Series, Session,
+    Settings, Status, Tool, WorkerState,
 };
 pub use view::ViewState;
 
@@ -58,7 +60,9 @@ use crate::engine::data::Dataset;
 use crate::engine::data::Fingerprint;
 use crate::engine::data::samples::Sample;
 use background::Background;
-use command::Commands;
+use command::{Addressed, Commands};
+use feature::{Feature, Features};
+use shared::Shared;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -120,22 +124,6 @@ pub fn run(path: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()
     .map_err(|e| anyhow::anyhow!("could not open the window: {e}"))
 }
 
-/// Where a dataset comes from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DataSource {
-    Sample(Sample),
-    Path(PathBuf),
-}
-
-impl DataSource {
-    fn describe(&self) -> String {
-        match self {
-            DataSource::Sample(s) => format!("sample {}", s.name()),
-            DataSource::Path(p) => p.display().to_string(),
-        }
-    }
-}
-
 /// The result of a finished background task, delivered by [`Background`].
 enum TaskDone {
     /// A dataset load, tagged with its ticket (a newer load replaces it).
@@ -170,22 +158,12 @@ enum TaskDone {
         fingerprint: Fingerprint,
         result: Option<crate::engine::constraints::Suggestion>,
     },
-    /// An "Export run…" finished writing (or failed).
-    Exported(export_actions::Exported),
-    /// A "Save figures" finished writing (or failed).
-    FiguresSaved(figure_export::FiguresSaved),
     /// The projection of an isolated selection.
     Isolated(Box<points_actions::IsolatedDone>),
     /// The nearest neighbours of a sample in X and in H.
     Neighbours(Box<points_actions::NeighboursDone>),
     /// A background task panicked (a bug): its busy flag is cleared and the error shown.
     Panicked { task: String, message: String },
-    /// The comparison of history runs `pair` at constraint revision `rev`.
-    Compared {
-        pair: [u64; 2],
-        rev: u64,
-        result: Result<Box<Comparison>, String>,
-    },
 }
 
 /// The desktop app.
@@ -194,8 +172,6 @@ pub struct App {
     session: Session,
     view: ViewState,
     run: RunController,
-    /// The "Scan k" window's scan.
-    scan: kscan::KScan,
     tasks: Background<TaskDone>,
     commands: Commands,
     load_ticket: u64,
@@ -212,6 +188,10 @@ pub struct App {
     recovery_dir: Option<PathBuf>,
     /// The journal of the current store.
     journal: Option<crate::engine::files::recovery::Journal>,
+    /// The features, each with its own state, commands, tasks and drawing.
+    features: Features,
+    /// The features' background tasks (results routed back to the feature).
+    feature_tasks: shared::Tasks,
 }
 
 impl App {
@@ -266,7 +246,6 @@ impl App {
             settings,
             session: Session::default(),
             run: RunController::new(ctx),
-            scan: kscan::KScan::default(),
             tasks: Background::new(ctx, |task, message| TaskDone::Panicked {
                 task: task.to_owned(),
                 message,
@@ -280,6 +259,8 @@ impl App {
             ctx: ctx.clone(),
             recovery_dir,
             journal: None,
+            features: features(),
+            feature_tasks: shared::Tasks::new(ctx),
         };
         let source = match path {
             Some(p) => DataSource::Path(p),
@@ -292,9 +273,6 @@ impl App {
                     .unwrap_or(Sample::Glyphs),
             ),
         };
-        if !app.settings.tour_seen {
-            app.view.explore.tour = Some(0);
-        }
         app.start_load(source);
         app.session.set_status("Welcome: loading data…");
         app
@@ -308,11 +286,6 @@ impl App {
     /// The live run: worker state, progress, convergence, snapshot, result (read-only).
     pub fn run(&self) -> &RunController {
         &self.run
-    }
-
-    /// The "Scan k" window: its form, the rows so far, progress (read-only).
-    pub fn scan(&self) -> &KScan {
-        &self.scan
     }
 
     /// View state: tool mode, hover, selections, typed text, scatter cache (read-only).
@@ -338,6 +311,38 @@ impl App {
     /// Queue a command as if a panel had pushed it; applied at the end of the next frame.
     pub fn push_command(&mut self, cmd: UiCommand) {
         self.commands.push(cmd);
+    }
+
+    /// Queue a feature's command as if a panel had sent it; delivered at the end of the next
+    /// frame.
+    pub fn send<M: Addressed>(&mut self, msg: M) {
+        self.commands.send(msg);
+    }
+
+    /// The feature of type `F` (its state, read-only), if the app has it.
+    pub fn feature<F: Feature>(&self) -> Option<&F> {
+        self.features.get::<F>()
+    }
+
+    /// Change the feature of type `F` as its panel would.
+    pub fn feature_mut<F: Feature>(&mut self) -> Option<&mut F> {
+        self.features.get_mut::<F>()
+    }
+
+    /// The features and the shared state they work on, borrowed apart.
+    fn parts(&mut self) -> (&mut Features, Shared<'_>) {
+        (
+            &mut self.features,
+            Shared {
+                settings: &mut self.settings,
+                session: &mut self.session,
+                run: &mut self.run,
+                view: &mut self.view,
+                tasks: &self.feature_tasks,
+                commands: &mut self.commands,
+                ctx: &self.ctx,
+            },
+        )
     }
 
     /// Replace the dataset directly (tests, embedding): cancels any run.
@@ -376,12 +381,16 @@ impl eframe::App for App {
         for done in self.tasks.drain() {
             self.task_done(done);
         }
+        for done in self.feature_tasks.drain() {
+            let (features, mut app) = self.parts();
+            features.deliver(done, &mut app);
+        }
         self.drain_run(start + DRAIN_BUDGET);
-        self.drain_scan();
         self.run.reap();
         self.update_kept();
         self.update_points();
-        self.update_compare();
+        let (features, mut app) = self.parts();
+        features.logic(&mut app);
         self.handle_input(ctx);
         self.sync_journal();
     }
@@ -389,6 +398,10 @@ impl eframe::App for App {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.draw_panels(ui);
         self.apply_commands();
+        for cmd in self.commands.take_routed() {
+            let (features, mut app) = self.parts();
+            features.deliver(cmd, &mut app);
+        }
         if self.session.loading.is_some() || self.dialog_open {
             // The loader wakes us when done; a slow tick keeps the spinner alive meanwhile.
             ui.ctx().request_repaint_after(Duration::from_millis(100));
@@ -410,6 +423,16 @@ impl eframe::App for App {
             let _ = j.flush(store);
         }
     }
+}
+
+/// The features, in drawing order: one line each.
+fn features() -> Features {
+    Features::new(vec![
+        Box::new(compare::CompareView::default()),
+        Box::new(kscan::KScan::default()),
+        Box::new(export::Exports::default()),
+        Box::new(tour::Tour::default()),
+    ])
 }
 
 /// The recovery directory of the test constructors: only an explicit override.

@@ -5,6 +5,7 @@
 use eframe::egui;
 
 use super::state::Evaluation;
+use crate::engine::constraints::Store;
 use crate::engine::data::Dataset;
 use crate::engine::jobs::worker::Snapshot;
 use crate::engine::models::LabelOrigin;
@@ -42,6 +43,75 @@ pub struct ScatterCache {
     /// Colour by k-means cluster: positions of the samples whose cluster, mapped to a class by
     /// the Hungarian best map, disagrees with the truth (drawn as crosses).
     pub misassigned: Vec<PlotPoint>,
+}
+
+/// One class of painted labels as the scatter rings it: the legend name, the colour and the
+/// positions of its samples.
+pub type Ring = (String, Color32, Vec<PlotPoint>);
+
+/// The painted labels as rings, prepared when the labels or the scatter's positions change,
+/// not every frame (O(n) to build; the plot borrows them).
+#[derive(Clone, Debug, Default)]
+pub struct PaintedRings {
+    /// The app's constraint revision and the store's revision the rings were built at
+    /// (`None`: not built since the scatter was).
+    built_at: Option<(u64, u64)>,
+    rings: Vec<Ring>,
+}
+
+impl PaintedRings {
+    /// The rings of `store`'s painted labels at the positions of `cache`, built again only
+    /// when the store changed since the last call (`constraints_rev` counts replaced stores,
+    /// the store's own revision its edits); `colour(name, c)` colours class `c`.
+    pub fn get(
+        &mut self,
+        store: Option<&Store>,
+        constraints_rev: u64,
+        cache: &ScatterCache,
+        colour: impl Fn(&str, usize) -> Color32,
+    ) -> &[Ring] {
+        let rev = store.map(|st| (constraints_rev, st.revision()));
+        if self.built_at != rev || rev.is_none() {
+            self.rings = store.map_or_else(Vec::new, |st| rings_of(st, cache, &colour));
+            self.built_at = rev;
+        }
+        &self.rings
+    }
+
+    /// The rings of the last [`Self::get`].
+    pub fn current(&self) -> &[Ring] {
+        &self.rings
+    }
+
+    /// The revisions the rings are current for (`None`: to build at the next draw).
+    pub fn built_at(&self) -> Option<(u64, u64)> {
+        self.built_at
+    }
+}
+
+/// Group the painted samples by class at their scatter positions (classes with none left out).
+fn rings_of(
+    store: &Store,
+    cache: &ScatterCache,
+    colour: &impl Fn(&str, usize) -> Color32,
+) -> Vec<Ring> {
+    let labels = store.labels();
+    let mut by_class: Vec<Vec<PlotPoint>> = vec![Vec::new(); labels.n_classes()];
+    for (i, c) in labels.as_slice().iter().enumerate() {
+        if let (Some(c), Some(p)) = (c, cache.position(i))
+            && let Some(v) = by_class.get_mut(*c)
+        {
+            v.push(p);
+        }
+    }
+    labels
+        .class_names()
+        .iter()
+        .zip(by_class)
+        .enumerate()
+        .filter(|(_, (_, v))| !v.is_empty())
+        .map(|(c, (name, v))| (format!("painted: {name}"), colour(name, c), v))
+        .collect()
 }
 
 /// Tab10-like palette, readable on dark and light backgrounds (the first ten of
@@ -487,6 +557,50 @@ mod tests {
     use super::*;
     use crate::engine::models::{Outputs, SampleValues};
     use ndarray::{Array2, array};
+
+    /// The rings are built once per store revision: drawing again reuses them (no O(n) pass
+    /// per frame), painting more samples or replacing the store rebuilds them.
+    #[test]
+    fn painted_rings_are_rebuilt_only_when_the_labels_change() {
+        let cache = ScatterCache {
+            by_sample: (0..4).map(|i| PlotPoint::new(i as f64, 0.0)).collect(),
+            ..ScatterCache::default()
+        };
+        let fp = crate::engine::data::Fingerprint {
+            n: 4,
+            m: 2,
+            hash: 7,
+        };
+        let mut store = Store::new(fp);
+        store.label_as(&[0, 2], "a").expect("paint");
+        let colour = |_: &str, _: usize| Color32::RED;
+        let mut rings = PaintedRings::default();
+        let built = rings.get(Some(&store), 1, &cache, colour).to_vec();
+        assert_eq!(built.len(), 1);
+        assert_eq!(built[0].0, "painted: a");
+        assert_eq!(
+            built[0].2,
+            [PlotPoint::new(0.0, 0.0), PlotPoint::new(2.0, 0.0)]
+        );
+        let at = rings.built_at();
+        assert!(at.is_some());
+        // Same revisions: kept, not rebuilt (a rebuild from another cache would differ).
+        let other = ScatterCache {
+            by_sample: vec![PlotPoint::new(9.0, 9.0); 4],
+            ..ScatterCache::default()
+        };
+        assert_eq!(rings.get(Some(&store), 1, &other, colour), built.as_slice());
+        assert_eq!(rings.built_at(), at);
+        // An edit of the store: rebuilt.
+        store.label_as(&[3], "a").expect("paint");
+        assert_eq!(rings.get(Some(&store), 1, &cache, colour)[0].2.len(), 3);
+        // Another store at the same store revision (a session opened): rebuilt too.
+        assert_eq!(
+            rings.get(Some(&store), 2, &other, colour)[0].2[0],
+            PlotPoint::new(9.0, 9.0)
+        );
+        assert!(rings.get(None, 2, &cache, colour).is_empty());
+    }
 
     #[test]
     fn colour_by_value_bins_the_values_between_their_extremes() {

@@ -9,7 +9,8 @@
 //! edits from a killed session offers them back.
 
 use super::format::counted;
-use super::{App, DataSource, TaskDone};
+use super::state::{DataSource, OpeningSession};
+use super::{App, TaskDone};
 use crate::engine::data::samples::Sample;
 use crate::engine::files::recovery::{self, Journal};
 use crate::engine::files::session::{
@@ -20,15 +21,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
-
-/// A session being opened: read, its data loading; its constraints wait for the data.
-#[derive(Clone, Debug)]
-pub struct OpeningSession {
-    pub path: PathBuf,
-    pub file: SessionFile,
-    /// Set when the loaded data's fingerprint differs: the reason, shown in the question.
-    pub changed: Option<String>,
-}
 
 impl App {
     /// Write the session (data reference, constraints, model settings, run history; with

@@ -3,8 +3,10 @@
 //! is in [`super::run_controller`] and the view state in [`super::view`].
 
 use crate::engine::constraints::Store;
+use crate::engine::data::samples::Sample;
 use crate::engine::data::{Dataset, Fingerprint, LoadOptions, Preprocess};
 use crate::engine::eval::RunEvaluation;
+use crate::engine::files::session::SessionFile;
 use crate::engine::jobs::experiment::{FitOptions, StopReason};
 use crate::engine::models::{ModelKind, ModelSpec, ParamValue, Phase, WarmStart};
 use egui_plot::PlotPoint;
@@ -15,6 +17,31 @@ use std::sync::Arc;
 
 // The scatter's groups live in their own module; re-exported for the panels' imports.
 pub use super::scatter_cache::{PALETTE, ScatterCache, ScatterGroup};
+
+/// Where a dataset comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DataSource {
+    Sample(Sample),
+    Path(PathBuf),
+}
+
+impl DataSource {
+    pub fn describe(&self) -> String {
+        match self {
+            DataSource::Sample(s) => format!("sample {}", s.name()),
+            DataSource::Path(p) => p.display().to_string(),
+        }
+    }
+}
+
+/// A session being opened: read, its data loading; its constraints wait for the data.
+#[derive(Clone, Debug)]
+pub struct OpeningSession {
+    pub path: PathBuf,
+    pub file: SessionFile,
+    /// Set when the loaded data's fingerprint differs: the reason, shown in the question.
+    pub changed: Option<String>,
+}
 
 /// User preferences kept between sessions (eframe storage, key `eframe::APP_KEY`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -395,7 +422,7 @@ pub struct Session {
     /// What is being loaded right now (shown with a spinner).
     pub loading: Option<String>,
     /// Where the current dataset came from, to reload it with other options.
-    pub source: Option<super::DataSource>,
+    pub source: Option<DataSource>,
     /// Where the current dataset's labels come from when the user chose (a labels file, a
     /// CSV column); reset when another dataset is opened.
     pub labels: LabelChoice,
@@ -429,13 +456,9 @@ pub struct Session {
     pub session_path: Option<PathBuf>,
     /// A session being opened: its constraints wait for its data (and, when the data
     /// changed, for the user's answer).
-    pub opening: Option<super::OpeningSession>,
+    pub opening: Option<OpeningSession>,
     /// Unsaved edits a killed session left for this dataset, offered back.
     pub recovery_offer: Option<crate::engine::files::recovery::Found>,
-    /// The run being exported on a background thread ("Export run…"), if any.
-    pub exporting: Option<u64>,
-    /// "Save figures" is drawing and writing on a background thread.
-    pub saving_figures: bool,
 }
 
 /// Where a dataset's labels come from, beyond what its file holds (the loader options
@@ -512,7 +535,7 @@ pub struct KeptCache {
 /// An action held back until the user answers "unsaved constraints: save, discard, cancel?".
 #[derive(Clone, Debug, PartialEq)]
 pub enum Pending {
-    Load(super::DataSource),
+    Load(DataSource),
     /// Open this session file.
     Session(PathBuf),
     Quit,

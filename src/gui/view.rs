@@ -11,9 +11,9 @@ use eframe::egui;
 use egui_plot::{PlotPoint, PlotTransform};
 use std::path::Path;
 
-use super::compare::CompareView;
 use super::explore::ExploreView;
 use super::points::PointsView;
+use super::scatter_cache::PaintedRings;
 use super::state::{ColorBy, Evaluation, ScatterCache, Tool};
 use super::textures::ThumbnailCache;
 
@@ -48,6 +48,9 @@ pub struct ViewState {
     pub legend_shown: Option<bool>,
     /// Per-label point groups of the latest snapshot, built once per snapshot.
     pub scatter: ScatterCache,
+    /// The painted labels as rings at the scatter's positions, built again when either
+    /// changes.
+    pub rings: PaintedRings,
     /// The scatter's transform of the last frame (tests click at data coordinates with it).
     pub plot_transform: Option<PlotTransform>,
     /// The left and right panels' rects of the last frame (None when hidden); tests check
@@ -60,17 +63,11 @@ pub struct ViewState {
     pub explore: ExploreView,
     /// Search, isolated selection, pinned sample and neighbours (issue 21 point 4).
     pub points: PointsView,
-    /// The side-by-side comparison of two runs.
-    pub compare: CompareView,
     // ----- results
     /// History ids selected in the table (at most two; two overlay their curves).
     pub selected_runs: Vec<u64>,
     /// Text of the history export path field.
     pub history_path_input: String,
-    /// Folder typed for "Export run…".
-    pub export_dir_input: String,
-    /// The format "Save figures" writes (PNG or SVG).
-    pub figure_format: crate::figures::Format,
     // ----- text fields and windows
     /// Text of the typed dataset path field.
     pub path_input: String,
@@ -84,8 +81,6 @@ pub struct ViewState {
     pub show_about: bool,
     /// The "Generate triplets" window is open.
     pub show_generate: bool,
-    /// The "Scan k" window is open.
-    pub show_scan: bool,
     /// Protocol options of the "Generate triplets" window.
     pub generate: ProtocolOptions,
     /// Generate from the ground truth (else from the painted labels).
@@ -119,17 +114,15 @@ impl ViewState {
             show_subspace: false,
             legend_shown: None,
             scatter: ScatterCache::default(),
+            rings: PaintedRings::default(),
             plot_transform: None,
             panel_rects: [None, None],
             feature_textures: (None, Vec::new()),
             thumbnails: ThumbnailCache::default(),
             explore: ExploreView::default(),
             points: PointsView::default(),
-            compare: CompareView::default(),
             selected_runs: Vec::new(),
             history_path_input: String::new(),
-            export_dir_input: String::new(),
-            figure_format: crate::figures::Format::Png,
             path_input: last_path
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
@@ -139,7 +132,6 @@ impl ViewState {
             show_model_help: false,
             show_about: false,
             show_generate: false,
-            show_scan: false,
             generate: ProtocolOptions::default(),
             generate_from_truth: true,
             reveal_percent: 10.0,
@@ -153,6 +145,7 @@ impl ViewState {
     /// Forget what was drawn of the previous run (new run or new dataset).
     pub fn clear_run(&mut self) {
         self.scatter = ScatterCache::default();
+        self.rings = PaintedRings::default();
         self.hovered = None;
     }
 
@@ -214,6 +207,7 @@ impl ViewState {
             }
             None => snap,
         };
+        self.rings = PaintedRings::default();
         self.scatter = match self.color_by {
             ColorBy::Cluster if !of_data => ScatterCache::build_coloured(data, snap, evaluation),
             ColorBy::ModelValue if !of_data => ScatterCache::build_by_value(data, snap),

@@ -2,14 +2,12 @@
 
 use eframe::egui;
 
-pub mod compare;
 pub mod constraints;
 pub mod convergence;
 pub mod data;
 pub mod features;
 pub mod file_prompt;
 pub mod gallery;
-pub mod kscan;
 pub mod labels;
 pub mod model;
 pub mod point_image;
@@ -18,10 +16,10 @@ pub mod results;
 pub mod scatter;
 pub mod suggest;
 pub mod teaching;
-pub mod tour;
 
 use super::UiCommand;
 use super::command::Commands;
+use super::feature::{Features, Place, Shared};
 use super::format::counted;
 use super::run_controller::RunController;
 use super::state::{Session, Settings, WorkerState};
@@ -29,96 +27,91 @@ use super::view::ViewState;
 use crate::engine::data::samples::Sample;
 use egui::{Color32, RichText};
 
-/// Red for errors, readable on both themes.
-pub const ERROR_RED: Color32 = Color32::from_rgb(230, 70, 60);
+pub use super::style::ERROR_RED;
 
 /// Menu bar; on the right: dataset · n × m · k.
-pub fn top_bar(
-    ui: &mut egui::Ui,
-    settings: &mut Settings,
-    session: &Session,
-    view: &mut ViewState,
-    cmds: &mut Commands,
-) {
+pub fn top_bar(ui: &mut egui::Ui, app: &mut Shared<'_>, features: &mut Features) {
     egui::Panel::top("top_bar").show(ui, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
                 if ui.button("Open file…").clicked() {
-                    cmds.push(UiCommand::OpenFileDialog);
+                    app.commands.push(UiCommand::OpenFileDialog);
                 }
                 if ui.button("Open folder…").clicked() {
-                    cmds.push(UiCommand::OpenFolderDialog);
+                    app.commands.push(UiCommand::OpenFolderDialog);
                 }
                 ui.separator();
                 if ui.button("Open session… (Ctrl+O)").clicked() {
-                    cmds.push(UiCommand::AskPath(crate::gui::PathAsk::OpenSession));
+                    app.commands
+                        .push(UiCommand::AskPath(crate::gui::PathAsk::OpenSession));
                 }
                 if ui.button("Save session (Ctrl+Shift+S)").clicked() {
-                    cmds.push(UiCommand::SaveSession(None));
+                    app.commands.push(UiCommand::SaveSession(None));
                 }
                 if ui.button("Save session as…").clicked() {
-                    cmds.push(UiCommand::AskPath(crate::gui::PathAsk::SaveSession));
+                    app.commands
+                        .push(UiCommand::AskPath(crate::gui::PathAsk::SaveSession));
                 }
-                ui.checkbox(&mut settings.session_factors, "Include H and W in sessions")
-                    .on_hover_text("Save each run's H and W as .npy files beside the session");
+                ui.checkbox(
+                    &mut app.settings.session_factors,
+                    "Include H and W in sessions",
+                )
+                .on_hover_text("Save each run's H and W as .npy files beside the session");
                 ui.separator();
                 if ui.button("Quit").clicked() {
-                    cmds.push(UiCommand::Quit);
+                    app.commands.push(UiCommand::Quit);
                 }
             });
-            ui.menu_button("Samples", |ui| sample_items(ui, cmds));
+            ui.menu_button("Samples", |ui| sample_items(ui, app.commands));
             ui.menu_button("View", |ui| {
-                let mut dark = settings.dark;
+                let mut dark = app.settings.dark;
                 if ui.checkbox(&mut dark, "Dark theme").changed() {
-                    cmds.push(UiCommand::SetDark(dark));
+                    app.commands.push(UiCommand::SetDark(dark));
                 }
-                ui.checkbox(&mut settings.log_y, "Log-scale objective");
+                ui.checkbox(&mut app.settings.log_y, "Log-scale objective");
                 ui.separator();
-                ui.checkbox(&mut settings.show_data_panel, "Data and constraints panel");
-                ui.checkbox(&mut settings.show_model_panel, "Model and results panel");
-                ui.checkbox(&mut view.explore.show_gallery, "Basis gallery");
-                ui.checkbox(&mut view.points.show_neighbours, "Neighbours in X and in H");
-                if ui
-                    .button("Compare two runs side by side")
-                    .on_hover_text("The two runs selected in the history table, B aligned to A")
-                    .clicked()
-                {
-                    match view.selected_runs[..] {
-                        [a, b] => cmds.push(UiCommand::CompareRuns([a, b])),
-                        _ => {
-                            view.compare.open = true;
-                            view.compare.pair = None;
-                            view.compare.refusal = None;
-                        }
-                    }
-                }
+                ui.checkbox(
+                    &mut app.settings.show_data_panel,
+                    "Data and constraints panel",
+                );
+                ui.checkbox(
+                    &mut app.settings.show_model_panel,
+                    "Model and results panel",
+                );
+                ui.checkbox(&mut app.view.explore.show_gallery, "Basis gallery");
+                ui.checkbox(
+                    &mut app.view.points.show_neighbours,
+                    "Neighbours in X and in H",
+                );
+                features.ui(Place::ViewMenu, ui, app);
             });
             ui.menu_button("Help", |ui| {
                 if ui.button("About NMF Playground").clicked() {
-                    view.show_about = true;
+                    app.view.show_about = true;
                 }
                 if ui.button("About the selected model").clicked() {
-                    view.show_model_help = true;
+                    app.view.show_model_help = true;
                 }
                 ui.separator();
-                if ui.button("Tour").clicked() {
-                    view.explore.tour = Some(0);
-                }
-                if ui.button("Keyboard shortcuts (?)").clicked() {
-                    view.explore.show_shortcuts = true;
-                }
+                features.ui(Place::HelpMenu, ui, app);
             });
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 // The side panels fold away here (and in the View menu) to give the plots
                 // the window on a small screen.
-                ui.toggle_value(&mut settings.show_model_panel, "Model")
+                ui.toggle_value(&mut app.settings.show_model_panel, "Model")
                     .on_hover_text("Show or hide the model and results panel");
-                ui.toggle_value(&mut settings.show_data_panel, "Data")
+                ui.toggle_value(&mut app.settings.show_data_panel, "Data")
                     .on_hover_text("Show or hide the data and constraints panel");
                 ui.separator();
-                let text = match &session.dataset {
-                    Some(d) => format!("{} · {} × {} · k = {}", d.source, d.n(), d.m(), settings.k),
-                    None => format!("no dataset · k = {}", settings.k),
+                let text = match &app.session.dataset {
+                    Some(d) => format!(
+                        "{} · {} × {} · k = {}",
+                        d.source,
+                        d.n(),
+                        d.m(),
+                        app.settings.k
+                    ),
+                    None => format!("no dataset · k = {}", app.settings.k),
                 };
                 ui.add(egui::Label::new(text.clone()).truncate())
                     .on_hover_text(text);

@@ -130,7 +130,7 @@ pub fn show(
         )
         .clicked()
     {
-        view.show_scan = !view.show_scan;
+        cmds.send(crate::gui::kscan::Command::Toggle);
     }
     progress(ui, session, run, settings.max_iter);
 }

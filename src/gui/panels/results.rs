@@ -2,6 +2,7 @@
 //! classification accuracy and macro-F1, triplets kept, the confusion matrix as a heatmap, and
 //! the run history table (select two runs to overlay their curves; export as CSV).
 
+use crate::gui::style::right_aligned;
 use eframe::egui;
 
 use crate::engine::data::Dataset;
@@ -319,7 +320,7 @@ pub fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds:
             ))
             .clicked()
     {
-        cmds.push(UiCommand::CompareRuns([a, b]));
+        cmds.send(crate::gui::compare::Command::Runs([a, b]));
     }
     ui.horizontal(|ui| {
         let l = ui.label("CSV path");
@@ -341,45 +342,6 @@ pub fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds:
             .labelled_by(l.id);
         });
     });
-    ui.horizontal(|ui| {
-        let l = ui.label("Export folder");
-        right_aligned(ui, |ui| {
-            export_run_button(ui, session, view, cmds);
-            ui.add(
-                egui::TextEdit::singleline(&mut view.export_dir_input)
-                    .desired_width(f32::INFINITY)
-                    .hint_text("results/run"),
-            )
-            .labelled_by(l.id);
-        });
-    });
-    ui.horizontal(|ui| {
-        use crate::figures::Format;
-        ui.label("Figures");
-        for (format, name) in [(Format::Png, "PNG"), (Format::Svg, "SVG")] {
-            ui.radio_value(&mut view.figure_format, format, name);
-        }
-        let ready = session.dataset.is_some() && !session.saving_figures;
-        if ui
-            .add_enabled(ready, egui::Button::new("Save figures"))
-            .on_hover_text(
-                "Draw the scatter, the convergence plot, the basis gallery and the confusion \
-                 matrix as shown into the export folder (scatter.png, convergence.png, \
-                 gallery.png, confusion.png; or .svg)",
-            )
-            .clicked()
-        {
-            cmds.push(UiCommand::SaveFigures(
-                PathBuf::from(view.export_dir_input.trim()),
-                view.figure_format,
-            ));
-        }
-        if session.saving_figures {
-            ui.spinner();
-        }
-    });
-    // Room for the panel's horizontal scroll bar, which floats over the bottom edge.
-    ui.add_space(16.0);
 }
 
 /// One history row: the overlay tick with the run's number, then model, ACC and NMI (each a
@@ -471,36 +433,4 @@ fn run_details(
             clicks.continued = Some(r.id);
         }
     });
-}
-
-/// "Export run…" (with a spinner while an export runs): the shown run into the typed folder.
-fn export_run_button(ui: &mut egui::Ui, session: &Session, view: &ViewState, cmds: &mut Commands) {
-    if session.exporting.is_some() {
-        ui.spinner();
-    }
-    let ready = !session.history.is_empty() && session.exporting.is_none();
-    if ui
-        .add_enabled(ready, egui::Button::new("Export run…"))
-        .on_hover_text(
-            "Write the shown run (else the last) into the typed folder, as run --out does: \
-             H and W (CSV and .npy), clusters.csv, labels.csv/.npy (truth, painted, \
-             cluster per sample) and a classifier's predictions.csv/.npy",
-        )
-        .clicked()
-    {
-        cmds.push(UiCommand::ExportRun(PathBuf::from(
-            view.export_dir_input.trim(),
-        )));
-    }
-}
-
-/// Lays `add` out from the right edge of the panel's visible area, so that a button added first
-/// always shows and a field with infinite desired width takes what is left. The right panel
-/// scrolls both ways (the history table is wider than it), so `available_width` is unbounded
-/// there and a plain right-to-left layout would put the button out of sight.
-fn right_aligned(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
-    let width = (ui.clip_rect().right() - ui.cursor().left() - ui.spacing().item_spacing.x)
-        .max(ui.spacing().interact_size.x * 3.0);
-    let size = egui::vec2(width, ui.spacing().interact_size.y);
-    ui.allocate_ui_with_layout(size, egui::Layout::right_to_left(egui::Align::Center), add);
 }

@@ -366,311 +366,36 @@ pub fn show(
     cmds: &mut Commands,
 ) {
     let Some(data) = session.dataset.clone() else {
-        ui.centered_and_justified(|ui| {
-            ui.label(RichText::new("Open a dataset or a sample to begin").weak());
-        });
+        placeholder(ui, RichText::new("Open a dataset or a sample to begin"));
         return;
     };
     if view.scatter.groups.is_empty() {
         view.plot_transform = None;
-        ui.centered_and_justified(|ui| {
-            ui.label(
-                RichText::new("Press Run (Space) to factorize")
-                    .size(18.0)
-                    .weak(),
-            );
-        });
+        placeholder(
+            ui,
+            RichText::new("Press Run (Space) to factorize").size(18.0),
+        );
         return;
     }
     toolbar(ui, session, run, view, &data);
     super::points::bar(ui, session, view, cmds);
-    let caption = view.scatter_caption();
     let narrow = ui.available_width() - SIDE_LEGEND_WIDTH < SIDE_LEGEND_MIN_PLOT;
     let side = view.legend_shown.unwrap_or(!narrow);
-    ui.horizontal(|ui| {
-        let toggle = if side { "Hide legend" } else { "Legend" };
-        if ui
-            .small_button(toggle)
-            .on_hover_text("Show or hide the legend beside the plot")
-            .clicked()
-        {
-            view.legend_shown = Some(!side);
-        }
-        ui.add(
-            egui::Label::new(RichText::new(super::displayable(ui.ctx(), &caption)).weak())
-                .truncate(),
-        );
-    });
-    let cache = &view.scatter;
-    let n = data.n().max(1);
-    let radius = if n > 2000 {
-        1.5
-    } else if n > 500 {
-        2.5
-    } else {
-        3.5
-    };
+    caption_row(ui, view, side);
     if view
         .highlight
         .as_ref()
-        .is_some_and(|h| !cache.groups.iter().any(|g| &g.name == h))
+        .is_some_and(|h| !view.scatter.groups.iter().any(|g| &g.name == h))
     {
         view.highlight = None;
     }
-    let mut plot = Plot::new("scatter")
-        .x_grid_spacer(nice_marks)
-        .y_grid_spacer(nice_marks)
-        .x_axis_formatter(mark_label)
-        .y_axis_formatter(mark_label)
-        .show_x(false)
-        .show_y(false)
-        .label_formatter(|_| None);
-    if view.tool != Tool::Inspect {
-        plot = plot
-            .allow_drag(false)
-            .allow_double_click_reset(false)
-            .allow_boxed_zoom(false);
-    }
-    plot = if cache.index_axes {
-        plot.x_axis_label("sample index").y_axis_label("h")
-    } else {
-        plot.data_aspect(1.0)
-            .x_axis_label("PC 1")
-            .y_axis_label("PC 2")
-    };
-    // Painted labels as rings, one item per class.
-    let rings: Vec<(String, Color32, Vec<PlotPoint>)> = match &session.store {
-        Some(st) => {
-            let labels = st.labels();
-            let mut by_class: Vec<Vec<PlotPoint>> = vec![Vec::new(); labels.n_classes()];
-            for (i, c) in labels.as_slice().iter().enumerate() {
-                if let (Some(c), Some(p)) = (c, cache.position(i))
-                    && let Some(v) = by_class.get_mut(*c)
-                {
-                    v.push(p);
-                }
-            }
-            labels
-                .class_names()
-                .iter()
-                .zip(by_class)
-                .enumerate()
-                .filter(|(_, (_, v))| !v.is_empty())
-                .map(|(c, (name, v))| (format!("painted: {name}"), class_colour(&data, name, c), v))
-                .collect()
-        }
-        None => Vec::new(),
-    };
-    let triplets: &[Triplet] = session.store.as_ref().map_or(&[], |s| s.triplets());
-    let satisfied = session.kept.as_ref().map(|k| k.satisfied.as_slice());
-    let hovered_t = view.hovered_triplet.and_then(|r| triplets.get(r).copied());
-    let partial = view.partial.clone();
-    let lasso = view.lasso.clone();
-    let show_violations = view.show_violations;
-    let show_triplets = !view.hide_triplets;
-    let highlight = view.highlight.clone();
-    let selection = view.explore.selection.clone();
-    let suggested = view.explore.suggestion.map(|s| s.triplet);
-    let mut plot_ui_rect = ui.available_rect_before_wrap();
-    if side {
-        plot_ui_rect.max.x -= SIDE_LEGEND_WIDTH + ui.spacing().item_spacing.x;
-    }
-    let legend_rect = egui::Rect::from_min_max(
-        egui::pos2(
-            plot_ui_rect.max.x + ui.spacing().item_spacing.x,
-            plot_ui_rect.min.y,
-        ),
-        ui.available_rect_before_wrap().max,
-    );
-    if side {
-        let groups = cache.groups.clone();
-        let mut legend_ui = ui.new_child(egui::UiBuilder::new().max_rect(legend_rect));
-        side_legend(&mut legend_ui, &groups, view);
-    }
-    ui.advance_cursor_after_rect(ui.available_rect_before_wrap());
+    let plot_rect = legend_beside(ui, view, side);
     let overlay = super::points::Overlay::gather(view, &data);
-    let cache = &view.scatter;
-    let mut plot_area = ui.new_child(egui::UiBuilder::new().max_rect(plot_ui_rect));
+    let mut plot_area = ui.new_child(egui::UiBuilder::new().max_rect(plot_rect));
     let ui = &mut plot_area;
-    let at = |i: usize| cache.position(i);
-    // Large data: every group as one image (point_image.rs); rings and crosses as images from
-    // a few thousand on, where one egui shape each would overrun the frame.
-    let image_from = if n >= IMAGE_FROM { 0 } else { usize::MAX };
-    let rings_from = RINGS_IMAGE_FROM;
-    let response = plot.show(ui, |plot_ui| {
-        // The highlighted group last (on top), the others faded.
-        let order = cache
-            .groups
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| highlight.as_deref() != Some(g.name.as_str()))
-            .chain(
-                cache
-                    .groups
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, g)| highlight.as_deref() == Some(g.name.as_str())),
-            );
-        for (g, group) in order {
-            let faded = highlight.is_some() && highlight.as_deref() != Some(group.name.as_str());
-            let colour = if faded {
-                group.color.gamma_multiply(0.15)
-            } else {
-                group.color
-            };
-            let mark = Mark {
-                color: colour,
-                radius: if faded { radius * 0.8 } else { radius },
-                marker: group.marker,
-                filled: true,
-            };
-            let points = Cow::Borrowed(group.points.as_slice());
-            add_points(plot_ui, &group.name, points, mark, ("cls", g), image_from);
-        }
-        if !cache.misassigned.is_empty() {
-            let mark = Mark {
-                color: super::ERROR_RED,
-                radius: radius + 2.0,
-                marker: MarkerShape::Cross,
-                filled: false,
-            };
-            let points = Cow::Borrowed(cache.misassigned.as_slice());
-            add_points(
-                plot_ui,
-                "misassigned",
-                points,
-                mark,
-                "misassigned",
-                rings_from,
-            );
-        }
-        for (c, (name, color, pts)) in rings.into_iter().enumerate() {
-            let mark = Mark {
-                color,
-                radius: radius + 3.0,
-                marker: MarkerShape::Circle,
-                filled: false,
-            };
-            add_points(
-                plot_ui,
-                &name,
-                Cow::Owned(pts),
-                mark,
-                ("painted", c),
-                rings_from,
-            );
-        }
-        // Many lines at full strength hide the points: fade them as their number grows.
-        let line_colour = if triplets.len() > 50 {
-            Color32::from_gray(150).gamma_multiply(0.3)
-        } else {
-            Color32::from_gray(150)
-        };
-        let drawn = if show_triplets { MAX_DRAWN } else { 0 };
-        for t in triplets.iter().take(drawn) {
-            if let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q)) {
-                plot_ui.line(segment("triplet i-j", pi, pj).color(line_colour).width(1.0));
-                plot_ui.line(
-                    segment("triplet i-q", pi, pq)
-                        .color(line_colour)
-                        .width(1.0)
-                        .style(LineStyle::dashed_loose()),
-                );
-            }
-        }
-        if show_violations && let Some(sat) = satisfied {
-            let red = super::ERROR_RED;
-            for (t, _) in triplets
-                .iter()
-                .zip(sat)
-                .filter(|(_, ok)| !**ok)
-                .take(MAX_DRAWN)
-            {
-                if let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q)) {
-                    plot_ui.line(segment("violated", pi, pj).color(red).width(2.0));
-                    plot_ui.line(
-                        segment("violated", pi, pq)
-                            .color(red)
-                            .width(2.0)
-                            .style(LineStyle::dashed_loose()),
-                    );
-                }
-            }
-        }
-        if let Some(t) = hovered_t
-            && let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q))
-        {
-            plot_ui.line(segment("selected", pi, pj).color(HIGHLIGHT).width(3.0));
-            plot_ui.line(
-                segment("selected", pi, pq)
-                    .color(HIGHLIGHT)
-                    .width(3.0)
-                    .style(LineStyle::dashed_loose()),
-            );
-            for (s, p) in [("i", pi), ("j", pj), ("q", pq)] {
-                plot_ui.text(Text::new("selected", p, RichText::new(s).strong()).color(HIGHLIGHT));
-            }
-        }
-        // The selection (a basis picked in the gallery, a lasso, search matches), ringed.
-        let ringed: Vec<PlotPoint> = selection.iter().filter_map(|&i| at(i)).collect();
-        if !ringed.is_empty() {
-            let mark = Mark {
-                color: HIGHLIGHT,
-                radius: radius + 3.0,
-                marker: MarkerShape::Circle,
-                filled: false,
-            };
-            add_points(
-                plot_ui,
-                "selected",
-                Cow::Owned(ringed),
-                mark,
-                "basis_samples",
-                rings_from,
-            );
-        }
-        // The suggested triplet waiting for an answer: i–j solid, i–q dashed, named.
-        if let Some(t) = suggested
-            && let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q))
-        {
-            plot_ui.line(segment("suggested", pi, pj).color(HIGHLIGHT).width(2.0));
-            plot_ui.line(
-                segment("suggested", pi, pq)
-                    .color(HIGHLIGHT)
-                    .width(2.0)
-                    .style(LineStyle::dashed_loose()),
-            );
-            for (s, p) in [("i?", pi), ("j?", pj), ("q?", pq)] {
-                plot_ui.text(Text::new("suggested", p, RichText::new(s).strong()).color(HIGHLIGHT));
-            }
-        }
-        // The partial triplet: picked points ringed and named, joined.
-        let picked: Vec<PlotPoint> = partial.iter().filter_map(|&i| at(i)).collect();
-        if !picked.is_empty() {
-            if let [pi, pj] = picked.as_slice() {
-                plot_ui.line(segment("partial", *pi, *pj).color(HIGHLIGHT).width(2.5));
-            }
-            plot_ui.points(
-                Points::new("partial", PlotPoints::Owned(picked.clone()))
-                    .color(HIGHLIGHT)
-                    .radius(radius + 5.0)
-                    .shape(MarkerShape::Circle)
-                    .filled(false),
-            );
-            for (p, s) in picked.iter().zip(["i", "j"]) {
-                plot_ui.text(Text::new("partial", *p, RichText::new(s).strong()).color(HIGHLIGHT));
-            }
-        }
-        super::points::draw(plot_ui, overlay, radius, rings_from);
-        if lasso.len() > 1 {
-            let pts: Vec<[f64; 2]> = lasso.iter().map(|p| [p.x, p.y]).collect();
-            plot_ui.polygon(
-                Polygon::new("lasso", PlotPoints::from(pts))
-                    .fill_color(HIGHLIGHT.gamma_multiply(0.15))
-                    .stroke(egui::Stroke::new(1.5, HIGHLIGHT)),
-            );
-        }
-    });
+    let plot = plot_settings(view);
+    let layers = Layers::gather(session, view, &data);
+    let response = plot.show(ui, |plot_ui| layers.draw(plot_ui, overlay));
     let transform = response.transform;
     view.plot_transform = Some(transform);
     if view.show_graph
@@ -685,12 +410,91 @@ pub fn show(
         );
     }
     interact(session, view, &response.response, &transform, cmds);
+    hover_card(ui, view, &data, &response.response, &transform);
+}
 
-    // Nearest sample under the pointer, within a few pixels.
+/// A weak centred line in place of the plot (no data, or no points yet).
+fn placeholder(ui: &mut egui::Ui, text: RichText) {
+    ui.centered_and_justified(|ui| {
+        ui.label(text.weak());
+    });
+}
+
+/// The legend toggle and what the scatter shows.
+fn caption_row(ui: &mut egui::Ui, view: &mut ViewState, side: bool) {
+    let caption = view.scatter_caption();
+    ui.horizontal(|ui| {
+        let toggle = if side { "Hide legend" } else { "Legend" };
+        if ui
+            .small_button(toggle)
+            .on_hover_text("Show or hide the legend beside the plot")
+            .clicked()
+        {
+            view.legend_shown = Some(!side);
+        }
+        ui.add(
+            egui::Label::new(RichText::new(super::displayable(ui.ctx(), &caption)).weak())
+                .truncate(),
+        );
+    });
+}
+
+/// Draw the legend beside the plot when `side`; the rect left for the plot.
+fn legend_beside(ui: &mut egui::Ui, view: &mut ViewState, side: bool) -> egui::Rect {
+    let mut plot_rect = ui.available_rect_before_wrap();
+    if side {
+        plot_rect.max.x -= SIDE_LEGEND_WIDTH + ui.spacing().item_spacing.x;
+        let legend_rect = egui::Rect::from_min_max(
+            egui::pos2(
+                plot_rect.max.x + ui.spacing().item_spacing.x,
+                plot_rect.min.y,
+            ),
+            ui.available_rect_before_wrap().max,
+        );
+        let groups = view.scatter.groups.clone();
+        let mut legend_ui = ui.new_child(egui::UiBuilder::new().max_rect(legend_rect));
+        side_legend(&mut legend_ui, &groups, view);
+    }
+    ui.advance_cursor_after_rect(ui.available_rect_before_wrap());
+    plot_rect
+}
+
+/// The plot's axes, grid and navigation: the tool decides whether dragging pans.
+fn plot_settings(view: &ViewState) -> Plot<'static> {
+    let mut plot = Plot::new("scatter")
+        .x_grid_spacer(nice_marks)
+        .y_grid_spacer(nice_marks)
+        .x_axis_formatter(mark_label)
+        .y_axis_formatter(mark_label)
+        .show_x(false)
+        .show_y(false)
+        .label_formatter(|_| None);
+    if view.tool != Tool::Inspect {
+        plot = plot
+            .allow_drag(false)
+            .allow_double_click_reset(false)
+            .allow_boxed_zoom(false);
+    }
+    if view.scatter.index_axes {
+        plot.x_axis_label("sample index").y_axis_label("h")
+    } else {
+        plot.data_aspect(1.0)
+            .x_axis_label("PC 1")
+            .y_axis_label("PC 2")
+    }
+}
+
+/// The card of the sample under the pointer, within a few pixels.
+fn hover_card(
+    ui: &mut egui::Ui,
+    view: &mut ViewState,
+    data: &Dataset,
+    response: &egui::Response,
+    transform: &egui_plot::PlotTransform,
+) {
     let hovered = response
-        .response
         .hover_pos()
-        .and_then(|pos| view.scatter.nearest(&transform, pos, HOVER_PX));
+        .and_then(|pos| view.scatter.nearest(transform, pos, HOVER_PX));
     view.hovered = hovered;
     if hovered.is_some() {
         view.points.last_hovered = hovered;
@@ -698,11 +502,281 @@ pub fn show(
     let Some(i) = hovered else {
         return;
     };
-    let texture = view.thumbnails.get(ui.ctx(), &data, i);
+    let texture = view.thumbnails.get(ui.ctx(), data, i);
     let pos = view.scatter.position(i).unwrap_or(PlotPoint::new(0.0, 0.0));
     response
-        .response
-        .on_hover_ui_at_pointer(|ui| sample_card(ui, &data, i, pos, texture.as_ref()));
+        .clone()
+        .on_hover_ui_at_pointer(|ui| sample_card(ui, data, i, pos, texture.as_ref()));
+}
+
+/// Everything the plot draws this frame, prepared before it: the groups and the painted
+/// rings are borrowed from caches built when their inputs changed.
+struct Layers<'a> {
+    cache: &'a ScatterCache,
+    rings: &'a [crate::gui::scatter_cache::Ring],
+    triplets: &'a [Triplet],
+    satisfied: Option<&'a [bool]>,
+    hovered_triplet: Option<Triplet>,
+    partial: &'a [usize],
+    lasso: &'a [PlotPoint],
+    selection: &'a [usize],
+    suggested: Option<Triplet>,
+    show_violations: bool,
+    show_triplets: bool,
+    highlight: Option<&'a str>,
+    /// Marker radius for the number of samples.
+    radius: f32,
+    /// Groups as one image each from this many points (large data), else egui shapes.
+    image_from: usize,
+}
+
+impl<'a> Layers<'a> {
+    fn gather(session: &'a Session, view: &'a mut ViewState, data: &Dataset) -> Self {
+        let n = data.n().max(1);
+        let view = &*{
+            // Rings: from the cache, rebuilt only when the painted labels or the positions
+            // changed.
+            let store = session.store.as_ref();
+            let rev = session.constraints_rev;
+            view.rings.get(store, rev, &view.scatter, |name, c| {
+                class_colour(data, name, c)
+            });
+            view
+        };
+        let triplets: &[Triplet] = session.store.as_ref().map_or(&[], |s| s.triplets());
+        Self {
+            cache: &view.scatter,
+            rings: view.rings.current(),
+            triplets,
+            satisfied: session.kept.as_ref().map(|k| k.satisfied.as_slice()),
+            hovered_triplet: view.hovered_triplet.and_then(|r| triplets.get(r).copied()),
+            partial: &view.partial,
+            lasso: &view.lasso,
+            selection: &view.explore.selection,
+            suggested: view.explore.suggestion.map(|s| s.triplet),
+            show_violations: view.show_violations,
+            show_triplets: !view.hide_triplets,
+            highlight: view.highlight.as_deref(),
+            radius: if n > 2000 {
+                1.5
+            } else if n > 500 {
+                2.5
+            } else {
+                3.5
+            },
+            image_from: if n >= IMAGE_FROM { 0 } else { usize::MAX },
+        }
+    }
+
+    fn at(&self, i: usize) -> Option<PlotPoint> {
+        self.cache.position(i)
+    }
+
+    /// Every layer, bottom to top.
+    fn draw(&self, plot_ui: &mut egui_plot::PlotUi<'a>, overlay: super::points::Overlay) {
+        self.draw_groups(plot_ui);
+        self.draw_rings(plot_ui);
+        self.draw_triplets(plot_ui);
+        self.draw_picks(plot_ui);
+        super::points::draw(plot_ui, overlay, self.radius, RINGS_IMAGE_FROM);
+        if self.lasso.len() > 1 {
+            let pts: Vec<[f64; 2]> = self.lasso.iter().map(|p| [p.x, p.y]).collect();
+            plot_ui.polygon(
+                Polygon::new("lasso", PlotPoints::from(pts))
+                    .fill_color(HIGHLIGHT.gamma_multiply(0.15))
+                    .stroke(egui::Stroke::new(1.5, HIGHLIGHT)),
+            );
+        }
+    }
+
+    /// The class groups, the highlighted one last (on top) and the others faded.
+    fn draw_groups(&self, plot_ui: &mut egui_plot::PlotUi<'a>) {
+        let highlight = self.highlight;
+        let groups = &self.cache.groups;
+        let order = groups
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| highlight != Some(g.name.as_str()))
+            .chain(
+                groups
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, g)| highlight == Some(g.name.as_str())),
+            );
+        for (g, group) in order {
+            let faded = highlight.is_some() && highlight != Some(group.name.as_str());
+            let mark = Mark {
+                color: if faded {
+                    group.color.gamma_multiply(0.15)
+                } else {
+                    group.color
+                },
+                radius: if faded {
+                    self.radius * 0.8
+                } else {
+                    self.radius
+                },
+                marker: group.marker,
+                filled: true,
+            };
+            let points = Cow::Borrowed(group.points.as_slice());
+            add_points(
+                plot_ui,
+                &group.name,
+                points,
+                mark,
+                ("cls", g),
+                self.image_from,
+            );
+        }
+    }
+
+    /// Misassigned samples as crosses, painted labels as rings (one item per class).
+    fn draw_rings(&self, plot_ui: &mut egui_plot::PlotUi<'a>) {
+        if !self.cache.misassigned.is_empty() {
+            let mark = Mark {
+                color: super::ERROR_RED,
+                radius: self.radius + 2.0,
+                marker: MarkerShape::Cross,
+                filled: false,
+            };
+            let points = Cow::Borrowed(self.cache.misassigned.as_slice());
+            add_points(
+                plot_ui,
+                "misassigned",
+                points,
+                mark,
+                "misassigned",
+                RINGS_IMAGE_FROM,
+            );
+        }
+        for (c, (name, color, pts)) in self.rings.iter().enumerate() {
+            let mark = Mark {
+                color: *color,
+                radius: self.radius + 3.0,
+                marker: MarkerShape::Circle,
+                filled: false,
+            };
+            let points = Cow::Borrowed(pts.as_slice());
+            add_points(
+                plot_ui,
+                name,
+                points,
+                mark,
+                ("painted", c),
+                RINGS_IMAGE_FROM,
+            );
+        }
+    }
+
+    /// The triplets' lines (faded as their number grows), the violated ones in red, the
+    /// hovered one highlighted.
+    fn draw_triplets(&self, plot_ui: &mut egui_plot::PlotUi<'a>) {
+        let line_colour = if self.triplets.len() > 50 {
+            Color32::from_gray(150).gamma_multiply(0.3)
+        } else {
+            Color32::from_gray(150)
+        };
+        let drawn = if self.show_triplets { MAX_DRAWN } else { 0 };
+        for t in self.triplets.iter().take(drawn) {
+            self.triplet_lines(plot_ui, "triplet i-j", "triplet i-q", *t, line_colour, 1.0);
+        }
+        if self.show_violations
+            && let Some(sat) = self.satisfied
+        {
+            let violated = self.triplets.iter().zip(sat).filter(|(_, ok)| !**ok);
+            for (t, _) in violated.take(MAX_DRAWN) {
+                self.triplet_lines(plot_ui, "violated", "violated", *t, super::ERROR_RED, 2.0);
+            }
+        }
+        if let Some(t) = self.hovered_triplet
+            && self.triplet_lines(plot_ui, "selected", "selected", t, HIGHLIGHT, 3.0)
+        {
+            self.name_points(plot_ui, "selected", t, ["i", "j", "q"]);
+        }
+    }
+
+    /// The i–j (solid) and i–q (dashed) lines of `t`; false when a sample is not drawn.
+    fn triplet_lines(
+        &self,
+        plot_ui: &mut egui_plot::PlotUi<'a>,
+        ij: &str,
+        iq: &str,
+        t: Triplet,
+        colour: Color32,
+        width: f32,
+    ) -> bool {
+        let (Some(pi), Some(pj), Some(pq)) = (self.at(t.i), self.at(t.j), self.at(t.q)) else {
+            return false;
+        };
+        plot_ui.line(segment(ij, pi, pj).color(colour).width(width));
+        plot_ui.line(
+            segment(iq, pi, pq)
+                .color(colour)
+                .width(width)
+                .style(LineStyle::dashed_loose()),
+        );
+        true
+    }
+
+    /// Name the three samples of `t` with `names`.
+    fn name_points(
+        &self,
+        plot_ui: &mut egui_plot::PlotUi<'a>,
+        item: &str,
+        t: Triplet,
+        names: [&str; 3],
+    ) {
+        for (i, s) in [t.i, t.j, t.q].into_iter().zip(names) {
+            if let Some(p) = self.at(i) {
+                plot_ui.text(Text::new(item, p, RichText::new(s).strong()).color(HIGHLIGHT));
+            }
+        }
+    }
+
+    /// The selection ringed, the suggested triplet, and the triplet being picked.
+    fn draw_picks(&self, plot_ui: &mut egui_plot::PlotUi<'a>) {
+        let ringed: Vec<PlotPoint> = self.selection.iter().filter_map(|&i| self.at(i)).collect();
+        if !ringed.is_empty() {
+            let mark = Mark {
+                color: HIGHLIGHT,
+                radius: self.radius + 3.0,
+                marker: MarkerShape::Circle,
+                filled: false,
+            };
+            let points = Cow::Owned(ringed);
+            add_points(
+                plot_ui,
+                "selected",
+                points,
+                mark,
+                "basis_samples",
+                RINGS_IMAGE_FROM,
+            );
+        }
+        if let Some(t) = self.suggested
+            && self.triplet_lines(plot_ui, "suggested", "suggested", t, HIGHLIGHT, 2.0)
+        {
+            self.name_points(plot_ui, "suggested", t, ["i?", "j?", "q?"]);
+        }
+        let picked: Vec<PlotPoint> = self.partial.iter().filter_map(|&i| self.at(i)).collect();
+        if picked.is_empty() {
+            return;
+        }
+        if let [pi, pj] = picked.as_slice() {
+            plot_ui.line(segment("partial", *pi, *pj).color(HIGHLIGHT).width(2.5));
+        }
+        plot_ui.points(
+            Points::new("partial", PlotPoints::Owned(picked.clone()))
+                .color(HIGHLIGHT)
+                .radius(self.radius + 5.0)
+                .shape(MarkerShape::Circle)
+                .filled(false),
+        );
+        for (p, s) in picked.iter().zip(["i", "j"]) {
+            plot_ui.text(Text::new("partial", *p, RichText::new(s).strong()).color(HIGHLIGHT));
+        }
+    }
 }
 
 /// What hovering sample `i` (drawn at `pos`) shows: its index, name, label, position and

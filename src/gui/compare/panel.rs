@@ -7,13 +7,14 @@
 
 use eframe::egui;
 
-use super::scatter::{
-    HIGHLIGHT, HOVER_PX, MAX_DRAWN, PICK_PX, SIDE_LEGEND_FROM, nice_marks, segment,
-};
+use super::state::{CompareView, Comparison, Pane};
 use crate::engine::data::Dataset;
-use crate::gui::compare::{Comparison, Pane};
+use crate::gui::panels::scatter::{
+    self, HIGHLIGHT, HOVER_PX, MAX_DRAWN, PICK_PX, SIDE_LEGEND_FROM, nice_marks, segment,
+};
 use crate::gui::state::Session;
-use crate::gui::view::ViewState;
+use crate::gui::style::ERROR_RED;
+use crate::gui::textures::ThumbnailCache;
 use egui::{Color32, RichText};
 use egui_plot::{Legend, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points};
 
@@ -24,8 +25,13 @@ pub const ONLY: [Color32; 2] = [
 ];
 
 /// The window, when open (View ▸ Compare two runs, or the button under the history table).
-pub fn window(ctx: &egui::Context, session: &Session, view: &mut ViewState) {
-    if !view.compare.open {
+pub fn window(
+    ctx: &egui::Context,
+    session: &Session,
+    cv: &mut CompareView,
+    thumbnails: &mut ThumbnailCache,
+) {
+    if !cv.open {
         return;
     }
     let content = ctx.content_rect();
@@ -39,18 +45,22 @@ pub fn window(ctx: &egui::Context, session: &Session, view: &mut ViewState) {
         .default_size(size)
         .default_pos(content.center() - size / 2.0 - egui::vec2(0.0, 20.0))
         .collapsible(false)
-        .show(ctx, |ui| body(ui, session, view));
+        .show(ctx, |ui| body(ui, session, cv, thumbnails));
     if !open {
-        view.compare.open = false;
-        view.compare.playing = false;
-        view.compare.hovered = None;
+        cv.open = false;
+        cv.playing = false;
+        cv.hovered = None;
     }
 }
 
-fn body(ui: &mut egui::Ui, session: &Session, view: &mut ViewState) {
-    let cv = &mut view.compare;
+fn body(
+    ui: &mut egui::Ui,
+    session: &Session,
+    cv: &mut CompareView,
+    thumbnails: &mut ThumbnailCache,
+) {
     if let Some(why) = &cv.refusal {
-        ui.label(RichText::new(why).color(super::ERROR_RED));
+        ui.label(RichText::new(why).color(ERROR_RED));
         return;
     }
     let Some([a, b]) = cv.pair else {
@@ -70,7 +80,7 @@ fn body(ui: &mut egui::Ui, session: &Session, view: &mut ViewState) {
     if data.fingerprint != result.fingerprint {
         ui.label(
             RichText::new("The loaded dataset is not the one these runs were fitted on.")
-                .color(super::ERROR_RED),
+                .color(ERROR_RED),
         );
         return;
     }
@@ -81,12 +91,12 @@ fn body(ui: &mut egui::Ui, session: &Session, view: &mut ViewState) {
         }
     }
     cv.rebuild_morph(data);
-    header(ui, &result, view);
-    views(ui, data, &result, view);
+    header(ui, &result, cv);
+    views(ui, data, &result, cv, thumbnails);
 }
 
 /// The alignment's parameters, the triplet counts (toggles) and the morph controls.
-fn header(ui: &mut egui::Ui, c: &Comparison, view: &mut ViewState) {
+fn header(ui: &mut egui::Ui, c: &Comparison, cv: &mut CompareView) {
     let [a, b] = c.runs;
     let al = &c.alignment;
     let relative = if c.spread_a > 0.0 {
@@ -113,7 +123,6 @@ fn header(ui: &mut egui::Ui, c: &Comparison, view: &mut ViewState) {
         ))
         .weak(),
     );
-    let cv = &mut view.compare;
     ui.horizontal_wrapped(|ui| match &c.kept {
         Some(k) => {
             for (side, (run, only)) in [(a, &k.only_a), (b, &k.only_b)].into_iter().enumerate() {
@@ -200,7 +209,13 @@ fn header(ui: &mut egui::Ui, c: &Comparison, view: &mut ViewState) {
 }
 
 /// The three views, side by side; then the hover and the click they saw.
-fn views(ui: &mut egui::Ui, data: &Dataset, c: &Comparison, view: &mut ViewState) {
+fn views(
+    ui: &mut egui::Ui,
+    data: &Dataset,
+    c: &Comparison,
+    cv: &mut CompareView,
+    thumbnails: &mut ThumbnailCache,
+) {
     let [a, b] = c.runs;
     let gap = ui.spacing().item_spacing.x;
     let width = ((ui.available_width() - 2.0 * gap) / 3.0).max(120.0);
@@ -219,7 +234,7 @@ fn views(ui: &mut egui::Ui, data: &Dataset, c: &Comparison, view: &mut ViewState
                 ),
                 Pane::Morph => (
                     format!("Morph: run {a} to run {b} (aligned)"),
-                    format!("t = {:.2}", view.compare.morph),
+                    format!("t = {:.2}", cv.morph),
                 ),
             };
             ui.vertical(|ui| {
@@ -228,7 +243,7 @@ fn views(ui: &mut egui::Ui, data: &Dataset, c: &Comparison, view: &mut ViewState
                     .on_hover_text(&head);
                 ui.add(egui::Label::new(RichText::new(&sub).weak().small()).truncate())
                     .on_hover_text(&sub);
-                let seen = pane_plot(ui, pane, data, c, view, egui::vec2(width, height));
+                let seen = pane_plot(ui, pane, data, c, cv, egui::vec2(width, height));
                 if let Some((i, pos)) = seen.hovered {
                     hovered = Some(i);
                     hover_card = Some((seen.response.clone(), i, pos));
@@ -239,7 +254,6 @@ fn views(ui: &mut egui::Ui, data: &Dataset, c: &Comparison, view: &mut ViewState
             });
         }
     });
-    let cv = &mut view.compare;
     if cv.hovered != hovered {
         cv.hovered = hovered;
         ui.ctx().request_repaint();
@@ -252,9 +266,9 @@ fn views(ui: &mut egui::Ui, data: &Dataset, c: &Comparison, view: &mut ViewState
         };
     }
     if let Some((response, i, pos)) = hover_card {
-        let texture = view.thumbnails.get(ui.ctx(), data, i);
+        let texture = thumbnails.get(ui.ctx(), data, i);
         response.on_hover_ui_at_pointer(|ui| {
-            super::scatter::sample_card(ui, data, i, pos, texture.as_ref());
+            scatter::sample_card(ui, data, i, pos, texture.as_ref());
         });
     }
 }
@@ -272,11 +286,10 @@ fn pane_plot(
     pane: Pane,
     data: &Dataset,
     c: &Comparison,
-    view: &mut ViewState,
+    cv: &mut CompareView,
     size: egui::Vec2,
 ) -> Seen {
     let p = pane as usize;
-    let cv = &mut view.compare;
     let cache = &cv.caches[p];
     let n = data.n().max(1);
     let radius = if n > 2000 {
@@ -292,8 +305,8 @@ fn pane_plot(
         .data_aspect(1.0)
         .x_grid_spacer(nice_marks)
         .y_grid_spacer(nice_marks)
-        .x_axis_formatter(super::scatter::mark_label)
-        .y_axis_formatter(super::scatter::mark_label)
+        .x_axis_formatter(scatter::mark_label)
+        .y_axis_formatter(scatter::mark_label)
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None)

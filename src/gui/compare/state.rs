@@ -4,15 +4,15 @@
 //! from one layout to the other.
 //!
 //! The alignment and the per-triplet flags are computed once per pair (and constraint
-//! revision) on a background task ([`super::compare_actions`]); drawing only reads them. The
+//! revision) on a background task ([`super::job`]); drawing only reads them. The
 //! morph's points are an O(n) interpolation, rebuilt when the slider moves.
 
-use super::scatter_cache::ScatterCache;
 use crate::engine::constraints::Triplet;
 use crate::engine::data::{Dataset, Fingerprint};
 use crate::engine::eval::KeptByOne;
 use crate::engine::jobs::worker::Snapshot;
 use crate::engine::linalg::projection::Similarity;
+use crate::gui::scatter_cache::ScatterCache;
 use egui_plot::PlotTransform;
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;

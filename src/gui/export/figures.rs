@@ -5,14 +5,16 @@
 //! plain figure data; ordering the bases, drawing ([`crate::figures`], the same drawing as
 //! `report`) and the atomic writes run on a background thread.
 
-use super::explore::basis_order;
-use super::state::{Convergence, ScatterCache};
-use super::{App, TaskDone};
+use super::{Command, Exports};
 use crate::engine::data::Dataset;
 use crate::engine::eval::ConfusionMatrix;
 use crate::engine::files::fsutil::write_atomic;
 use crate::engine::jobs::worker::Snapshot;
 use crate::figures::{self, Format};
+use crate::gui::command::Addressed;
+use crate::gui::explore::basis_order;
+use crate::gui::shared::Shared;
+use crate::gui::state::{Convergence, ScatterCache};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -40,6 +42,10 @@ pub struct FigureJob {
 pub struct FiguresSaved {
     pub dir: PathBuf,
     pub result: Result<Vec<String>, String>,
+}
+
+impl Addressed for FiguresSaved {
+    const FEATURE: &'static str = <Command as Addressed>::FEATURE;
 }
 
 impl FigureJob {
@@ -188,48 +194,50 @@ pub fn confusion_figure(title: String, cm: &ConfusionMatrix, data: &Dataset) -> 
     }
 }
 
-impl App {
-    /// The model of what the scatter and results show: the shown history run's, else the
-    /// evaluated run's, else the last result's, else the one picked for the next run.
-    fn shown_model(&self) -> String {
-        let s = &self.session;
+/// The model of what the scatter and results show: the shown history run's, else the
+/// evaluated run's, else the last result's, else the one picked for the next run.
+fn shown_model(app: &Shared<'_>) -> String {
+    {
+        let s = &app.session;
         s.shown_run
             .or_else(|| s.evaluation.as_ref().map(|e| e.run))
             .and_then(|id| s.history.iter().find(|r| r.id == id))
             .map(|r| r.model.clone())
             .or_else(|| {
-                self.run
+                app.run
                     .result
                     .as_ref()
                     .map(|r| r.spec.kind.label().to_owned())
             })
-            .unwrap_or_else(|| self.settings.model.clone())
+            .unwrap_or_else(|| app.settings.model.clone())
     }
+}
 
+impl Exports {
     /// Draw the shown figures into `dir` as `format`, on a background thread.
-    pub(super) fn save_figures(&mut self, dir: &Path, format: Format) {
+    pub(super) fn save_figures(&mut self, dir: &Path, format: Format, app: &mut Shared<'_>) {
         if dir.as_os_str().is_empty() {
-            self.session
+            app.session
                 .set_error("Type a folder for the figures first (the export folder)");
             return;
         }
-        if self.session.saving_figures {
-            self.session.set_error("Figures are still being written");
+        if self.saving_figures {
+            app.session.set_error("Figures are still being written");
             return;
         }
-        let Some(data) = self.session.dataset.clone() else {
-            self.session
+        let Some(data) = app.session.dataset.clone() else {
+            app.session
                 .set_error("No data loaded: load a dataset to draw its figures");
             return;
         };
-        let model = self.shown_model();
-        let view = &self.view;
+        let model = shown_model(app);
+        let view = &app.view;
         let scatter = (!view.scatter.groups.is_empty()).then(|| {
-            let triplets = match (&self.session.store, view.hide_triplets) {
+            let triplets = match (&app.session.store, view.hide_triplets) {
                 (Some(st), false) => st
                     .triplets()
                     .iter()
-                    .take(super::panels::scatter::MAX_DRAWN)
+                    .take(crate::gui::panels::scatter::MAX_DRAWN)
                     .map(|t| (t.i, t.j, t.q))
                     .collect(),
                 _ => Vec::new(),
@@ -241,9 +249,8 @@ impl App {
             };
             scatter_figure(title, &view.scatter, triplets)
         });
-        let convergence =
-            convergence_figure(format!("{model}: convergence"), &self.run.convergence);
-        let gallery = self
+        let convergence = convergence_figure(format!("{model}: convergence"), &app.run.convergence);
+        let gallery = app
             .run
             .snapshot
             .as_ref()
@@ -257,7 +264,7 @@ impl App {
                 image: data.image_shape,
                 feature_names: (0..data.m()).map(|f| data.feature_name(f)).collect(),
             });
-        let confusion = self.session.evaluation.as_ref().and_then(|ev| {
+        let confusion = app.session.evaluation.as_ref().and_then(|ev| {
             let (what, cm) = match (&ev.scores.semi, &ev.scores.classification) {
                 (Some(semi), _) => ("samples not given", &semi.model.confusion),
                 (None, Some(c)) => ("linear SVM on H, 20 % held out", &c.confusion),
@@ -277,26 +284,24 @@ impl App {
             gallery,
             confusion,
         };
-        let spawned = self.tasks.spawn("figures", move || {
-            TaskDone::FiguresSaved(FiguresSaved {
-                dir: job.dir.clone(),
-                result: job.write(),
-            })
+        let spawned = app.tasks.spawn("figures", move || FiguresSaved {
+            dir: job.dir.clone(),
+            result: job.write(),
         });
         match spawned {
             Ok(()) => {
-                self.session.saving_figures = true;
-                self.session
+                self.saving_figures = true;
+                app.session
                     .set_status(format!("Drawing the figures into {}…", dir.display()));
             }
-            Err(e) => self.session.set_error(e),
+            Err(e) => app.session.set_error(e),
         }
     }
 
     /// "Save figures" finished: say what was written, or why not.
-    pub(super) fn figures_saved(&mut self, done: FiguresSaved) {
-        let s = &mut self.session;
-        s.saving_figures = false;
+    pub(super) fn figures_saved(&mut self, done: FiguresSaved, app: &mut Shared<'_>) {
+        let s = &mut *app.session;
+        self.saving_figures = false;
         match done.result {
             Ok(files) => s.set_status(format!(
                 "Saved figures to {}: {}",

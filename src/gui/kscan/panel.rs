@@ -2,40 +2,33 @@
 //! or Cancel, progress, and the curves vs k as the ranks finish: relative reconstruction
 //! error, ACC and NMI (labelled data), and the cophenetic correlation of the consensus
 //! matrix. "Use k = …" sets the model's k. The scan itself runs on its own thread
-//! ([`crate::gui::kscan`]); this only draws.
+//! ([`super::scan`]); this only draws.
 
 use eframe::egui;
 use egui::{DragValue, RichText};
 use egui_plot::{Legend, Line, Plot, PlotPoints, Points};
 
-use super::ERROR_RED;
-use crate::gui::UiCommand;
+use super::{Command, KScan};
 use crate::gui::command::Commands;
-use crate::gui::kscan::KScan;
 use crate::gui::run_controller::RunController;
+use crate::gui::shared::Shared;
 use crate::gui::state::{Session, Settings};
-use crate::gui::view::ViewState;
+use crate::gui::style::ERROR_RED;
 
 /// Height of each of the three plots.
 const PLOT_HEIGHT: f32 = 110.0;
 
-pub fn window(
-    ctx: &egui::Context,
-    settings: &Settings,
-    session: &Session,
-    run: &RunController,
-    scan: &mut KScan,
-    view: &mut ViewState,
-    cmds: &mut Commands,
-) {
-    let mut open = view.show_scan;
+pub fn window(ctx: &egui::Context, app: &mut Shared<'_>, scan: &mut KScan) {
+    let mut open = scan.show;
+    let (settings, session, run, cmds) =
+        (&*app.settings, &*app.session, &*app.run, &mut *app.commands);
     egui::Window::new("Scan k")
         .open(&mut open)
         .default_width(380.0)
         .default_pos(ctx.content_rect().right_top() + egui::vec2(-760.0, 40.0))
         .collapsible(false)
         .show(ctx, |ui| body(ui, settings, session, run, scan, cmds));
-    view.show_scan = open;
+    scan.show = open;
 }
 
 fn body(
@@ -97,7 +90,7 @@ fn body(
     ui.horizontal(|ui| {
         if running {
             if ui.button("Cancel scan").clicked() {
-                cmds.push(UiCommand::CancelScan);
+                cmds.send(Command::Cancel);
             }
         } else {
             let busy = run.worker.is_active();
@@ -109,7 +102,7 @@ fn body(
                 .on_hover_text("Fit the model at every k, `repeats` seeds each, off the UI thread")
                 .on_disabled_hover_text("A run is active: stop it or let it finish first");
             if start.clicked() {
-                cmds.push(UiCommand::StartScan);
+                cmds.send(Command::Start);
             }
         }
         if let Some(p) = scan.progress_text() {
@@ -151,7 +144,7 @@ fn body(
                         .map_or_else(String::new, |c| format!(", cophenetic {c:.3}"))
                 ));
             if b.clicked() {
-                cmds.push(UiCommand::UseK(r.k));
+                cmds.send(Command::UseK(r.k));
             }
         }
     });

@@ -2,13 +2,14 @@
 //! layout to A's and flag the triplets each run's H keeps on a background task (O(n + |T|k),
 //! once per pair and constraint revision), and keep the result when it arrives.
 
-use super::compare::Comparison;
-use super::state::HistoryRow;
-use super::{App, TaskDone};
+use super::state::{CompareView, Comparison};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Fingerprint;
 use crate::engine::eval::kept_by_one;
 use crate::engine::linalg::projection::{Projector, align_similarity};
+use crate::gui::command::Addressed;
+use crate::gui::shared::Shared;
+use crate::gui::state::HistoryRow;
 use ndarray::{Array2, Axis};
 use std::sync::Arc;
 
@@ -62,13 +63,25 @@ pub fn refusal(a: &HistoryRow, b: &HistoryRow, here: Option<Fingerprint>) -> Opt
     None
 }
 
-impl App {
+/// The comparison computed on the background task, for the pair and constraint revision
+/// asked for.
+pub struct Compared {
+    pair: [u64; 2],
+    rev: u64,
+    result: Result<Box<Comparison>, String>,
+}
+
+impl Addressed for Compared {
+    const FEATURE: &'static str = super::NAME;
+}
+
+impl CompareView {
     /// Open the comparison of history runs `pair` (A, B) and start computing it, unless it
     /// cannot be compared (the window then says why).
-    pub(super) fn compare_runs(&mut self, pair: [u64; 2]) {
-        let view = &mut self.view.compare;
+    pub(super) fn compare_runs(&mut self, pair: [u64; 2], app: &mut Shared<'_>) {
+        let view = self;
         view.begin(pair);
-        let find = |id: u64| self.session.history.iter().find(|r| r.id == id);
+        let find = |id: u64| app.session.history.iter().find(|r| r.id == id);
         let (Some(a), Some(b)) = (find(pair[0]), find(pair[1])) else {
             view.refuse(format!(
                 "Run {} or run {} is not in the history",
@@ -76,15 +89,15 @@ impl App {
             ));
             return;
         };
-        let here = self.session.dataset.as_ref().map(|d| d.fingerprint);
+        let here = app.session.dataset.as_ref().map(|d| d.fingerprint);
         if let Some(why) = refusal(a, b, here) {
             view.refuse(why);
             return;
         }
-        let (Some(data), Some(fingerprint)) = (self.session.dataset.clone(), here) else {
+        let (Some(data), Some(fingerprint)) = (app.session.dataset.clone(), here) else {
             return;
         };
-        let rev = self.session.constraints_rev;
+        let rev = app.session.constraints_rev;
         if view.computing == Some((pair, rev)) {
             return;
         }
@@ -98,7 +111,7 @@ impl App {
         };
         let (ia, ib) = (input(a), input(b));
         let titles = [run_title(a), run_title(b)];
-        let triplets = self
+        let triplets = app
             .session
             .store
             .as_ref()
@@ -112,7 +125,7 @@ impl App {
             rev,
             titles,
         };
-        let spawned = self.tasks.spawn("compare", move || TaskDone::Compared {
+        let spawned = app.tasks.spawn("compare", move || Compared {
             pair,
             rev,
             result: job.run().map(Box::new),
@@ -124,13 +137,9 @@ impl App {
     }
 
     /// A comparison arrived: keep it if it is the pair and constraint revision asked for last.
-    pub(super) fn compared(
-        &mut self,
-        pair: [u64; 2],
-        rev: u64,
-        result: Result<Box<Comparison>, String>,
-    ) {
-        let view = &mut self.view.compare;
+    pub(super) fn compared(&mut self, done: Compared, app: &Shared<'_>) {
+        let Compared { pair, rev, result } = done;
+        let view = self;
         if view.computing != Some((pair, rev)) {
             return; // another pair or revision was asked for meanwhile
         }
@@ -139,7 +148,7 @@ impl App {
             return;
         }
         match result {
-            Ok(c) => match self.session.dataset.as_deref() {
+            Ok(c) => match app.session.dataset.as_deref() {
                 Some(data) if data.fingerprint == c.fingerprint => view.install(data, *c),
                 _ => view.refuse("The dataset changed while the runs were being compared".into()),
             },
@@ -152,19 +161,19 @@ impl App {
 
     /// Keep the open comparison current: computed again when the triplets change (the flags
     /// depend on them), refused when the loaded dataset is not the runs' any more.
-    pub(super) fn update_compare(&mut self) {
-        let view = &self.view.compare;
+    pub(super) fn update_compare(&mut self, app: &mut Shared<'_>) {
+        let view = &*self;
         let (true, Some(pair), None) = (view.open, view.pair, view.computing) else {
             return;
         };
-        let here = self.session.dataset.as_ref().map(|d| d.fingerprint);
-        let rev = self.session.constraints_rev;
+        let here = app.session.dataset.as_ref().map(|d| d.fingerprint);
+        let rev = app.session.constraints_rev;
         let stale = view
             .result
             .as_ref()
             .is_some_and(|r| here != Some(r.fingerprint) || r.rev != rev);
         if stale {
-            self.compare_runs(pair);
+            self.compare_runs(pair, app);
         }
     }
 }

@@ -4,11 +4,13 @@
 //! ([`crate::engine::files::export`]). The files are written atomically on a background thread; the
 //! result comes back as a message.
 
-use super::{App, TaskDone};
+use super::{Command, Exports};
 use crate::engine::data::Dataset;
 use crate::engine::files::export::{ExportError, Factors, RunWriter, SampleLabels, clusters_csv};
 use crate::engine::files::export::{predictions_csv, predictions_matrix};
 use crate::engine::models::{Export, LabelOrigin, Predictions};
+use crate::gui::command::Addressed;
+use crate::gui::shared::Shared;
 use ndarray::Array2;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,6 +37,10 @@ pub struct Exported {
     pub run: u64,
     pub dir: PathBuf,
     pub result: Result<Vec<String>, String>,
+}
+
+impl Addressed for Exported {
+    const FEATURE: &'static str = <Command as Addressed>::FEATURE;
 }
 
 impl ExportJob {
@@ -73,16 +79,16 @@ impl ExportJob {
     }
 }
 
-impl App {
+impl Exports {
     /// Export the run shown in the results panel (else the last one) to `dir`, on a
     /// background thread.
-    pub(super) fn export_run(&mut self, dir: &Path) {
-        let s = &mut self.session;
+    pub(super) fn export_run(&mut self, dir: &Path, app: &mut Shared<'_>) {
+        let s = &mut *app.session;
         if dir.as_os_str().is_empty() {
             s.set_error("Type a folder for the exported run first");
             return;
         }
-        if s.exporting.is_some() {
+        if self.exporting.is_some() {
             s.set_error("An export is still being written");
             return;
         }
@@ -129,16 +135,14 @@ impl App {
             data,
         };
         let run = job.run;
-        let spawned = self.tasks.spawn("export", move || {
-            TaskDone::Exported(Exported {
-                run: job.run,
-                dir: job.dir.clone(),
-                result: job.write().map_err(|e| e.to_string()),
-            })
+        let spawned = app.tasks.spawn("export", move || Exported {
+            run: job.run,
+            dir: job.dir.clone(),
+            result: job.write().map_err(|e| e.to_string()),
         });
         match spawned {
             Ok(()) => {
-                s.exporting = Some(run);
+                self.exporting = Some(run);
                 s.set_status(format!("Exporting run {run} to {}…", dir.display()));
             }
             Err(e) => s.set_error(e),
@@ -146,9 +150,9 @@ impl App {
     }
 
     /// An export finished: say what was written, or why not.
-    pub(super) fn exported(&mut self, done: Exported) {
-        let s = &mut self.session;
-        s.exporting = None;
+    pub(super) fn exported(&mut self, done: Exported, app: &mut Shared<'_>) {
+        let s = &mut *app.session;
+        self.exporting = None;
         match done.result {
             Ok(files) => s.set_status(format!(
                 "Exported run {} to {}: {}",

@@ -1,21 +1,58 @@
 //! The first-run tour (a strip under the menu bar, so it covers nothing; reopened from Help)
-//! and the shortcuts overlay toggled by `?` (issue 21 point 9).
+//! and the shortcuts overlay toggled by `?`.
 
 use eframe::egui;
 
-use crate::gui::explore::{SHORTCUTS, TOUR};
+use super::Tour;
 use crate::gui::state::Settings;
-use crate::gui::view::ViewState;
 use egui::RichText;
+
+/// The steps of the first-run tour (title, text).
+pub const TOUR: [(&str, &str); 4] = [
+    (
+        "The scatter",
+        "Each point is a sample: before a run, the PCA of the data; during and after a run, \
+         the 2-D projection of its representation H. Hover a point to see it.",
+    ),
+    (
+        "Run NMF",
+        "Pick NMF in the model panel on the right and press Run (or Space). Watch the points \
+         move and the objective fall in the convergence plot below.",
+    ),
+    (
+        "Add a triplet",
+        "Choose Triplet above the scatter and click three points: an anchor i, a sample j \
+         closer to it, a sample q farther. Or press Suggest in the constraints panel and \
+         answer the question shown.",
+    ),
+    (
+        "Run RPNMF and compare",
+        "Pick RPNMF, press Run, then select both runs in the history table: their curves \
+         overlay, and the share of triplets kept tells which one respects your answers.",
+    ),
+];
+
+/// The keyboard shortcuts the overlay lists (keys, action).
+pub const SHORTCUTS: [(&str, &str); 9] = [
+    ("Space", "run, pause or resume"),
+    ("Esc", "stop the run or cancel a partial triplet"),
+    ("Ctrl+Z", "undo a constraint edit"),
+    ("Ctrl+Shift+Z / Ctrl+Y", "redo"),
+    ("Ctrl+S", "save the constraints"),
+    ("Ctrl+Shift+S", "save the session"),
+    ("Ctrl+O", "open a session"),
+    ("?", "show or hide this list"),
+    ("scroll / drag", "zoom / pan the scatter (Inspect mode)"),
+];
 
 /// The tour strip, while a step is shown. Dismissing or finishing it records the tour as
 /// seen in the settings (persisted), so it does not come back by itself.
-pub fn strip(ui: &mut egui::Ui, settings: &mut Settings, view: &mut ViewState) {
-    let Some(step) = view.explore.tour else {
+pub fn strip(ui: &mut egui::Ui, settings: &mut Settings, tour: &mut Tour) {
+    let Some(step) = tour.step else {
         return;
     };
     let Some((title, text)) = TOUR.get(step) else {
-        view.explore.tour = None;
+        tour.step = None;
         return;
     };
     // One line whatever the width (buttons first, so they keep their place from step to
@@ -27,18 +64,18 @@ pub fn strip(ui: &mut egui::Ui, settings: &mut Settings, view: &mut ViewState) {
                 .add_enabled(step > 0, egui::Button::new("Back"))
                 .clicked()
             {
-                view.explore.tour = Some(step - 1);
+                tour.step = Some(step - 1);
             }
             let last = step + 1 == TOUR.len();
             if ui
                 .button(if last { "Finish tour" } else { "Next" })
                 .clicked()
             {
-                view.explore.tour = (!last).then_some(step + 1);
+                tour.step = (!last).then_some(step + 1);
                 settings.tour_seen |= last;
             }
             if ui.button("Dismiss tour").clicked() {
-                view.explore.tour = None;
+                tour.step = None;
                 settings.tour_seen = true;
             }
             ui.label(RichText::new(format!("Tour {}/{}: {title}", step + 1, TOUR.len())).strong());
@@ -49,8 +86,8 @@ pub fn strip(ui: &mut egui::Ui, settings: &mut Settings, view: &mut ViewState) {
 }
 
 /// The shortcuts overlay, while shown.
-pub fn shortcuts(ctx: &egui::Context, view: &mut ViewState) {
-    let mut open = view.explore.show_shortcuts;
+pub fn shortcuts(ctx: &egui::Context, tour: &mut Tour) {
+    let mut open = tour.show_shortcuts;
     egui::Window::new("Keyboard shortcuts")
         .open(&mut open)
         .collapsible(false)
@@ -65,5 +102,5 @@ pub fn shortcuts(ctx: &egui::Context, view: &mut ViewState) {
                 }
             });
         });
-    view.explore.show_shortcuts = open;
+    tour.show_shortcuts = open;
 }

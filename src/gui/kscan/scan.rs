@@ -1,7 +1,7 @@
 //! The "Scan k" controller: runs the engine's [`scan_k`] on a thread of its own and keeps what
 //! the window draws (the form, the rows so far, "k = 4, run 3 of 5").
 //!
-//! Unlike the one-shot tasks of [`super::background`], a scan streams: every run's end and
+//! Unlike the one-shot tasks of [`crate::gui::background`], a scan streams: every run's end and
 //! every k's row come back on a channel as they happen, so the curves grow while it runs. The
 //! thread wakes the UI after each message; `logic` drains them without blocking. Cancel (or
 //! dropping the scan: a new dataset, a new scan) raises the flag the engine checks between
@@ -85,6 +85,8 @@ impl Drop for ScanJob {
 /// See the module docs.
 #[derive(Default)]
 pub struct KScan {
+    /// The window is open.
+    pub show: bool,
     pub form: ScanForm,
     job: Option<ScanJob>,
     /// The rows of the current (or last) scan, in k order as they arrived.
@@ -213,73 +215,11 @@ impl KScan {
 }
 
 /// "2..6" (or the one k).
-fn ks_text(ks: &[usize]) -> String {
+pub(super) fn ks_text(ks: &[usize]) -> String {
     match (ks.first(), ks.last()) {
         (Some(a), Some(b)) if a != b => format!("{a}..{b}"),
         (Some(a), _) => a.to_string(),
         _ => String::new(),
-    }
-}
-
-impl super::App {
-    /// Start a scan of the window's k range with the current model, its parameters, seed
-    /// and stopping rule, and the constraints as side information; refused (on the status
-    /// line and in the window) while a run is active.
-    pub(super) fn start_scan(&mut self) {
-        if self.run.worker.is_active() {
-            let msg = "A run is active: stop it or let it finish before scanning k";
-            self.scan.outcome = Some(Err(msg.to_owned()));
-            self.session.set_error(msg);
-            return;
-        }
-        let Some((data, spec)) = self.data_and_spec() else {
-            return;
-        };
-        let Some(side) = self.side_for(spec.kind) else {
-            return;
-        };
-        let form = self.scan.form;
-        let ks = crate::engine::jobs::kscan::k_range(form.from, form.to, &data);
-        let params = spec.params_string(", ");
-        let what = if params.is_empty() {
-            format!(
-                "{} (default parameters), seed {}",
-                spec.kind.label(),
-                spec.seed
-            )
-        } else {
-            format!("{} ({params}), seed {}", spec.kind.label(), spec.seed)
-        };
-        let scan = ScanSpec {
-            seed: spec.seed,
-            model: spec,
-            fit: self.settings.fit_options(),
-            side,
-            ks,
-            repeats: form.repeats.max(1),
-            kmeans_restarts: self.settings.kmeans_restarts,
-        };
-        let status = format!(
-            "Scanning k = {} with {what}, {} runs each",
-            ks_text(&scan.ks),
-            scan.repeats
-        );
-        match self.scan.start(&self.ctx, data, scan, what) {
-            Ok(()) => self.session.set_status(status),
-            Err(e) => {
-                self.scan.outcome = Some(Err(e.clone()));
-                self.session.set_error(e);
-            }
-        }
-    }
-
-    /// Apply the scan's messages; its end goes to the status line.
-    pub(super) fn drain_scan(&mut self) {
-        match self.scan.drain() {
-            Some(Ok(msg)) => self.session.set_status(msg),
-            Some(Err(e)) => self.session.set_error(format!("Scan of k: {e}")),
-            None => {}
-        }
     }
 }
 

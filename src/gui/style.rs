@@ -1,0 +1,17 @@
+//! Colours and small layout helpers shared by the panels and the features.
+
+use eframe::egui::{self, Color32};
+
+/// Red for errors, readable on both themes.
+pub const ERROR_RED: Color32 = Color32::from_rgb(230, 70, 60);
+
+/// Lays `add` out from the right edge of the panel's visible area, so that a button added first
+/// always shows and a field with infinite desired width takes what is left. The right panel
+/// scrolls both ways (the history table is wider than it), so `available_width` is unbounded
+/// there and a plain right-to-left layout would put the button out of sight.
+pub fn right_aligned(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
+    let width = (ui.clip_rect().right() - ui.cursor().left() - ui.spacing().item_spacing.x)
+        .max(ui.spacing().interact_size.x * 3.0);
+    let size = egui::vec2(width, ui.spacing().interact_size.y);
+    ui.allocate_ui_with_layout(size, egui::Layout::right_to_left(egui::Align::Center), add);
+}
