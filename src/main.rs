@@ -3,20 +3,23 @@
 
 use clap::Parser;
 use nmf_playground::cli::{Cli, run_command};
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse_from(nmf_playground::cli::normalize_args(std::env::args_os()));
     match &cli.command {
         Some(cmd) => run_command(cmd),
-        None => open_gui(cli.path.clone(), cli.session.clone()),
+        None => open_gui(&cli),
     }
 }
 
 #[cfg(feature = "gui")]
-fn open_gui(path: Option<PathBuf>, session: Option<PathBuf>) -> ExitCode {
-    match nmf_playground::gui::run(path, session) {
+fn open_gui(cli: &Cli) -> ExitCode {
+    let exit = nmf_playground::gui::ExitPlan {
+        save_session: cli.save_on_exit.clone(),
+        close_when_loaded: cli.close_when_loaded,
+    };
+    match nmf_playground::gui::run(cli.path.clone(), cli.session.clone(), exit) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -26,7 +29,7 @@ fn open_gui(path: Option<PathBuf>, session: Option<PathBuf>) -> ExitCode {
 }
 
 #[cfg(not(feature = "gui"))]
-fn open_gui(_path: Option<PathBuf>, _session: Option<PathBuf>) -> ExitCode {
+fn open_gui(_cli: &Cli) -> ExitCode {
     eprintln!(
         "error: this build has no GUI (built without the `gui` feature).\n\
          Use the headless commands instead, e.g. `nmf-playground run --help`."

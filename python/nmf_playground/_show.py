@@ -49,7 +49,8 @@ def show(X, y=None, *, triplets=None, labels=None, n_components=None, preprocess
         T, L = npg.show(X, y)
         npg.RPNMF(n_components=10).fit(X, triplets=T)
 
-    ``labels`` comes back empty when nothing is labelled. ``app_args`` are passed to the app.
+    ``labels`` has one entry per sample (-1 where none was given). ``app_args`` are passed to
+    the app.
     """
     X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
     if X.ndim != 2:

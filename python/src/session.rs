@@ -73,8 +73,7 @@ pub fn write_session(
 /// A session's constraints for Python: triplets (t, 3) and labels (n, -1 for unknown).
 type ConstraintArrays<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<i64>>);
 
-/// The triplets ((t, 3) int64) and labels (length n, -1 for unknown; empty when none) of a
-/// session file.
+/// The triplets ((t, 3) int64) and labels (length n, -1 for unknown) of a session file.
 #[pyfunction]
 pub fn read_constraints(py: Python<'_>, session: PathBuf) -> PyResult<ConstraintArrays<'_>> {
     let file = SessionFile::read(&session).map_err(|e| value_error(e.to_string()))?;
@@ -86,10 +85,11 @@ pub fn read_constraints(py: Python<'_>, session: PathBuf) -> PyResult<Constraint
         .collect();
     let triplets = ndarray::Array2::from_shape_vec((c.triplets.len(), 3), flat)
         .map_err(|e| value_error(e.to_string()))?;
-    let labels: Vec<i64> = c
+    let mut labels: Vec<i64> = c
         .labels
         .iter()
         .map(|l| l.map_or(-1, |v| v as i64))
         .collect();
+    labels.resize(file.dataset.fingerprint.n, -1);
     Ok((triplets.into_pyarray(py), labels.into_pyarray(py)))
 }

@@ -32,6 +32,14 @@ pub struct Cli {
     /// A session file to open in the GUI (its data, constraints, model settings and runs).
     #[arg(long, value_name = "FILE")]
     pub session: Option<PathBuf>,
+    /// When the window closes, save the session (data, constraints, model settings, runs) to
+    /// FILE; `nmf_playground.show()` reads the clicked triplets and labels back from it.
+    #[arg(long, value_name = "FILE")]
+    pub save_on_exit: Option<PathBuf>,
+    /// Close the window as soon as the data (or the session) has loaded; with
+    /// --save-on-exit, a round trip through the app without a person (tests).
+    #[arg(long, hide = true)]
+    pub close_when_loaded: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -14,6 +14,7 @@ pub mod compare;
 mod constraint_actions;
 mod dispatch;
 mod evaluation;
+mod exit_plan;
 mod explore;
 mod explore_actions;
 pub mod export;
@@ -41,6 +42,7 @@ mod view;
 pub use command::{FileAction, Resolution, UiCommand};
 pub use compare::{CompareView, Comparison, PLAY_SECONDS, Pane};
 pub use evaluation::{EvalInput, evaluate, history_csv};
+pub use exit_plan::ExitPlan;
 pub use file_prompt::{FilePrompt, PathAsk};
 pub use kscan::{KScan, ScanForm};
 pub use panels::convergence::prepared as convergence_points;
@@ -76,7 +78,7 @@ const DRAIN_BUDGET: Duration = Duration::from_millis(5);
 ///
 /// Fails with a message pointing to the headless commands when there is no display.
 /// A `.json` `path` is opened as a session file, as is `session`.
-pub fn run(path: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()> {
+pub fn run(path: Option<PathBuf>, session: Option<PathBuf>, exit: ExitPlan) -> anyhow::Result<()> {
     #[cfg(target_os = "linux")]
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
         anyhow::bail!(
@@ -118,6 +120,7 @@ pub fn run(path: Option<PathBuf>, session: Option<PathBuf>) -> anyhow::Result<()
                 app.session
                     .set_error(format!("Could not open the session: {e}"));
             }
+            app.exit = exit;
             Ok(Box::new(app))
         }),
     )
@@ -179,6 +182,8 @@ pub struct App {
     dialog_open: bool,
     /// The user agreed to close with unsaved constraints (or saved them).
     allow_close: bool,
+    /// What the command line asked for at closing (`--save-on-exit`, `--close-when-loaded`).
+    exit: ExitPlan,
     /// Save was chosen in the unsaved-constraints question but needs a path first.
     save_then_resume: bool,
     frame_start: Option<Instant>,
@@ -254,6 +259,7 @@ impl App {
             load_ticket: 0,
             dialog_open: false,
             allow_close: false,
+            exit: ExitPlan::default(),
             save_then_resume: false,
             frame_start: None,
             ctx: ctx.clone(),
@@ -393,6 +399,7 @@ impl eframe::App for App {
         features.logic(&mut app);
         self.handle_input(ctx);
         self.sync_journal();
+        self.exit.close_if_loaded(ctx, &self.session);
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
@@ -421,6 +428,14 @@ impl eframe::App for App {
         // which marks the store saved).
         if let (Some(j), Some(store)) = (self.journal.as_mut(), &self.session.store) {
             let _ = j.flush(store);
+        }
+        if let Some(path) = self.exit.save_session.clone()
+            && let Err(e) = self.save_session(&path)
+        {
+            eprintln!(
+                "error: could not save the session to {}: {e}",
+                path.display()
+            );
         }
     }
 }
