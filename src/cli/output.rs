@@ -29,9 +29,9 @@ pub fn stdout_error(e: std::io::Error) -> CliError {
 }
 
 /// Write `bytes` to `path` atomically (temp file + rename; see
-/// [`crate::engine::files::fsutil::write_atomic`]).
+/// [`crate::engine::machine::fsutil::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    crate::engine::files::fsutil::write_atomic(path, bytes)
+    crate::engine::machine::fsutil::write_atomic(path, bytes)
         .with_context(|| format!("cannot write {}", path.display()))
 }
 

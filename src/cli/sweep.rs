@@ -27,12 +27,12 @@ use super::run::{DataArgs, StopArgs, TripletArgs, load_data, parse_model};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::{Dataset, Preprocess};
 use crate::engine::eval::{MeanStd, SvmScaling, derive_seed};
-use crate::engine::files::fsutil::csv_field;
 use crate::engine::jobs::experiment::StopReason;
 use crate::engine::jobs::trial::{
     GivenScores, Hand, Outcome, Protocol as TrialProtocol, Side, Trial, TripletPolicy, side,
 };
 use crate::engine::jobs::worker::JobId;
+use crate::engine::machine::fsutil::csv_field;
 use crate::engine::models::{ModelKind, ModelSpec, ParamValue, SideNeed, params_string};
 use anyhow::{Context, anyhow};
 use serde::{Deserialize, Serialize};

@@ -1,7 +1,7 @@
 //! Typed paths for every file action that used to need a native dialog (sessions, and the
 //! constraint files when their field is empty): a small window with the path field prefilled
 //! with a suggested name, the action's button, and "Browse…" for the native dialog where one
-//! exists. Saving creates missing folders ([`crate::engine::files::fsutil::write_atomic`]).
+//! exists. Saving creates missing folders ([`crate::engine::machine::fsutil::write_atomic`]).
 
 use super::command::FileAction;
 use super::{App, UiCommand};

@@ -4,7 +4,7 @@
 //! kilobytes at most (one number per iteration), so keeping every run's is cheap.
 
 use super::{CliError, Row, failed};
-use crate::engine::files::fsutil::csv_field;
+use crate::engine::machine::fsutil::csv_field;
 use anyhow::Context;
 use std::path::Path;
 

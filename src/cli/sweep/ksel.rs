@@ -6,7 +6,7 @@
 
 use super::{CellSummary, CliError, GridAxis, Row, bad, failed};
 use crate::engine::eval::{MeanStd, rank_stability};
-use crate::engine::files::fsutil::csv_field;
+use crate::engine::machine::fsutil::csv_field;
 use anyhow::{Context, anyhow};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

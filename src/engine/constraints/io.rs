@@ -71,9 +71,9 @@ fn json_err(path: &Path, e: &serde_json::Error) -> ConstraintIoError {
     ConstraintIoError::Json(JsonAt::new(path, e))
 }
 
-/// Write `bytes` to `path` atomically (see [`crate::engine::files::fsutil::write_atomic`]).
+/// Write `bytes` to `path` atomically (see [`crate::engine::machine::fsutil::write_atomic`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ConstraintIoError> {
-    crate::engine::files::fsutil::write_atomic(path, bytes).map_err(io_err(path))
+    crate::engine::machine::fsutil::write_atomic(path, bytes).map_err(io_err(path))
 }
 
 /// The JSON text of a store (version 1).

@@ -102,7 +102,7 @@ pub fn label_spreading(
             break;
         }
     }
-    Ok(crate::engine::models::psmf::argmax_rows(f.view()))
+    Ok(crate::engine::linalg::argmax_rows(f.view()))
 }
 
 /// [`label_spreading`] with the default settings, scored on the samples not given against

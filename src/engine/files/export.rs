@@ -2,11 +2,11 @@
 //! "Export run…" (issue 20): matrices as CSV (one row per line, full precision: `{:?}`
 //! round-trips f64) and as `.npy` (f64, C order); the clusters, the labels and a classifier's
 //! predictions per sample as CSV, with `.npy` twins of the labels and predictions. Every file
-//! is written atomically (temp file + rename, [`crate::engine::files::fsutil::write_atomic`]), so a
+//! is written atomically (temp file + rename, [`crate::engine::machine::fsutil::write_atomic`]), so a
 //! kill leaves each file either whole or absent.
 
 use crate::engine::data::Dataset;
-use crate::engine::files::fsutil::{csv_field, write_atomic};
+use crate::engine::machine::fsutil::{csv_field, write_atomic};
 use crate::engine::models::{Export, LabelOrigin, Predictions};
 use ndarray::Array2;
 use std::path::{Path, PathBuf};

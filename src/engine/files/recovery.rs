@@ -2,7 +2,7 @@
 //!
 //! While a store has unsaved edits, its whole content (the constraint file's JSON plus when and
 //! how many edits) is rewritten atomically to one recovery file per dataset (temporary file,
-//! fsync, rename: [`crate::engine::files::fsutil::write_atomic`]), at most once per debounce interval
+//! fsync, rename: [`crate::engine::machine::fsutil::write_atomic`]), at most once per debounce interval
 //! so a lasso drag or a burst of clicks is one write. A clean save (the store is no longer
 //! dirty) or a clean quit removes the file. On the next start on the same dataset the front end
 //! finds it with [`find`] and offers "Recover N unsaved edits from <time>".
@@ -14,7 +14,7 @@
 
 use crate::engine::constraints::{Store, io as cio};
 use crate::engine::data::Fingerprint;
-use crate::engine::files::fsutil::write_atomic;
+use crate::engine::machine::fsutil::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};

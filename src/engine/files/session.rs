@@ -21,7 +21,7 @@
 use crate::engine::constraints::io::fingerprint_mismatch;
 use crate::engine::constraints::{Labels, Store, Triplet};
 use crate::engine::data::{Fingerprint, JsonAt, LabelColumn, LoadOptions, Preprocess};
-use crate::engine::files::fsutil::write_atomic;
+use crate::engine::machine::fsutil::write_atomic;
 use crate::engine::models::{ParamValue, WarmStart};
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};

@@ -36,3 +36,20 @@ pub use procrustes::{ProcrustesError, procrustes};
 pub use shrink::shrink_columns;
 pub use simplex::{project_to_simplex, weighted_simplex_qp};
 pub use sparse::Csr;
+
+/// The index of the largest entry of each row (the first on ties): a soft assignment
+/// (PSMF's G, label spreading's F) read as labels.
+pub fn argmax_rows(m: ndarray::ArrayView2<'_, f64>) -> Vec<usize> {
+    m.rows()
+        .into_iter()
+        .map(|row| {
+            let mut best = 0;
+            for (a, &v) in row.iter().enumerate() {
+                if v > row[best] {
+                    best = a;
+                }
+            }
+            best
+        })
+        .collect()
+}

@@ -1,5 +1,7 @@
 //! The machine under the engine: the memory budget checked before large allocations
-//! ([`limits`]) and the crate's only `unsafe` calls to the CPU and the OS ([`sys`]).
+//! ([`limits`]), the crate's only `unsafe` calls to the CPU and the OS ([`sys`]), and the
+//! file system's atomic write that every saved file goes through ([`fsutil`]).
 
+pub mod fsutil;
 pub mod limits;
 pub mod sys;

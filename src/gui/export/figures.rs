@@ -8,8 +8,8 @@
 use super::{Command, Exports};
 use crate::engine::data::Dataset;
 use crate::engine::eval::ConfusionMatrix;
-use crate::engine::files::fsutil::write_atomic;
 use crate::engine::jobs::worker::Snapshot;
+use crate::engine::machine::fsutil::write_atomic;
 use crate::figures::{self, Format};
 use crate::gui::command::Addressed;
 use crate::gui::explore::basis_order;

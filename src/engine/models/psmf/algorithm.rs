@@ -5,7 +5,7 @@ use super::params::{LwVariant, PsmfInit, PsmfParams};
 use crate::engine::eval::derive_seed;
 use crate::engine::eval::kmeans::{KMeansParams, repeated_kmeans};
 use crate::engine::linalg::kdtree::knn_auto_unless;
-use crate::engine::linalg::{Csr, Op, gemm, procrustes, shrink_columns};
+use crate::engine::linalg::{Csr, Op, argmax_rows, gemm, procrustes, shrink_columns};
 use crate::engine::models::alm::ascend;
 use crate::engine::models::can::{Can, CanParams};
 use crate::engine::models::{Outputs, 
@@ -114,22 +114,6 @@ pub fn whiten(x: ArrayView2<'_, f64>) -> Result<Whitened, ModelError> {
         aat_error,
         pca,
     })
-}
-
-/// Pseudo labels `ℓ_i = argmax_a M_ia` (the lowest a on ties).
-pub fn argmax_rows(m: ArrayView2<'_, f64>) -> Vec<usize> {
-    m.rows()
-        .into_iter()
-        .map(|row| {
-            let mut best = 0;
-            for (a, &v) in row.iter().enumerate() {
-                if v > row[best] {
-                    best = a;
-                }
-            }
-            best
-        })
-        .collect()
 }
 
 /// `G = Y (YᵀY)^{-1/2}`: `1/√N_a` in column a for the members of class a (n×k).

@@ -29,7 +29,7 @@
 mod algorithm;
 pub mod params;
 
-pub use algorithm::{Psmf, Whitened, argmax_rows, laplacian_apply, lw_apply, scaled_indicator, whiten};
+pub use algorithm::{Psmf, Whitened, laplacian_apply, lw_apply, scaled_indicator, whiten};
 pub use params::{LwVariant, PsmfInit, PsmfParams};
 
 use crate::engine::models::footprint::{Intermediate, Sizes};
