@@ -15,6 +15,19 @@ use egui::{Color32, DragValue, RichText};
 /// fit the model panel's default width.
 const LOG_SLIDER_WIDTH: f32 = 50.0;
 
+/// What a number's row holds beside its slider: the value field, the "0" button and the
+/// "grid" menu, with their spacing (points).
+const SLIDER_ROW_REST: f32 = 140.0;
+
+/// The log slider's width for the row `ui` is laying out: [`LOG_SLIDER_WIDTH`] where it fits
+/// in the visible part of the panel, narrower in a narrow one (down to a thumb's width), so
+/// the "grid" menu stays in view. The panel scrolls sideways, so its available width is no
+/// bound: what counts is the room left of its visible right edge.
+fn slider_width(ui: &egui::Ui) -> f32 {
+    let room = ui.clip_rect().max.x - ui.cursor().min.x;
+    (room - SLIDER_ROW_REST).clamp(14.0, LOG_SLIDER_WIDTH)
+}
+
 /// Largest iteration cap offered (the convergence history keeps every iteration).
 pub const MAX_ITER_CAP: usize = 1_000_000;
 
@@ -308,7 +321,7 @@ pub fn hyperparameter_row(
                 ParamValue::Flag(_) | ParamValue::Choice(_) => default,
             };
             let resp = if log_scale && min >= 0.0 && max > 0.0 {
-                ui.spacing_mut().slider_width = LOG_SLIDER_WIDTH;
+                ui.spacing_mut().slider_width = slider_width(ui);
                 ui.add(
                     egui::Slider::new(&mut v, min..=max)
                         .logarithmic(true)
@@ -355,7 +368,7 @@ pub fn hyperparameter_row(
             };
             // Counts spanning orders of magnitude (N_P up to 10,000) drag on a log scale.
             let resp = if max >= min.max(1).saturating_mul(1000) {
-                ui.spacing_mut().slider_width = LOG_SLIDER_WIDTH;
+                ui.spacing_mut().slider_width = slider_width(ui);
                 ui.add(egui::Slider::new(&mut v, min..=max).logarithmic(true))
             } else {
                 ui.add(DragValue::new(&mut v).range(min..=max).speed(0.25))
