@@ -41,10 +41,6 @@ pub enum UiCommand {
     SetRate(u32),
     /// Propose the next triplet to ask about (background task).
     Suggest,
-    /// Show only the selected samples, projected on their own (background task).
-    Isolate,
-    /// Leave the isolated view: every sample again.
-    ShowAll,
     /// Switch between dark and light theme.
     SetDark(bool),
     /// Close the window (asks first when constraints are unsaved).

@@ -48,8 +48,6 @@ impl App {
                 self.run.set_rate(rate);
             }
             UiCommand::Suggest => self.start_suggest(),
-            UiCommand::Isolate => self.isolate(),
-            UiCommand::ShowAll => self.show_all(),
             UiCommand::SetDark(dark) => {
                 self.settings.dark = dark;
                 set_theme(&self.ctx, dark);
@@ -143,8 +141,6 @@ impl App {
                 fingerprint,
                 result,
             } => self.suggested(fingerprint, result),
-            TaskDone::Isolated(done) => self.isolated(*done),
-            TaskDone::Neighbours(done) => self.neighbours_done(*done),
             TaskDone::Panicked { task, message } => self.task_panicked(&task, &message),
         }
     }
@@ -162,12 +158,6 @@ impl App {
             "evaluate" => s.evaluating = None,
             "generate" => s.generating = false,
             "suggest" => self.view.explore.suggesting = false,
-            "neighbours" => self.view.points.neighbours.in_flight = None,
-            "isolate" => {
-                if let Some(iso) = self.view.points.isolation.as_mut() {
-                    iso.pending = None;
-                }
-            }
             _ => {}
         }
         self.session.set_error(format!(

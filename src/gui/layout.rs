@@ -196,12 +196,6 @@ impl App {
             &self.run,
             &mut self.view,
         );
-        panels::points::window(
-            &ctx,
-            self.session.dataset.as_deref(),
-            &self.run,
-            &mut self.view,
-        );
         let (features, mut app) = self.parts();
         features.ui(Place::Windows, ui, &mut app);
         panels::constraints::generate_window(

@@ -27,9 +27,9 @@ mod loading;
 mod model_docs;
 mod panels;
 mod points;
-mod points_actions;
 mod run_controller;
 mod scatter_cache;
+mod search;
 mod session_actions;
 mod shared;
 mod state;
@@ -158,10 +158,6 @@ enum TaskDone {
         fingerprint: Fingerprint,
         result: Option<crate::engine::constraints::Suggestion>,
     },
-    /// The projection of an isolated selection.
-    Isolated(Box<points_actions::IsolatedDone>),
-    /// The nearest neighbours of a sample in X and in H.
-    Neighbours(Box<points_actions::NeighboursDone>),
     /// A background task panicked (a bug): its busy flag is cleared and the error shown.
     Panicked { task: String, message: String },
 }
@@ -388,7 +384,6 @@ impl eframe::App for App {
         self.drain_run(start + DRAIN_BUDGET);
         self.run.reap();
         self.update_kept();
-        self.update_points();
         let (features, mut app) = self.parts();
         features.logic(&mut app);
         self.handle_input(ctx);
@@ -428,6 +423,7 @@ impl eframe::App for App {
 /// The features, in drawing order: one line each.
 fn features() -> Features {
     Features::new(vec![
+        Box::new(search::PointSearch),
         Box::new(compare::CompareView::default()),
         Box::new(kscan::KScan::default()),
         Box::new(export::Exports::default()),

@@ -11,7 +11,6 @@ pub mod gallery;
 pub mod labels;
 pub mod model;
 pub mod point_image;
-pub mod points;
 pub mod results;
 pub mod scatter;
 pub mod suggest;
