@@ -39,8 +39,6 @@ pub enum UiCommand {
     ResetRun,
     /// Run at most this many iterations per second (0: full speed).
     SetRate(u32),
-    /// Propose the next triplet to ask about (background task).
-    Suggest,
     /// Switch between dark and light theme.
     SetDark(bool),
     /// Close the window (asks first when constraints are unsaved).

@@ -47,7 +47,6 @@ impl App {
                 self.view.explore.rate = rate;
                 self.run.set_rate(rate);
             }
-            UiCommand::Suggest => self.start_suggest(),
             UiCommand::SetDark(dark) => {
                 self.settings.dark = dark;
                 set_theme(&self.ctx, dark);
@@ -137,10 +136,6 @@ impl App {
                 fingerprint,
                 result,
             } => self.data_projected(fingerprint, result),
-            TaskDone::Suggested {
-                fingerprint,
-                result,
-            } => self.suggested(fingerprint, result),
             TaskDone::Panicked { task, message } => self.task_panicked(&task, &message),
         }
     }
@@ -157,7 +152,6 @@ impl App {
             "file-dialog" => self.dialog_open = false,
             "evaluate" => s.evaluating = None,
             "generate" => s.generating = false,
-            "suggest" => self.view.explore.suggesting = false,
             _ => {}
         }
         self.session.set_error(format!(

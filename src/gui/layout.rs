@@ -89,12 +89,8 @@ impl App {
                             &mut self.view,
                             &mut self.commands,
                         );
-                        panels::suggest::show(
-                            ui,
-                            &self.session,
-                            &mut self.view,
-                            &mut self.commands,
-                        );
+                        let (features, mut app) = self.parts();
+                        features.ui(Place::Left, ui, &mut app);
                     });
             });
         let right = egui::Panel::right("model_panel")

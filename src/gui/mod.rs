@@ -34,6 +34,7 @@ mod session_actions;
 mod shared;
 mod state;
 mod style;
+pub mod suggest;
 mod textures;
 pub mod tour;
 mod view;
@@ -152,11 +153,6 @@ enum TaskDone {
     DataProjected {
         fingerprint: Fingerprint,
         result: Result<ndarray::Array2<f64>, String>,
-    },
-    /// The suggested triplet for the dataset `fingerprint` (None: every candidate asked).
-    Suggested {
-        fingerprint: Fingerprint,
-        result: Option<crate::engine::constraints::Suggestion>,
     },
     /// A background task panicked (a bug): its busy flag is cleared and the error shown.
     Panicked { task: String, message: String },
@@ -424,6 +420,7 @@ impl eframe::App for App {
 fn features() -> Features {
     Features::new(vec![
         Box::new(search::PointSearch),
+        Box::new(suggest::Suggest::default()),
         Box::new(compare::CompareView::default()),
         Box::new(kscan::KScan::default()),
         Box::new(export::Exports::default()),

@@ -13,7 +13,6 @@ pub mod model;
 pub mod point_image;
 pub mod results;
 pub mod scatter;
-pub mod suggest;
 pub mod teaching;
 
 use super::UiCommand;
