@@ -77,7 +77,12 @@ impl App {
             UiCommand::SaveConstraints(path) => {
                 match path.or_else(|| self.session.constraints_path.clone()) {
                     Some(p) => self.constraint_file(FileAction::Save, p),
-                    None => self.ask_path(super::PathAsk::Constraints(FileAction::Save)),
+                    None => {
+                        self.view.file_prompt = Some(super::FilePrompt::for_ask(
+                            super::PathAsk::Constraints(FileAction::Save),
+                            &self.session,
+                        ))
+                    }
                 }
             }
             UiCommand::LoadConstraints(p) => self.constraint_file(FileAction::Load, p),
@@ -93,7 +98,12 @@ impl App {
             UiCommand::SaveSession(path) => {
                 match path.or_else(|| self.session.session_path.clone()) {
                     Some(p) => self.session_file(true, p),
-                    None => self.ask_path(super::PathAsk::SaveSession),
+                    None => {
+                        self.view.file_prompt = Some(super::FilePrompt::for_ask(
+                            super::PathAsk::SaveSession,
+                            &self.session,
+                        ))
+                    }
                 }
             }
             UiCommand::OpenSession(p) => {
@@ -104,7 +114,9 @@ impl App {
                 }
             }
             UiCommand::SessionDialog(save) => self.open_session_dialog(save),
-            UiCommand::AskPath(ask) => self.ask_path(ask),
+            UiCommand::AskPath(ask) => {
+                self.view.file_prompt = Some(super::FilePrompt::for_ask(ask, &self.session))
+            }
             UiCommand::SessionDataChanged(open) => self.resolve_session_data_changed(open),
             UiCommand::Recover(recover) => self.resolve_recovery(recover),
         }

@@ -91,7 +91,7 @@ pub struct ViewState {
     /// Frame time of the last `logic` + `ui` pass, in milliseconds.
     pub frame_ms: f32,
     /// The typed-path window of a file action, while it is open.
-    pub file_prompt: Option<super::FilePrompt>,
+    pub file_prompt: Option<super::file_prompt::FilePrompt>,
     /// Whether the window was narrow (the data panel folded) at the last frame.
     pub was_narrow: Option<bool>,
 }

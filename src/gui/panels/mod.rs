@@ -10,7 +10,6 @@ pub mod file_prompt;
 pub mod gallery;
 pub mod labels;
 pub mod model;
-pub mod point_image;
 pub mod results;
 pub mod scatter;
 pub mod teaching;

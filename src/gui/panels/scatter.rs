@@ -4,12 +4,12 @@
 
 use eframe::egui;
 
-use super::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::Csr;
 use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::gui::run_controller::RunController;
 use crate::gui::scatter_cache::class_colour_of;
 use crate::gui::state::{ColorBy, ScatterCache, Session, Tool};
