@@ -49,7 +49,7 @@ impl App {
             }
             UiCommand::SetDark(dark) => {
                 self.settings.dark = dark;
-                set_theme(&self.ctx, dark);
+                super::style::set_theme(&self.ctx, dark);
             }
             UiCommand::Quit => {
                 if self.session.has_unsaved_constraints() && !self.allow_close {
@@ -312,13 +312,4 @@ impl App {
             self.session.status = status;
         }
     }
-}
-
-/// Dark or light visuals.
-pub(super) fn set_theme(ctx: &egui::Context, dark: bool) {
-    ctx.set_theme(if dark {
-        egui::Theme::Dark
-    } else {
-        egui::Theme::Light
-    });
 }

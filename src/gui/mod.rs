@@ -233,7 +233,7 @@ impl App {
         path: Option<PathBuf>,
         recovery_dir: Option<PathBuf>,
     ) -> Self {
-        dispatch::set_theme(ctx, settings.dark);
+        style::set_theme(ctx, settings.dark);
         let mut app = Self {
             view: ViewState::new(settings.last_path.as_deref()),
             settings,

@@ -24,8 +24,7 @@ pub const HOVER_PX: f32 = 10.0;
 /// Click-to-pick radius in screen points.
 pub const PICK_PX: f32 = 8.0;
 
-/// At most this many triplets are drawn (keeps frames fast).
-pub const MAX_DRAWN: usize = 300;
+pub use crate::gui::style::MAX_DRAWN;
 
 /// From this many rings or crosses on (painted labels, a selection, misassigned samples),
 /// they are drawn as one image each.
