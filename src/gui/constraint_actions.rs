@@ -392,12 +392,9 @@ impl App {
                 self.save_then_resume = true;
                 match path {
                     Some(p) => self.constraint_file(FileAction::Save, p),
-                    None => {
-                        self.view.file_prompt = Some(super::FilePrompt::for_ask(
-                            super::PathAsk::Constraints(FileAction::Save),
-                            &self.session,
-                        ))
-                    }
+                    None => self
+                        .view
+                        .ask_path(super::PathAsk::Constraints(FileAction::Save), &self.session),
                 }
             }
         }

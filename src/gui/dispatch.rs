@@ -4,7 +4,7 @@
 
 use eframe::egui;
 
-use super::command::FileAction;
+use super::command::{FileAction, PathAsk};
 use super::state::{ColorBy, Convergence, Status};
 use super::{App, DataSource, TaskDone, UiCommand};
 use crate::engine::constraints::Store;
@@ -77,12 +77,9 @@ impl App {
             UiCommand::SaveConstraints(path) => {
                 match path.or_else(|| self.session.constraints_path.clone()) {
                     Some(p) => self.constraint_file(FileAction::Save, p),
-                    None => {
-                        self.view.file_prompt = Some(super::FilePrompt::for_ask(
-                            super::PathAsk::Constraints(FileAction::Save),
-                            &self.session,
-                        ))
-                    }
+                    None => self
+                        .view
+                        .ask_path(PathAsk::Constraints(FileAction::Save), &self.session),
                 }
             }
             UiCommand::LoadConstraints(p) => self.constraint_file(FileAction::Load, p),
@@ -98,12 +95,7 @@ impl App {
             UiCommand::SaveSession(path) => {
                 match path.or_else(|| self.session.session_path.clone()) {
                     Some(p) => self.session_file(true, p),
-                    None => {
-                        self.view.file_prompt = Some(super::FilePrompt::for_ask(
-                            super::PathAsk::SaveSession,
-                            &self.session,
-                        ))
-                    }
+                    None => self.view.ask_path(PathAsk::SaveSession, &self.session),
                 }
             }
             UiCommand::OpenSession(p) => {
@@ -114,9 +106,7 @@ impl App {
                 }
             }
             UiCommand::SessionDialog(save) => self.open_session_dialog(save),
-            UiCommand::AskPath(ask) => {
-                self.view.file_prompt = Some(super::FilePrompt::for_ask(ask, &self.session))
-            }
+            UiCommand::AskPath(ask) => self.view.ask_path(ask, &self.session),
             UiCommand::SessionDataChanged(open) => self.resolve_session_data_changed(open),
             UiCommand::Recover(recover) => self.resolve_recovery(recover),
         }

@@ -335,14 +335,14 @@ impl App {
             None => {
                 self.session
                     .set_status("No file chosen (or no system file dialog)");
-                self.view.file_prompt = Some(super::FilePrompt::for_ask(
+                self.view.ask_path(
                     if save {
                         super::PathAsk::SaveSession
                     } else {
                         super::PathAsk::OpenSession
                     },
                     &self.session,
-                ));
+                );
             }
         }
     }

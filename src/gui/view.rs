@@ -97,6 +97,12 @@ pub struct ViewState {
 }
 
 impl ViewState {
+    /// Open the path window for `ask`, prefilled from the session (see
+    /// [`FilePrompt::for_ask`](super::file_prompt::FilePrompt::for_ask)).
+    pub fn ask_path(&mut self, ask: super::command::PathAsk, session: &super::state::Session) {
+        self.file_prompt = Some(super::file_prompt::FilePrompt::for_ask(ask, session));
+    }
+
     /// The view of a fresh app; the path field shows the last dataset opened.
     pub fn new(last_path: Option<&Path>) -> Self {
         Self {
