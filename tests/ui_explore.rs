@@ -11,6 +11,7 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::Triplet;
+use nmf_playground::gui::suggest::Suggest;
 use nmf_playground::gui::tour::Tour;
 use nmf_playground::gui::{App, Settings, UiCommand, WorkerState};
 use std::time::Duration;
@@ -251,7 +252,13 @@ fn suggested_triplets_are_answered_in_one_click_and_never_repeat() {
         .expect("suggestion")
         .triplet;
     assert!(!same_question(third, first) && !same_question(third, second));
-    assert!(h.state().view().explore.skipped.contains(&second));
+    assert!(
+        h.state()
+            .feature::<Suggest>()
+            .expect("suggest")
+            .skipped
+            .contains(&second)
+    );
     assert_eq!(
         h.state()
             .session()

@@ -18,7 +18,7 @@ pub enum UiCommand {
     Reload,
     /// Load the current source again with its labels from this choice (a labels file, a CSV
     /// column; the default choice: the file's own labels).
-    SetLabels(super::LabelChoice),
+    SetLabels(super::state::LabelChoice),
     /// Show the native "open file" dialog (background thread).
     OpenFileDialog,
     /// Show the native "open folder" dialog (background thread).
@@ -39,12 +39,6 @@ pub enum UiCommand {
     ResetRun,
     /// Run at most this many iterations per second (0: full speed).
     SetRate(u32),
-    /// Propose the next triplet to ask about (background task).
-    Suggest,
-    /// Show only the selected samples, projected on their own (background task).
-    Isolate,
-    /// Leave the isolated view: every sample again.
-    ShowAll,
     /// Switch between dark and light theme.
     SetDark(bool),
     /// Close the window (asks first when constraints are unsaved).
@@ -90,7 +84,7 @@ pub enum UiCommand {
     SessionDialog(bool),
     /// Ask for the path of a file action in the app's own window (typed, with a suggested
     /// name; works where no native dialog exists).
-    AskPath(super::PathAsk),
+    AskPath(PathAsk),
     /// The answer to "the session's data changed": open its constraints anyway (`true`) or
     /// stop.
     SessionDataChanged(bool),
@@ -172,5 +166,59 @@ impl Commands {
     /// Take every queued feature message, in order.
     pub fn take_routed(&mut self) -> Vec<Routed> {
         std::mem::take(&mut self.routed)
+    }
+}
+
+/// A file action waiting for its path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathAsk {
+    SaveSession,
+    OpenSession,
+    Constraints(FileAction),
+}
+
+impl PathAsk {
+    /// The window's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            PathAsk::SaveSession => "Save session",
+            PathAsk::OpenSession => "Open session",
+            PathAsk::Constraints(FileAction::Save) => "Save constraints",
+            PathAsk::Constraints(FileAction::Load) => "Load constraints",
+            PathAsk::Constraints(FileAction::ImportCsv) => "Import triplets (CSV)",
+            PathAsk::Constraints(FileAction::ExportCsv) => "Export triplets (CSV)",
+        }
+    }
+
+    /// The confirming button's text.
+    pub fn verb(self) -> &'static str {
+        match self {
+            PathAsk::SaveSession | PathAsk::Constraints(FileAction::Save) => "Save",
+            PathAsk::OpenSession => "Open",
+            PathAsk::Constraints(FileAction::Load) => "Load",
+            PathAsk::Constraints(FileAction::ImportCsv) => "Import",
+            PathAsk::Constraints(FileAction::ExportCsv) => "Export",
+        }
+    }
+
+    /// The command that carries the action out at `path`.
+    pub fn command(self, path: PathBuf) -> UiCommand {
+        match self {
+            PathAsk::SaveSession => UiCommand::SaveSession(Some(path)),
+            PathAsk::OpenSession => UiCommand::OpenSession(path),
+            PathAsk::Constraints(FileAction::Save) => UiCommand::SaveConstraints(Some(path)),
+            PathAsk::Constraints(FileAction::Load) => UiCommand::LoadConstraints(path),
+            PathAsk::Constraints(FileAction::ImportCsv) => UiCommand::ImportTripletsCsv(path),
+            PathAsk::Constraints(FileAction::ExportCsv) => UiCommand::ExportTripletsCsv(path),
+        }
+    }
+
+    /// The command that shows the native dialog for the same action instead.
+    pub fn native(self) -> UiCommand {
+        match self {
+            PathAsk::SaveSession => UiCommand::SessionDialog(true),
+            PathAsk::OpenSession => UiCommand::SessionDialog(false),
+            PathAsk::Constraints(a) => UiCommand::ConstraintsDialog(a),
+        }
     }
 }

@@ -392,7 +392,9 @@ impl App {
                 self.save_then_resume = true;
                 match path {
                     Some(p) => self.constraint_file(FileAction::Save, p),
-                    None => self.ask_path(super::PathAsk::Constraints(FileAction::Save)),
+                    None => self
+                        .view
+                        .ask_path(super::PathAsk::Constraints(FileAction::Save), &self.session),
                 }
             }
         }

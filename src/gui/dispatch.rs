@@ -4,7 +4,7 @@
 
 use eframe::egui;
 
-use super::command::FileAction;
+use super::command::{FileAction, PathAsk};
 use super::state::{ColorBy, Convergence, Status};
 use super::{App, DataSource, TaskDone, UiCommand};
 use crate::engine::constraints::Store;
@@ -47,12 +47,9 @@ impl App {
                 self.view.explore.rate = rate;
                 self.run.set_rate(rate);
             }
-            UiCommand::Suggest => self.start_suggest(),
-            UiCommand::Isolate => self.isolate(),
-            UiCommand::ShowAll => self.show_all(),
             UiCommand::SetDark(dark) => {
                 self.settings.dark = dark;
-                set_theme(&self.ctx, dark);
+                super::style::set_theme(&self.ctx, dark);
             }
             UiCommand::Quit => {
                 if self.session.has_unsaved_constraints() && !self.allow_close {
@@ -80,7 +77,9 @@ impl App {
             UiCommand::SaveConstraints(path) => {
                 match path.or_else(|| self.session.constraints_path.clone()) {
                     Some(p) => self.constraint_file(FileAction::Save, p),
-                    None => self.ask_path(super::PathAsk::Constraints(FileAction::Save)),
+                    None => self
+                        .view
+                        .ask_path(PathAsk::Constraints(FileAction::Save), &self.session),
                 }
             }
             UiCommand::LoadConstraints(p) => self.constraint_file(FileAction::Load, p),
@@ -96,7 +95,7 @@ impl App {
             UiCommand::SaveSession(path) => {
                 match path.or_else(|| self.session.session_path.clone()) {
                     Some(p) => self.session_file(true, p),
-                    None => self.ask_path(super::PathAsk::SaveSession),
+                    None => self.view.ask_path(PathAsk::SaveSession, &self.session),
                 }
             }
             UiCommand::OpenSession(p) => {
@@ -107,7 +106,7 @@ impl App {
                 }
             }
             UiCommand::SessionDialog(save) => self.open_session_dialog(save),
-            UiCommand::AskPath(ask) => self.ask_path(ask),
+            UiCommand::AskPath(ask) => self.view.ask_path(ask, &self.session),
             UiCommand::SessionDataChanged(open) => self.resolve_session_data_changed(open),
             UiCommand::Recover(recover) => self.resolve_recovery(recover),
         }
@@ -139,12 +138,6 @@ impl App {
                 fingerprint,
                 result,
             } => self.data_projected(fingerprint, result),
-            TaskDone::Suggested {
-                fingerprint,
-                result,
-            } => self.suggested(fingerprint, result),
-            TaskDone::Isolated(done) => self.isolated(*done),
-            TaskDone::Neighbours(done) => self.neighbours_done(*done),
             TaskDone::Panicked { task, message } => self.task_panicked(&task, &message),
         }
     }
@@ -161,13 +154,6 @@ impl App {
             "file-dialog" => self.dialog_open = false,
             "evaluate" => s.evaluating = None,
             "generate" => s.generating = false,
-            "suggest" => self.view.explore.suggesting = false,
-            "neighbours" => self.view.points.neighbours.in_flight = None,
-            "isolate" => {
-                if let Some(iso) = self.view.points.isolation.as_mut() {
-                    iso.pending = None;
-                }
-            }
             _ => {}
         }
         self.session.set_error(format!(
@@ -316,13 +302,4 @@ impl App {
             self.session.status = status;
         }
     }
-}
-
-/// Dark or light visuals.
-pub(super) fn set_theme(ctx: &egui::Context, dark: bool) {
-    ctx.set_theme(if dark {
-        egui::Theme::Dark
-    } else {
-        egui::Theme::Light
-    });
 }

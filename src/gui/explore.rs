@@ -6,12 +6,11 @@
 //! basis, the samples using each basis most): small next to the O(mnk) iteration that
 //! produced the snapshot, so they are computed when a new snapshot is drawn, once.
 
-use crate::engine::constraints::{Suggestion, Triplet};
+use crate::engine::constraints::Suggestion;
 use crate::engine::data::Fingerprint;
 use crate::engine::jobs::worker::Snapshot;
 use eframe::egui;
 use ndarray::ArrayView2;
-use std::collections::BTreeSet;
 
 /// Samples shown per basis as "the samples that use it most".
 pub const TOP_SAMPLES: usize = 6;
@@ -30,11 +29,7 @@ pub struct ExploreView {
     pub rate: u32,
     /// The suggested triplet waiting for an answer.
     pub suggestion: Option<Suggestion>,
-    /// A suggestion is being computed on a background task.
-    pub suggesting: bool,
-    /// Suggested triplets the user skipped (never proposed again for this dataset).
-    pub skipped: BTreeSet<Triplet>,
-    /// The dataset `skipped` and `suggestion` refer to.
+    /// The dataset `suggestion` and `selection` refer to.
     pub dataset: Option<Fingerprint>,
 }
 
@@ -43,7 +38,6 @@ impl ExploreView {
     pub fn clear_for(&mut self, fingerprint: Option<Fingerprint>) {
         if self.dataset != fingerprint {
             self.dataset = fingerprint;
-            self.skipped.clear();
             self.suggestion = None;
             self.selection.clear();
             self.basis = None;

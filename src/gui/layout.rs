@@ -89,12 +89,8 @@ impl App {
                             &mut self.view,
                             &mut self.commands,
                         );
-                        panels::suggest::show(
-                            ui,
-                            &self.session,
-                            &mut self.view,
-                            &mut self.commands,
-                        );
+                        let (features, mut app) = self.parts();
+                        features.ui(Place::Left, ui, &mut app);
                     });
             });
         let right = egui::Panel::right("model_panel")
@@ -191,12 +187,6 @@ impl App {
         });
         panels::windows(&ctx, &self.settings, &mut self.view);
         panels::gallery::window(
-            &ctx,
-            self.session.dataset.as_deref(),
-            &self.run,
-            &mut self.view,
-        );
-        panels::points::window(
             &ctx,
             self.session.dataset.as_deref(),
             &self.run,

@@ -27,23 +27,25 @@ mod layout;
 mod loading;
 mod model_docs;
 mod panels;
+mod point_image;
 mod points;
-mod points_actions;
 mod run_controller;
 mod scatter_cache;
+mod search;
 mod session_actions;
 mod shared;
 mod state;
 mod style;
+pub mod suggest;
 mod textures;
 pub mod tour;
 mod view;
 
-pub use command::{FileAction, Resolution, UiCommand};
+pub use command::{FileAction, PathAsk, Resolution, UiCommand};
 pub use compare::{CompareView, Comparison, PLAY_SECONDS, Pane};
 pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use exit_plan::ExitPlan;
-pub use file_prompt::{FilePrompt, PathAsk};
+pub use file_prompt::FilePrompt;
 pub use kscan::{KScan, ScanForm};
 pub use panels::convergence::prepared as convergence_points;
 pub use panels::model::{ModelGroup, ParamEdit, hyperparameter_row};
@@ -156,15 +158,6 @@ enum TaskDone {
         fingerprint: Fingerprint,
         result: Result<ndarray::Array2<f64>, String>,
     },
-    /// The suggested triplet for the dataset `fingerprint` (None: every candidate asked).
-    Suggested {
-        fingerprint: Fingerprint,
-        result: Option<crate::engine::constraints::Suggestion>,
-    },
-    /// The projection of an isolated selection.
-    Isolated(Box<points_actions::IsolatedDone>),
-    /// The nearest neighbours of a sample in X and in H.
-    Neighbours(Box<points_actions::NeighboursDone>),
     /// A background task panicked (a bug): its busy flag is cleared and the error shown.
     Panicked { task: String, message: String },
 }
@@ -245,7 +238,7 @@ impl App {
         path: Option<PathBuf>,
         recovery_dir: Option<PathBuf>,
     ) -> Self {
-        dispatch::set_theme(ctx, settings.dark);
+        style::set_theme(ctx, settings.dark);
         let mut app = Self {
             view: ViewState::new(settings.last_path.as_deref()),
             settings,
@@ -394,7 +387,6 @@ impl eframe::App for App {
         self.drain_run(start + DRAIN_BUDGET);
         self.run.reap();
         self.update_kept();
-        self.update_points();
         let (features, mut app) = self.parts();
         features.logic(&mut app);
         self.handle_input(ctx);
@@ -443,6 +435,8 @@ impl eframe::App for App {
 /// The features, in drawing order: one line each.
 fn features() -> Features {
     Features::new(vec![
+        Box::new(search::PointSearch),
+        Box::new(suggest::Suggest::default()),
         Box::new(compare::CompareView::default()),
         Box::new(kscan::KScan::default()),
         Box::new(export::Exports::default()),

@@ -335,11 +335,14 @@ impl App {
             None => {
                 self.session
                     .set_status("No file chosen (or no system file dialog)");
-                self.ask_path(if save {
-                    super::PathAsk::SaveSession
-                } else {
-                    super::PathAsk::OpenSession
-                });
+                self.view.ask_path(
+                    if save {
+                        super::PathAsk::SaveSession
+                    } else {
+                        super::PathAsk::OpenSession
+                    },
+                    &self.session,
+                );
             }
         }
     }

@@ -15,3 +15,16 @@ pub fn right_aligned(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
     let size = egui::vec2(width, ui.spacing().interact_size.y);
     ui.allocate_ui_with_layout(size, egui::Layout::right_to_left(egui::Align::Center), add);
 }
+
+/// Dark or light visuals.
+pub fn set_theme(ctx: &egui::Context, dark: bool) {
+    ctx.set_theme(if dark {
+        egui::Theme::Dark
+    } else {
+        egui::Theme::Light
+    });
+}
+
+/// At most this many triplets are drawn (keeps frames fast): the scatter, the comparison
+/// and the exported figures.
+pub const MAX_DRAWN: usize = 300;

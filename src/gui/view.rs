@@ -91,12 +91,18 @@ pub struct ViewState {
     /// Frame time of the last `logic` + `ui` pass, in milliseconds.
     pub frame_ms: f32,
     /// The typed-path window of a file action, while it is open.
-    pub file_prompt: Option<super::FilePrompt>,
+    pub file_prompt: Option<super::file_prompt::FilePrompt>,
     /// Whether the window was narrow (the data panel folded) at the last frame.
     pub was_narrow: Option<bool>,
 }
 
 impl ViewState {
+    /// Open the path window for `ask`, prefilled from the session (see
+    /// [`FilePrompt::for_ask`](super::file_prompt::FilePrompt::for_ask)).
+    pub fn ask_path(&mut self, ask: super::command::PathAsk, session: &super::state::Session) {
+        self.file_prompt = Some(super::file_prompt::FilePrompt::for_ask(ask, session));
+    }
+
     /// The view of a fresh app; the path field shows the last dataset opened.
     pub fn new(last_path: Option<&Path>) -> Self {
         Self {

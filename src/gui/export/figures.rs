@@ -237,7 +237,7 @@ impl Exports {
                 (Some(st), false) => st
                     .triplets()
                     .iter()
-                    .take(crate::gui::panels::scatter::MAX_DRAWN)
+                    .take(crate::gui::style::MAX_DRAWN)
                     .map(|t| (t.i, t.j, t.q))
                     .collect(),
                 _ => Vec::new(),

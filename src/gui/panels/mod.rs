@@ -10,11 +10,8 @@ pub mod file_prompt;
 pub mod gallery;
 pub mod labels;
 pub mod model;
-pub mod point_image;
-pub mod points;
 pub mod results;
 pub mod scatter;
-pub mod suggest;
 pub mod teaching;
 
 use super::UiCommand;

@@ -4,12 +4,12 @@
 
 use eframe::egui;
 
-use super::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::Csr;
 use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::gui::run_controller::RunController;
 use crate::gui::scatter_cache::class_colour_of;
 use crate::gui::state::{ColorBy, ScatterCache, Session, Tool};
@@ -24,8 +24,7 @@ pub const HOVER_PX: f32 = 10.0;
 /// Click-to-pick radius in screen points.
 pub const PICK_PX: f32 = 8.0;
 
-/// At most this many triplets are drawn (keeps frames fast).
-pub const MAX_DRAWN: usize = 300;
+pub use crate::gui::style::MAX_DRAWN;
 
 /// From this many rings or crosses on (painted labels, a selection, misassigned samples),
 /// they are drawn as one image each.
@@ -378,7 +377,7 @@ pub fn show(
         return;
     }
     toolbar(ui, session, run, view, &data);
-    super::points::bar(ui, session, view, cmds);
+    crate::gui::search::panel::bar(ui, session, view, cmds);
     let narrow = ui.available_width() - SIDE_LEGEND_WIDTH < SIDE_LEGEND_MIN_PLOT;
     let side = view.legend_shown.unwrap_or(!narrow);
     caption_row(ui, view, side);
@@ -390,7 +389,7 @@ pub fn show(
         view.highlight = None;
     }
     let plot_rect = legend_beside(ui, view, side);
-    let overlay = super::points::Overlay::gather(view, &data);
+    let overlay = crate::gui::search::panel::Overlay::gather(view, &data);
     let mut plot_area = ui.new_child(egui::UiBuilder::new().max_rect(plot_rect));
     let ui = &mut plot_area;
     let plot = plot_settings(view);
@@ -573,12 +572,16 @@ impl<'a> Layers<'a> {
     }
 
     /// Every layer, bottom to top.
-    fn draw(&self, plot_ui: &mut egui_plot::PlotUi<'a>, overlay: super::points::Overlay) {
+    fn draw(
+        &self,
+        plot_ui: &mut egui_plot::PlotUi<'a>,
+        overlay: crate::gui::search::panel::Overlay,
+    ) {
         self.draw_groups(plot_ui);
         self.draw_rings(plot_ui);
         self.draw_triplets(plot_ui);
         self.draw_picks(plot_ui);
-        super::points::draw(plot_ui, overlay, self.radius, RINGS_IMAGE_FROM);
+        crate::gui::search::panel::draw(plot_ui, overlay, self.radius, RINGS_IMAGE_FROM);
         if self.lasso.len() > 1 {
             let pts: Vec<[f64; 2]> = self.lasso.iter().map(|p| [p.x, p.y]).collect();
             plot_ui.polygon(

@@ -5,7 +5,6 @@
 use eframe::egui;
 
 use crate::engine::data::Dataset;
-use crate::gui::UiCommand;
 use crate::gui::command::Commands;
 use crate::gui::points::{NEIGHBOURS, NeighbourList, SnapshotKey, shared};
 use crate::gui::run_controller::RunController;
@@ -101,7 +100,7 @@ pub fn bar(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
                 .on_hover_text("Show only the selected samples, projected on their own (PCA-2D of their columns of H)")
                 .clicked()
             {
-                cmds.push(UiCommand::Isolate);
+                cmds.send(super::Command::Isolate);
             }
             if view.points.isolation.is_some()
                 && ui
@@ -109,7 +108,7 @@ pub fn bar(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
                     .on_hover_text("Back to every sample")
                     .clicked()
             {
-                cmds.push(UiCommand::ShowAll);
+                cmds.send(super::Command::ShowAll);
             }
             if selected > 0
                 && ui
@@ -177,7 +176,7 @@ impl Overlay {
 
 /// Draw the overlay inside the scatter (`radius`: the points' radius).
 /// `rings_from`: from this many rings on, they are drawn as one image
-/// ([`super::point_image::add_points`]).
+/// ([`crate::gui::point_image::add_points`]).
 pub fn draw(plot_ui: &mut PlotUi<'_>, overlay: Overlay, radius: f32, rings_from: usize) {
     if overlay.refit {
         plot_ui.set_auto_bounds(true);
@@ -188,14 +187,14 @@ pub fn draw(plot_ui: &mut PlotUi<'_>, overlay: Overlay, radius: f32, rings_from:
         plot_ui.set_plot_bounds_y(c.y - h / 2.0..=c.y + h / 2.0);
     }
     if !overlay.matches.is_empty() {
-        let mark = super::point_image::Mark {
+        let mark = crate::gui::point_image::Mark {
             color: MATCH,
             radius: radius + 3.5,
             marker: MarkerShape::Circle,
             filled: false,
         };
         let matches = std::borrow::Cow::Owned(overlay.matches);
-        super::point_image::add_points(
+        crate::gui::point_image::add_points(
             plot_ui,
             "search matches",
             matches,

@@ -1,15 +1,17 @@
-//! What "explore the points" asks of the app (issue 21 point 4): isolate the selection
+//! What "explore the points" does off the UI thread (issue 21 point 4): isolate the selection
 //! (PCA-2D of its columns, on a background task, again for each new snapshot) and answer the
 //! neighbour panel (k nearest in X and in H, on a background task, cached). Both keep at most
 //! one task in flight, so a running job's 20 snapshots a second cannot pile tasks up: the
 //! next one starts when the last has answered, for the snapshot shown then.
 
-use super::points::{Isolation, NEIGHBOURS, NeighbourList, SnapshotKey};
-use super::{App, TaskDone};
+use super::{NAME, PointSearch};
 use crate::engine::data::Fingerprint;
 use crate::engine::jobs::worker::Snapshot;
 use crate::engine::linalg::knn_of;
 use crate::engine::linalg::projection::{Projector, pca2_of_samples};
+use crate::gui::command::Addressed;
+use crate::gui::feature::Shared;
+use crate::gui::points::{Isolation, NEIGHBOURS, NeighbourList, SnapshotKey};
 use ndarray::{Array2, Axis};
 use std::sync::Arc;
 
@@ -22,6 +24,10 @@ pub struct IsolatedDone {
     result: Result<Array2<f64>, String>,
 }
 
+impl Addressed for IsolatedDone {
+    const FEATURE: &'static str = NAME;
+}
+
 /// A finished neighbour query.
 pub struct NeighboursDone {
     fingerprint: Fingerprint,
@@ -30,21 +36,25 @@ pub struct NeighboursDone {
     in_h: Option<(SnapshotKey, NeighbourList)>,
 }
 
-impl App {
+impl Addressed for NeighboursDone {
+    const FEATURE: &'static str = NAME;
+}
+
+impl PointSearch {
     /// Once per frame: forget another dataset's points, start the neighbour query and the
     /// isolated re-projection that the shown snapshot calls for (O(1) when nothing changed).
-    pub(super) fn update_points(&mut self) {
-        self.view
+    pub(super) fn update_points(&mut self, app: &mut Shared<'_>) {
+        app.view
             .points
-            .clear_for(self.session.dataset.as_ref().map(|d| d.fingerprint));
-        self.update_neighbours();
-        self.reproject_isolation();
+            .clear_for(app.session.dataset.as_ref().map(|d| d.fingerprint));
+        self.update_neighbours(app);
+        self.reproject_isolation(app);
     }
 
     /// The run's snapshot when it has H for every sample of the dataset.
-    fn h_snapshot(&self) -> Option<Arc<Snapshot>> {
-        let n = self.session.dataset.as_ref()?.n();
-        self.run
+    fn h_snapshot(app: &Shared<'_>) -> Option<Arc<Snapshot>> {
+        let n = app.session.dataset.as_ref()?.n();
+        app.run
             .snapshot
             .as_ref()
             .filter(|s| s.h.ncols() == n)
@@ -52,27 +62,26 @@ impl App {
     }
 
     /// Ask for the neighbours of the panel's sample that are not cached yet.
-    fn update_neighbours(&mut self) {
-        let p = &self.view.points;
+    fn update_neighbours(&mut self, app: &mut Shared<'_>) {
+        let p = &app.view.points;
         if !p.show_neighbours || p.neighbours.in_flight.is_some() {
             return;
         }
-        let (Some(data), Some(sample)) = (self.session.dataset.clone(), p.subject()) else {
+        let (Some(data), Some(sample)) = (app.session.dataset.clone(), p.subject()) else {
             return;
         };
         if sample >= data.n() {
             return;
         }
         let need_x = p.neighbours.in_x(sample).is_none();
-        let snap = self
-            .h_snapshot()
+        let snap = Self::h_snapshot(app)
             .filter(|s| p.neighbours.in_h(sample, &SnapshotKey::of(s)).is_none());
         if !need_x && snap.is_none() {
             return;
         }
         let key = snap.as_ref().map(SnapshotKey::of);
         let fingerprint = data.fingerprint;
-        let spawned = self.tasks.spawn("neighbours", move || {
+        let spawned = app.tasks.spawn("neighbours", move || {
             let in_x = need_x.then(|| Arc::new(knn_of(data.x.view(), sample, NEIGHBOURS)));
             let in_h = snap.map(|s| {
                 (
@@ -80,24 +89,24 @@ impl App {
                     Arc::new(knn_of(s.h.view(), sample, NEIGHBOURS)),
                 )
             });
-            TaskDone::Neighbours(Box::new(NeighboursDone {
+            NeighboursDone {
                 fingerprint,
                 sample,
                 in_x,
                 in_h,
-            }))
+            }
         });
         match spawned {
-            Ok(()) => self.view.points.neighbours.in_flight = Some((sample, key)),
-            Err(e) => self.session.set_error(e),
+            Ok(()) => app.view.points.neighbours.in_flight = Some((sample, key)),
+            Err(e) => app.session.set_error(e),
         }
     }
 
     /// A neighbour query answered: cache it (unless the dataset changed meanwhile).
-    pub(super) fn neighbours_done(&mut self, done: NeighboursDone) {
-        self.view.points.neighbours.in_flight = None;
-        if self.session.dataset.as_ref().map(|d| d.fingerprint) == Some(done.fingerprint) {
-            self.view
+    pub(super) fn neighbours_done(&mut self, done: NeighboursDone, app: &mut Shared<'_>) {
+        app.view.points.neighbours.in_flight = None;
+        if app.session.dataset.as_ref().map(|d| d.fingerprint) == Some(done.fingerprint) {
+            app.view
                 .points
                 .neighbours
                 .insert(done.sample, done.in_x, done.in_h);
@@ -105,51 +114,51 @@ impl App {
     }
 
     /// Isolate the selection: the scatter shows only those samples, projected on their own.
-    pub(super) fn isolate(&mut self) {
-        let selection = self.view.explore.selection.clone();
+    pub(super) fn isolate(&mut self, app: &mut Shared<'_>) {
+        let selection = app.view.explore.selection.clone();
         if selection.len() < 2 {
-            self.session.set_error(
+            app.session.set_error(
                 "Isolate: select at least two samples first (Select tool: drag a lasso)",
             );
             return;
         }
         let count = selection.len();
-        self.view.points.isolation = Some(Isolation::new(selection));
-        self.reproject_isolation();
-        self.session.set_status(format!(
+        app.view.points.isolation = Some(Isolation::new(selection));
+        self.reproject_isolation(app);
+        app.session.set_status(format!(
             "Isolated {count} samples: their own PCA-2D; Show all brings every sample back"
         ));
     }
 
     /// Leave the isolated view.
-    pub(super) fn show_all(&mut self) {
-        if self.view.points.isolation.take().is_some() {
-            self.view.points.refit = true;
-            self.rebuild_scatter();
-            self.session.set_status("Showing every sample");
+    pub(super) fn show_all(&mut self, app: &mut Shared<'_>) {
+        if app.view.points.isolation.take().is_some() {
+            app.view.points.refit = true;
+            Self::rebuild_scatter(app);
+            app.session.set_status("Showing every sample");
         }
     }
 
-    fn rebuild_scatter(&mut self) {
-        self.view.rebuild_scatter(
-            self.session.dataset.as_deref(),
-            self.run.snapshot.as_deref(),
-            self.session.x_view.as_deref(),
-            self.session.evaluation.as_deref(),
+    fn rebuild_scatter(app: &mut Shared<'_>) {
+        app.view.rebuild_scatter(
+            app.session.dataset.as_deref(),
+            app.run.snapshot.as_deref(),
+            app.session.x_view.as_deref(),
+            app.session.evaluation.as_deref(),
         );
     }
 
     /// Project the isolated samples of the shown snapshot (H of the run, else X before any
     /// run) on a background task, unless it is done or one is in flight.
-    fn reproject_isolation(&mut self) {
-        let Some(data) = self.session.dataset.clone() else {
+    fn reproject_isolation(&mut self, app: &mut Shared<'_>) {
+        let Some(data) = app.session.dataset.clone() else {
             return;
         };
-        let h = self.h_snapshot();
-        let Some(iso) = self.view.points.isolation.as_mut() else {
+        let h = Self::h_snapshot(app);
+        let Some(iso) = app.view.points.isolation.as_mut() else {
             return;
         };
-        let (snap, of_data) = match (h, &self.session.x_view) {
+        let (snap, of_data) = match (h, &app.session.x_view) {
             (Some(s), _) => (s, false),
             (None, Some(x)) if x.projection.nrows() == data.n() => (Arc::clone(x), true),
             _ => return,
@@ -164,34 +173,34 @@ impl App {
         let samples = iso.samples.clone();
         let fingerprint = data.fingerprint;
         let task_key = key.clone();
-        let spawned = self.tasks.spawn("isolate", move || {
+        let spawned = app.tasks.spawn("isolate", move || {
             let result = if of_data {
                 pca2_of_samples(data.x.select(Axis(1), &samples).view())
             } else {
                 projector.project(snap.h.select(Axis(1), &samples).view())
             };
-            TaskDone::Isolated(Box::new(IsolatedDone {
+            IsolatedDone {
                 fingerprint,
                 key: task_key,
                 samples,
                 projector,
                 result: result.map_err(|e| e.to_string()),
-            }))
+            }
         });
         match spawned {
             Ok(()) => iso.pending = Some(key),
             Err(e) => {
                 iso.projector = Some(Projector::new());
-                self.session.set_error(e);
+                app.session.set_error(e);
             }
         }
     }
 
     /// An isolated projection arrived: show it (unless the isolation or the dataset changed
     /// meanwhile), then project the next snapshot if one came in since.
-    pub(super) fn isolated(&mut self, done: IsolatedDone) {
-        let here = self.session.dataset.as_ref().map(|d| d.fingerprint);
-        let Some(iso) = self.view.points.isolation.as_mut() else {
+    pub(super) fn isolated(&mut self, done: IsolatedDone, app: &mut Shared<'_>) {
+        let here = app.session.dataset.as_ref().map(|d| d.fingerprint);
+        let Some(iso) = app.view.points.isolation.as_mut() else {
             return;
         };
         if here != Some(done.fingerprint) || iso.samples != done.samples {
@@ -203,13 +212,13 @@ impl App {
         match done.result {
             Ok(coords) => {
                 if iso.coords.is_none() {
-                    self.view.points.refit = true;
+                    app.view.points.refit = true;
                 }
                 iso.coords = Some(coords);
-                self.rebuild_scatter();
+                Self::rebuild_scatter(app);
             }
-            Err(e) => self.session.set_error(format!("Isolate: {e}")),
+            Err(e) => app.session.set_error(format!("Isolate: {e}")),
         }
-        self.reproject_isolation();
+        self.reproject_isolation(app);
     }
 }

@@ -7,25 +7,26 @@
 
 use eframe::egui;
 
+use super::{Command, Suggest};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::{Dataset, Fingerprint};
-use crate::gui::UiCommand;
-use crate::gui::command::Commands;
-use crate::gui::state::{HistoryRow, Session};
-use crate::gui::view::ViewState;
+use crate::gui::command::UiCommand;
+use crate::gui::feature::Shared;
+use crate::gui::state::HistoryRow;
 use egui::RichText;
 
 /// Side of a thumbnail of the suggested triplet.
 const THUMB: f32 = 36.0;
 
-pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mut Commands) {
+pub fn show(ui: &mut egui::Ui, me: &mut Suggest, app: &mut Shared<'_>) {
+    let (session, view, cmds) = (&*app.session, &mut *app.view, &mut *app.commands);
     let Some(data) = session.dataset.clone() else {
         return;
     };
     ui.separator();
     ui.horizontal(|ui| {
         ui.label(RichText::new("Suggested triplets").strong());
-        let busy = view.explore.suggesting;
+        let busy = me.suggesting;
         if ui
             .add_enabled(
                 !busy,
@@ -37,7 +38,7 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
             )
             .clicked()
         {
-            cmds.push(UiCommand::Suggest);
+            cmds.send(Command::Suggest);
         }
     });
     if let Some(s) = view.explore.suggestion {
@@ -75,10 +76,10 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
                 match a {
                     Some(triplet) => cmds.push(UiCommand::AddTriplet(triplet)),
                     None => {
-                        view.explore.skipped.insert(t);
+                        me.skipped.insert(t);
                     }
                 }
-                cmds.push(UiCommand::Suggest);
+                cmds.send(Command::Suggest);
             }
         });
     }
