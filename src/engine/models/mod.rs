@@ -382,59 +382,8 @@ pub fn build(
 ) -> Result<Box<dyn Model>, ModelError> {
     let params = spec.validate(data.m(), data.n())?;
     spec.kind.check_side(side)?;
-    // The loaders refuse non-finite values; data built in code may not have been through
-    // them, and a NaN would reach the graph builders (kNN) before any model looks at X.
-    if let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| !v.is_finite()) {
-        return Err(ModelError::BadData {
-            why: format!(
-                "{}: X has a non-finite value {v} at feature {}, sample {}: nothing can be \
-                 fitted",
-                data.source,
-                r + 1,
-                c + 1
-            ),
-        });
-    }
-    // Entries so large that ‖X‖² overflows f64 make every objective infinite (and distances
-    // NaN): refused here, for every model, with what to do.
+    check_values(spec, &data)?;
     let (m, n) = data.x.dim();
-    let limit = (f64::MAX / (m.max(1) * n.max(1)) as f64).sqrt();
-    if let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| v.abs() > limit) {
-        return Err(ModelError::BadData {
-            why: format!(
-                "{}: X has an entry of {v:e} at feature {}, sample {}: at this scale ‖X‖² \
-                 overflows f64 (entries must stay below {limit:.1e} for {m}×{n} data); scale \
-                 the data first (--preprocess max, or l2)",
-                data.source,
-                r + 1,
-                c + 1
-            ),
-        });
-    }
-    // The models with a nonnegative basis W (the NMF family) need X ≥ 0: their
-    // multiplicative rules lose nonnegativity otherwise. Negative data reach them only
-    // through `--preprocess standardize` (z-scores, meant for 2-STGINMF) or data built in
-    // code; say which.
-    if spec.kind.descriptor().has_w
-        && let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| **v < 0.0)
-    {
-        let why = if data.preprocess == crate::engine::data::Preprocess::Standardize {
-            "the standardize preprocessing makes z-scores, which are negative; it is meant \
-             for 2-STGINMF: use l2, minmax or minmax,l2 for this model"
-        } else {
-            "shift the data first (--preprocess shift or minmax)"
-        };
-        return Err(ModelError::BadData {
-            why: format!(
-                "{}: X has a negative value {v} at feature {}, sample {}: {} needs \
-                 nonnegative data ({why})",
-                data.source,
-                r + 1,
-                c + 1,
-                spec.kind.label()
-            ),
-        });
-    }
     // Problems with the data name the dataset they are about (its file or sample).
     let source = data.source.clone();
     let named = |e: ModelError| match e {
@@ -458,4 +407,73 @@ pub fn build(
     )
     .map_err(&named)?;
     (spec.kind.descriptor().build)(spec, &params, data, side).map_err(named)
+}
+
+/// Refuse an X that no model can fit, naming the first bad entry: a non-finite value, an entry
+/// so large that ‖X‖² overflows f64, or (for the models with a nonnegative basis) a negative
+/// value. Clean data, the usual case, costs one vectorisable pass; the passes that find and
+/// name the entry run only when that pass fails.
+fn check_values(spec: &ModelSpec, data: &Dataset) -> Result<(), ModelError> {
+    let (m, n) = data.x.dim();
+    let limit = (f64::MAX / (m.max(1) * n.max(1)) as f64).sqrt();
+    let has_w = spec.kind.descriptor().has_w;
+    // NaN fails `<=`, so this one test covers all three refusals.
+    let clean = |v: f64| v.abs() <= limit && (!has_w || v >= 0.0);
+    let all_clean = match data.x.as_slice() {
+        Some(values) => values.iter().all(|&v| clean(v)),
+        None => data.x.iter().all(|&v| clean(v)),
+    };
+    if all_clean {
+        return Ok(());
+    }
+    // The loaders refuse non-finite values; data built in code may not have been through
+    // them, and a NaN would reach the graph builders (kNN) before any model looks at X.
+    if let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        return Err(ModelError::BadData {
+            why: format!(
+                "{}: X has a non-finite value {v} at feature {}, sample {}: nothing can be \
+                 fitted",
+                data.source,
+                r + 1,
+                c + 1
+            ),
+        });
+    }
+    // Entries so large that ‖X‖² overflows f64 make every objective infinite (and distances
+    // NaN): refused here, for every model, with what to do.
+    if let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| v.abs() > limit) {
+        return Err(ModelError::BadData {
+            why: format!(
+                "{}: X has an entry of {v:e} at feature {}, sample {}: at this scale ‖X‖² \
+                 overflows f64 (entries must stay below {limit:.1e} for {m}×{n} data); scale \
+                 the data first (--preprocess max, or l2)",
+                data.source,
+                r + 1,
+                c + 1
+            ),
+        });
+    }
+    // The models with a nonnegative basis W (the NMF family) need X ≥ 0: their
+    // multiplicative rules lose nonnegativity otherwise. Negative data reach them only
+    // through `--preprocess standardize` (z-scores, meant for 2-STGINMF) or data built in
+    // code; say which.
+    if has_w && let Some(((r, c), v)) = data.x.indexed_iter().find(|(_, v)| **v < 0.0) {
+        let why = if data.preprocess == crate::engine::data::Preprocess::Standardize {
+            "the standardize preprocessing makes z-scores, which are negative; it is meant \
+             for 2-STGINMF: use l2, minmax or minmax,l2 for this model"
+        } else {
+            "shift the data first (--preprocess shift or minmax)"
+        };
+        return Err(ModelError::BadData {
+            why: format!(
+                "{}: X has a negative value {v} at feature {}, sample {}: {} needs \
+                 nonnegative data ({why})",
+                data.source,
+                r + 1,
+                c + 1,
+                spec.kind.label()
+            ),
+        });
+    }
+    Ok(())
 }
