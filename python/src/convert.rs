@@ -1,7 +1,7 @@
 //! From Python values to the engine's types (and the registry out), with the engine's checks
 //! and messages: a bad value raises `ValueError` with the text the CLI would print.
 
-use nmf_playground::engine::constraints::{SideInfo, Triplet};
+use nmf_playground::engine::constraints::{SideInfo, Triplet, TripletSet};
 use nmf_playground::engine::data::{Dataset, Preprocess};
 use nmf_playground::engine::models::{
     HyperParam, ModelKind, ModelSpec, Output, ParamKind, ParamValue, SideNeed,
@@ -10,7 +10,6 @@ use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString};
-use std::collections::HashSet;
 
 /// A `ValueError` with `message`.
 pub fn value_error(message: impl Into<String>) -> PyErr {
@@ -174,7 +173,8 @@ fn value_text(value: &Bound<'_, PyAny>) -> Option<String> {
 
 /// The side information: triplets ((t, 3) integers, each row i, j, q) and partial labels
 /// (length n, -1 for unknown). Indices are checked against n, the three of a triplet must
-/// differ, and a repeated triplet is refused, as the app's and the CLI's files are.
+/// differ, and a repeated triplet is refused: the constraint store's own checks
+/// ([`TripletSet::push`]), as for the app's and the CLI's files.
 pub fn side_info(
     n: usize,
     triplets: Option<PyReadonlyArray2<'_, i64>>,
@@ -191,7 +191,7 @@ pub fn side_info(
                 t.ncols()
             )));
         }
-        let mut seen = HashSet::new();
+        let mut set = TripletSet::new(n);
         for (r, row) in t.rows().into_iter().enumerate() {
             let index = |c: usize| {
                 usize::try_from(row[c]).map_err(|_| {
@@ -202,16 +202,10 @@ pub fn side_info(
                     ))
                 })
             };
-            let t = Triplet::new(index(0)?, index(1)?, index(2)?);
-            t.validate(n)
+            set.push(Triplet::new(index(0)?, index(1)?, index(2)?))
                 .map_err(|e| value_error(format!("triplets row {r}: {e}")))?;
-            if !seen.insert(t) {
-                return Err(value_error(format!(
-                    "triplets row {r}: {t} is given twice; each triplet counts once"
-                )));
-            }
-            list.push(t);
         }
+        list = set.as_slice().to_vec();
     }
     let mut known = Vec::new();
     if let Some(l) = labels {

@@ -252,21 +252,11 @@ impl Dataset {
         preprocess: Preprocess,
     ) -> Result<Dataset, DataError> {
         let path = Path::new(source);
-        for ((i, j), &v) in samples.indexed_iter() {
-            check_value(
-                v,
-                path,
-                preprocess,
-                || v.to_string(),
-                || Place {
-                    unit: "row",
-                    number: i + 1,
-                    column: Column {
-                        index: j + 1,
-                        name: None,
-                    },
-                },
-            )?;
+        if let Some(((i, j), &v)) = samples
+            .indexed_iter()
+            .find(|(_, v)| !value_ok(**v, preprocess))
+        {
+            check_array_value(v, path, preprocess, i, j)?;
         }
         let raw = Dataset::raw(features_by_samples(samples), source);
         refuse_unusable(&raw, path)?;
@@ -487,6 +477,31 @@ pub(crate) fn check_value(
         at: place(),
         value: v,
     })
+}
+
+/// [`check_value`] for the entry at 0-based row `i` (a sample) and column `j` of an array
+/// (`.npy`, an array in memory): the place is named "row i+1, column j+1".
+pub(crate) fn check_array_value(
+    v: f64,
+    path: &Path,
+    preprocess: Preprocess,
+    i: usize,
+    j: usize,
+) -> Result<(), DataError> {
+    check_value(
+        v,
+        path,
+        preprocess,
+        || v.to_string(),
+        || Place {
+            unit: "row",
+            number: i + 1,
+            column: Column {
+                index: j + 1,
+                name: None,
+            },
+        },
+    )
 }
 
 /// The test behind [`check_value`] without building an error: finite, and nonnegative unless

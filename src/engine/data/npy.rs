@@ -13,7 +13,7 @@
 //! vector) or, when that is not given, from a `labels.npy` (else a `y.npy`) beside the data
 //! file.
 
-use super::{Column, DataError, Dataset, LoadOptions, Place, Preprocess, check_value, value_ok};
+use super::{DataError, Dataset, LoadOptions, Preprocess, check_array_value, value_ok};
 use ndarray::{Array2, ArrayD, IxDyn, ShapeBuilder};
 use std::fs::File;
 use std::io::{BufReader, ErrorKind, Read};
@@ -558,20 +558,7 @@ impl<'p> Npy<'p> {
             }
         }
         if let Some((i, j, v)) = first_bad {
-            check_value(
-                v,
-                self.path,
-                preprocess,
-                || v.to_string(),
-                || Place {
-                    unit: "row",
-                    number: i + 1,
-                    column: Column {
-                        index: j + 1,
-                        name: None,
-                    },
-                },
-            )?;
+            check_array_value(v, self.path, preprocess, i, j)?;
         }
         Array2::from_shape_vec((m, n), x).map_err(|e| DataError::BadArray {
             path: self.path.to_path_buf(),
