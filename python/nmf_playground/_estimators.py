@@ -9,7 +9,6 @@ arguments (``n_components``, ``max_iter``, ``tol``, ``random_state``, ``preproce
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import numbers
 
@@ -64,8 +63,9 @@ def _as_samples(estimator, X, reset):
 
 
 def _fingerprint(X):
-    """Shape and a hash of the values: is this the X the estimator was fitted on?"""
-    return X.shape, hashlib.blake2b(np.ascontiguousarray(X).tobytes(), digest_size=16).digest()
+    """Shape and a 128-bit hash of the values, the same for any memory order: is this the X
+    the estimator was fitted on?"""
+    return _core.fingerprint(X)
 
 
 def _as_triplets(triplets):

@@ -1,7 +1,7 @@
 //! One fit through the engine's pipeline ([`Trial`]), as `run` does it: the model built from
 //! the registry, iterated by the engine's fit loop (cap, tolerance, NaN/Inf stop), and handed
-//! back as H, W, the objective history and the model's own outputs. No truth is given, so the
-//! scoring stages only cluster H once (the labels nobody asked for are dropped). The trial
+//! back as H, W, the objective history and the model's own outputs. No truth is given and the
+//! estimators score with their own calls when asked, so the trial ends after the fit. The trial
 //! runs on a thread of its own without the GIL; the calling thread polls for Ctrl+C every
 //! 50 ms and the fit stops at the next iteration.
 
@@ -15,6 +15,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::sync::Arc;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Duration;
 
 /// Fit `model` on X (n×m, a row per sample) with rank `k`, and return a dict: `H` (k×n), `W`
@@ -53,14 +54,7 @@ pub fn fit<'py>(
     let (preprocess_name, reason) = (data.preprocess.name(), data.preprocess_reason.clone());
     let mut trial = Trial::new(Arc::new(data), spec, opts);
     trial.side = Side::Shared(Arc::new(side));
-    trial.protocol = Protocol {
-        kmeans_restarts: 1,
-        split: false,
-        classifier: false,
-        kept_in_x: false,
-        given: false,
-        ..Protocol::default()
-    };
+    trial.protocol = Protocol::FIT_ONLY;
     trial.threads = if threads == 0 {
         linalg::available_threads()
     } else {
@@ -81,35 +75,51 @@ pub fn fit<'py>(
     Ok(out)
 }
 
-/// Run `work` on a thread of its own with the GIL released, polling for signals meanwhile: on
-/// Ctrl+C the fit is asked to stop (it ends at the next iteration), joined, and the
-/// `KeyboardInterrupt` is raised. A panic in `work` becomes a `RuntimeError`.
+/// Run `work` on a thread of its own with the GIL released, waking every 50 ms to poll for
+/// signals: on Ctrl+C the fit is asked to stop (it ends at the next iteration), joined, and
+/// the `KeyboardInterrupt` is raised. The result comes back through a channel, so a fit that
+/// ends between two polls returns at once. A panic in `work` becomes a `RuntimeError`.
 fn run_interruptible<T: Send>(
     py: Python<'_>,
     interrupt: &Interrupt,
     work: impl FnOnce() -> T + Send,
 ) -> PyResult<T> {
     std::thread::scope(|scope| {
-        let handle = scope.spawn(work);
+        let (done, mut result) = mpsc::sync_channel(1);
+        let handle = scope.spawn(move || {
+            // The receiver outlives the scope's threads, so the send cannot fail.
+            let _ = done.send(work());
+        });
         loop {
-            py.detach(|| {
-                let deadline = std::time::Instant::now() + Duration::from_millis(50);
-                while !handle.is_finished() && std::time::Instant::now() < deadline {
-                    std::thread::sleep(Duration::from_millis(2));
-                }
+            // The receiver is moved into the GIL-free closure and back (it is Send, not Sync).
+            let (back, received) = py.detach(move || {
+                let received = result.recv_timeout(Duration::from_millis(50));
+                (result, received)
             });
-            if handle.is_finished() {
-                break;
-            }
-            if let Err(signal) = py.check_signals() {
-                interrupt.raise();
-                let _ = py.detach(|| handle.join());
-                return Err(signal);
+            result = back;
+            match received {
+                Ok(value) => {
+                    let _ = handle.join();
+                    return Ok(value);
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    // The work panicked before it sent its value.
+                    return match handle.join() {
+                        Err(panic) => Err(PyRuntimeError::new_err(panic_text(&panic))),
+                        Ok(()) => Err(PyRuntimeError::new_err(
+                            "internal error in nmf_playground: the fit ended without a result",
+                        )),
+                    };
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    if let Err(signal) = py.check_signals() {
+                        interrupt.raise();
+                        let _ = py.detach(|| handle.join());
+                        return Err(signal);
+                    }
+                }
             }
         }
-        handle
-            .join()
-            .map_err(|panic| PyRuntimeError::new_err(panic_text(&panic)))
     })
 }
 

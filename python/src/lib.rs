@@ -6,6 +6,7 @@
 //! generated from [`registry`].
 
 mod convert;
+mod fingerprint;
 mod fit;
 mod metrics;
 mod session;
@@ -17,6 +18,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(convert::registry, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(fingerprint::fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(metrics::acc, m)?)?;
     m.add_function(wrap_pyfunction!(metrics::nmi, m)?)?;
     m.add_function(wrap_pyfunction!(metrics::kmeans_scores, m)?)?;

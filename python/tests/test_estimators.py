@@ -67,6 +67,19 @@ def test_same_bits_for_any_dtype_order_threads_and_dataframes(blobs):
     assert not np.array_equal(other, ref), "the seed matters"
 
 
+def test_transform_knows_the_fitted_samples_in_any_memory_order(blobs):
+    X, _ = blobs
+    est = npg.GNMF(n_components=3, random_state=3, max_iter=10).fit(X)
+    for same in [np.asfortranarray(X), np.repeat(X, 2, axis=1)[:, ::2], X.copy()]:
+        assert np.array_equal(est.transform(same), est.embedding_)
+    changed = X.copy()
+    changed[17, 4] = np.nextafter(changed[17, 4], np.inf)
+    with pytest.raises(ValueError, match="transductive"):
+        est.transform(changed)
+    with pytest.raises(ValueError, match="transductive"):
+        est.transform(X[::-1])
+
+
 def test_pipeline_and_grid_search(blobs):
     X, y = blobs
 

@@ -258,7 +258,7 @@ impl Dataset {
         {
             check_array_value(v, path, preprocess, i, j)?;
         }
-        let raw = Dataset::raw(features_by_samples(samples), source);
+        let raw = Dataset::raw(features_by_samples(samples, path)?, source);
         refuse_unusable(&raw, path)?;
         let opts = LoadOptions {
             preprocess,
@@ -404,25 +404,43 @@ fn refuse_unusable(ds: &Dataset, path: &Path) -> Result<(), DataError> {
     Ok(())
 }
 
-/// `samples` (n×m, any layout) as the m×n standard-layout X: one contiguous copy when the
-/// input is already feature-major, else a copy in 64×64 tiles, so that reads and writes both
-/// stay within cache lines (a plain strided transpose misses on every write).
-fn features_by_samples(samples: ArrayView2<'_, f64>) -> Array2<f64> {
-    const TILE: usize = 64;
-    let x = samples.t();
-    if x.is_standard_layout() {
-        return x.to_owned();
-    }
+/// `samples` (n×m, any layout) as the m×n standard-layout X, in a buffer that asks for 2 MiB
+/// pages when large (`sys::huge_page_buffer`, as the `.npy` loader's X: the NMF products walk
+/// X in column blocks). A feature-major input is one contiguous copy; a row-major one (NumPy's
+/// default) is transposed in 32 × 32 tiles on plain slices, so that reads and
+/// writes both stay within cache lines (a plain strided transpose misses on every write, and
+/// ndarray's generic strided assignment ran at a third of this speed); any other strides are
+/// copied by ndarray.
+fn features_by_samples(
+    samples: ArrayView2<'_, f64>,
+    path: &Path,
+) -> Result<Array2<f64>, DataError> {
+    const TILE: usize = 32;
     let (n, m) = samples.dim();
-    let mut out = Array2::zeros((m, n));
-    for i0 in (0..n).step_by(TILE) {
-        for j0 in (0..m).step_by(TILE) {
-            let (i1, j1) = ((i0 + TILE).min(n), (j0 + TILE).min(m));
-            out.slice_mut(ndarray::s![j0..j1, i0..i1])
-                .assign(&x.slice(ndarray::s![j0..j1, i0..i1]));
+    let mut x = crate::engine::machine::sys::huge_page_buffer(m * n);
+    if let Some(src) = samples.t().as_slice() {
+        x.copy_from_slice(src);
+    } else if let Some(src) = samples.as_slice() {
+        for i0 in (0..n).step_by(TILE) {
+            let rows = TILE.min(n - i0);
+            for j0 in (0..m).step_by(TILE) {
+                for j in j0..(j0 + TILE).min(m) {
+                    let column = src[i0 * m + j..].iter().step_by(m);
+                    for (d, &v) in x[j * n + i0..][..rows].iter_mut().zip(column) {
+                        *d = v;
+                    }
+                }
+            }
         }
     }
-    out
+    let mut out = Array2::from_shape_vec((m, n), x).map_err(|e| DataError::BadArray {
+        path: path.to_path_buf(),
+        why: format!("not a usable array: {e}"),
+    })?;
+    if samples.t().as_slice().is_none() && samples.as_slice().is_none() {
+        out.assign(&samples.t());
+    }
+    Ok(out)
 }
 
 /// Common tail of every loader: fingerprint of the raw matrix, data-quality warnings
@@ -624,5 +642,33 @@ mod tests {
         // 3.0, 2.0, 4.0): constraint files saved before carry hashes of this form.
         let x = ndarray::array![[1.0, 2.0], [3.0, 4.0]];
         assert_eq!(fingerprint_of(&x).hash, 0xda86_a285_51f0_7e20);
+    }
+
+    #[test]
+    fn an_array_in_any_memory_order_becomes_the_same_features_by_samples_x() {
+        // 70 × 45 crosses the 32-wide tiles with partial ones on both axes.
+        let (n, m) = (70, 45);
+        let samples = Array2::from_shape_fn((n, m), |(i, j)| (i * m + j) as f64 + 0.5);
+        let want = samples.t().to_owned();
+        let f_order = Array2::from_shape_fn((n, m).f(), |(i, j)| samples[[i, j]]);
+        let wide = Array2::from_shape_fn((n, 2 * m), |(i, j)| samples[[i, j / 2]]);
+        let strided = wide.slice(ndarray::s![.., ..;2]);
+        for (what, view) in [
+            ("row-major", samples.view()),
+            ("column-major", f_order.view()),
+            ("strided", strided),
+        ] {
+            let data = Dataset::from_samples(view, "X", Preprocess::None).unwrap();
+            assert!(data.x.is_standard_layout(), "{what}");
+            assert_eq!(data.x, want, "{what}");
+        }
+        let bad = Dataset::from_samples(
+            ndarray::array![[1.0, 2.0], [3.0, f64::NAN], [0.0, 1.0]].view(),
+            "X",
+            Preprocess::None,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(bad.contains("row 2") && bad.contains("column 2"), "{bad}");
     }
 }

@@ -48,6 +48,25 @@ impl Default for Protocol {
     }
 }
 
+impl Protocol {
+    /// No score at all: the trial ends after the fit (the Python estimators, which score
+    /// with their own calls when asked).
+    pub const FIT_ONLY: Protocol = Protocol {
+        kmeans_restarts: 0,
+        split: false,
+        svm: SvmScaling::Standardized,
+        classifier: false,
+        kept_in_x: false,
+        given: false,
+    };
+
+    /// Whether the protocol asks for any score (k-means restarts, the split, a classifier's
+    /// or the given samples' scores, the triplets kept in X).
+    pub fn scores_anything(&self) -> bool {
+        self.kmeans_restarts > 0 || self.split || self.classifier || self.kept_in_x || self.given
+    }
+}
+
 /// A finished fit and its data, as the scoring stages read them.
 #[derive(Clone, Copy, Debug)]
 pub struct ScoreInput<'a> {

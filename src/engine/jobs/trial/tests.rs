@@ -201,3 +201,27 @@ fn errors_say_whose_fault_they_are_and_a_refused_fit_stops_the_trial() {
     let e = trial.run_with(&mut |e| !matches!(e, TrialEvent::Fit(Event::Progress { .. })));
     assert!(matches!(e, Err(TrialError::NoResult { .. })), "{e:?}");
 }
+
+#[test]
+fn a_fit_only_protocol_ends_after_the_fit_with_the_same_bits() {
+    let data = groups(8);
+    let spec = ModelSpec::new(nmf::KIND, 3, 5);
+    let scored = Trial::new(Arc::clone(&data), spec.clone(), fit())
+        .run()
+        .unwrap();
+    assert!(scored.scores.evaluation.clustering.is_some());
+    let mut trial = Trial::new(data, spec, fit());
+    trial.protocol = Protocol::FIT_ONLY;
+    let mut stages = Vec::new();
+    let bare = trial
+        .run_with(&mut |e| {
+            if let TrialEvent::Stage(s) = e {
+                stages.push(s);
+            }
+            true
+        })
+        .unwrap();
+    assert_eq!(stages, [Stage::Side, Stage::Fit], "no evaluation stage");
+    assert_eq!(bare.scores, Scores::default());
+    assert_eq!(bare.fit().h, scored.fit().h);
+}
