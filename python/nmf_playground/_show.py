@@ -39,8 +39,8 @@ def find_app(build: bool = True) -> str:
     )
 
 
-def show(X, y=None, *, triplets=None, labels=None, n_components=None, preprocess="auto",
-         app_args=()):
+def show(X, y=None, *, triplets=None, labels=None, images=None, n_components=None,
+         preprocess="auto", app_args=()):
     """Open the app on X (n_samples, n_features), coloured and scored by y (ground truth, for
     scoring only), with ``triplets`` ((t, 3): i closer to j than to q) and partial ``labels``
     (-1 for unknown) as its side information. Blocks until the window closes and returns
@@ -49,16 +49,26 @@ def show(X, y=None, *, triplets=None, labels=None, n_components=None, preprocess
         T, L = npg.show(X, y)
         npg.RPNMF(n_components=10).fit(X, triplets=T)
 
-    ``labels`` has one entry per sample (-1 where none was given). ``app_args`` are passed to
+    ``labels`` has one entry per sample (-1 where none was given). ``images=(height, width)``
+    says each sample is a grayscale picture of that shape (its features in row-major pixel
+    order, as ``X.reshape(n, -1)`` makes them): the app then shows the samples and the basis
+    as pictures and ``preprocess="auto"`` treats them as images. ``app_args`` are passed to
     the app.
     """
     X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
     if X.ndim != 2:
         raise ValueError(f"X: expected a 2-D array (n_samples, n_features), got shape {X.shape}")
+    stored = X
+    if images is not None:
+        h, w = (int(v) for v in images)
+        if h < 1 or w < 1 or h * w != X.shape[1]:
+            raise ValueError(f"images=({h}, {w}): {h}×{w} pixels, but X has {X.shape[1]} "
+                             f"features per sample")
+        stored = X.reshape(X.shape[0], h, w)  # a 3-D .npy is a stack of images to the app
     folder = pathlib.Path(tempfile.mkdtemp(prefix="nmf-playground-show-"))
     try:
         data = folder / "X.npy"
-        np.save(data, X)
+        np.save(data, stored)
         if y is not None:
             y = np.asarray(y)
             if y.shape != (X.shape[0],):

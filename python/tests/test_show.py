@@ -44,3 +44,13 @@ def test_show_round_trips_the_side_information_through_the_app(display, cli, blo
     # Nothing given: nothing comes back.
     T3, L3 = npg.show(X, app_args=["--close-when-loaded"])
     assert T3.shape == (0, 3) and np.array_equal(L3, np.full(60, -1))
+    # As a stack of 2×3 pictures (a 3-D .npy to the app), the side information still goes
+    # through.
+    T4, L4 = npg.show(X, triplets=T, images=(2, 3), app_args=["--close-when-loaded"])
+    assert np.array_equal(T4, T)
+
+
+def test_show_refuses_an_image_shape_that_does_not_fit_the_features(blobs):
+    X, _ = blobs
+    with pytest.raises(ValueError, match=r"images=\(4, 4\): 4×4 pixels, but X has 6"):
+        npg.show(X, images=(4, 4))

@@ -572,28 +572,61 @@ fn read_any(path: &Path) -> Result<ArrayD<f64>, DataError> {
     Npy::open(path)?.read_all(CHUNK_VALUES)
 }
 
-/// Load a `.npy` data matrix (rows = samples) and its labels, if any.
+/// Load a `.npy` data matrix (rows = samples) and its labels, if any. A 3-D array
+/// (n, height, width) is n grayscale images: each becomes a sample of height·width pixels in
+/// row-major order (as `X.reshape(n, -1)` in NumPy), with its thumbnail, so the app shows the
+/// samples and the basis as pictures.
 pub fn load_npy(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
-    let npy = Npy::open(path)?;
-    let &[n, m] = npy.header.shape.as_slice() else {
-        return Err(DataError::BadArray {
-            path: path.to_path_buf(),
-            why: format!(
-                "expected a 2-D array (rows = samples, columns = features), found {}-D",
-                npy.header.shape.len()
-            ),
-        });
+    let mut npy = Npy::open(path)?;
+    let (n, image) = match npy.header.shape.as_slice() {
+        &[n, _] => (n, None),
+        &[n, h, w] => (n, Some((w, h))),
+        shape => {
+            return Err(DataError::BadArray {
+                path: path.to_path_buf(),
+                why: format!(
+                    "expected a 2-D array (rows = samples, columns = features) or a 3-D \
+                     stack of images (n, height, width), found {}-D",
+                    shape.len()
+                ),
+            });
+        }
     };
+    let m = npy.header.shape[1..]
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or_else(|| DataError::BadArray {
+            path: path.to_path_buf(),
+            why: format!("the shape {} is too large", shape_text(&npy.header.shape)),
+        })?;
     if n == 0 || m == 0 {
         return Err(DataError::Empty {
             path: path.to_path_buf(),
-            why: format!("the array is {n}×{m}: no data"),
+            why: format!("the array is {}: no data", shape_text(&npy.header.shape)),
         });
     }
-    let x = npy.read_transposed(opts.preprocess, CHUNK_VALUES)?;
+    // (n, h, w) in C order is (n, h·w) with row-major pixels; in Fortran order it is (n, h·w)
+    // in Fortran order with column-major pixels, put back in row-major order below.
+    npy.header.shape = vec![n, m];
+    let fortran = npy.header.fortran_order;
+    let mut x = npy.read_transposed(opts.preprocess, CHUNK_VALUES)?;
+    if let (Some((w, h)), true) = (image, fortran) {
+        x = Array2::from_shape_fn((m, n), |(p, i)| x[[(p % w) * h + p / w, i]]);
+    }
     let mut ds = Dataset::raw(x, path.display().to_string());
     ds.sample_names = (1..=n).map(|i| format!("row {i}")).collect();
+    if let Some((w, h)) = image {
+        super::mat::attach_images(&mut ds, w, h, true);
+    }
     Ok(ds)
+}
+
+fn shape_text(shape: &[usize]) -> String {
+    shape
+        .iter()
+        .map(usize::to_string)
+        .collect::<Vec<_>>()
+        .join("×")
 }
 
 /// Read a 2-D `.npy` matrix of any numeric dtype as stored (rows × columns, no
@@ -748,6 +781,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn a_stack_of_images_is_samples_of_row_major_pixels_in_either_order() {
+        let dir = TempDir::new().expect("tempdir");
+        // 4 images of 2 rows × 3 columns; pixel (r, c) of image i is 100i + 10r + c.
+        let images = Array::from_shape_fn((4, 2, 3), |(i, r, c)| (100 * i + 10 * r + c) as f64);
+        let mut fortran = Array::zeros((4, 2, 3).f());
+        fortran.assign(&images);
+        let want = Array2::from_shape_fn((6, 4), |(p, i)| (100 * i + 10 * (p / 3) + p % 3) as f64);
+        for (order, arr) in [("c", images), ("f", fortran)] {
+            let p = dir.path().join(format!("stack_{order}.npy"));
+            write_npy(&p, &arr).expect("write");
+            let ds = load_npy(&p, &LoadOptions::default()).expect(order);
+            assert_eq!(ds.x, want, "{order}");
+            assert_eq!(ds.image_shape, Some((3, 2)), "(width, height)");
+            assert_eq!(ds.thumbnails.len(), 4);
+        }
+        let p = dir.path().join("four.npy");
+        write_npy(&p, &Array::<f64, _>::zeros((2, 2, 2, 2))).expect("write");
+        let err = load_npy(&p, &LoadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("four.npy") && err.contains("found 4-D"),
+            "{err}"
+        );
     }
 
     #[test]
