@@ -371,6 +371,7 @@ static PANICS: Descriptor = Descriptor {
     presets: &[],
     needs: SideNeed::None,
     has_w: false,
+    projects_new_samples: false,
     output: Output::Representation,
     update_rule: None,
     build: build_panics,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
@@ -49,14 +50,15 @@ def _seed(random_state) -> int:
 
 
 def _as_samples(estimator, X, reset):
-    """X as a float64 (n, m) array (any order; no copy when it already is one)."""
+    """X as a float64 (n, m) array (any order; no copy when it already is one): at least 3
+    samples to fit on, any number to transform."""
     X = validate_data(
         estimator,
         X,
         reset=reset,
         dtype=np.float64,
         order=None,
-        ensure_min_samples=3,
+        ensure_min_samples=3 if reset else 1,
         ensure_all_finite=True,
     )
     return X
@@ -163,6 +165,7 @@ class NMFPlaygroundEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
             self.predictions_ = np.asarray(out["predictions"], dtype=np.int64)
             self.confidence_ = np.asarray(out["confidence"])
         self.exports_ = dict(out["exports"])
+        self._preprocess_steps = list(out["preprocess_steps"])
         self._n_features_out = self.n_components_
 
     def fit_transform(self, X, y=None, *, triplets=None, labels=None):
@@ -170,18 +173,36 @@ class NMFPlaygroundEstimator(ClassNamePrefixFeaturesOutMixin, TransformerMixin, 
         return self.fit(X, y, triplets=triplets, labels=labels).embedding_
 
     def transform(self, X):
-        """The representation of the fitted samples (these models are transductive: their
-        H is learned with the samples' side information and graph, so a new X has none).
-        X must be the data given to ``fit``."""
+        """The representation of X, (n_samples, n_components).
+
+        For the samples the model was fitted on (the same values, in any memory order) it is
+        ``embedding_``: H was learned with their side information and graph. Models whose data
+        term is the reconstruction ``‖X − WH‖²`` (NMF, GNMF, NMFCC, RPNMF) also express new
+        samples in the fitted basis: X preprocessed with the fitted samples' statistics, then
+        H ≥ 0 by the multiplicative rule with W fixed (``max_iter``, ``tol``), as
+        scikit-learn's ``NMF.transform`` does. The other models are transductive and refuse a
+        new X."""
         check_is_fitted(self, "embedding_")
         X = _as_samples(self, X, reset=False)
-        if _fingerprint(X) != self._fit_fingerprint:
+        if _fingerprint(X) == self._fit_fingerprint:
+            return self.embedding_
+        if not self._model["projects_new_samples"]:
+            projecting = ", ".join(m["label"] for m in _core.registry() if m["projects_new_samples"])
             raise ValueError(
                 f"{self._model['label']} is transductive: transform returns the representation "
                 f"of the samples it was fitted on, and this X differs from them; fit on the new "
-                f"samples (with their side information) instead"
+                f"samples (with their side information) instead (new samples can be transformed "
+                f"by {projecting})"
             )
-        return self.embedding_
+        out = _core.transform(self.components_.T, X, self.preprocess_, self._preprocess_steps,
+                              int(self.max_iter), float(self.tol))
+        if out["clipped"]:
+            warnings.warn(
+                f"{out['clipped']} value(s) of X fell below the fitted samples' range after "
+                f"{self.preprocess_} preprocessing and were set to 0",
+                stacklevel=2,
+            )
+        return np.ascontiguousarray(out["H"].T)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -29,6 +29,10 @@ pub fn registry(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
         d.set_item("section", kind.section())?;
         d.set_item("description", kind.description())?;
         d.set_item("has_w", kind.descriptor().has_w)?;
+        d.set_item(
+            "projects_new_samples",
+            kind.descriptor().projects_new_samples,
+        )?;
         d.set_item("output", output_name(kind.output()))?;
         d.set_item("needs", need_name(kind.needs()))?;
         let params = PyList::empty(py);

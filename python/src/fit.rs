@@ -52,6 +52,7 @@ pub fn fit<'py>(
         tol,
     };
     let (preprocess_name, reason) = (data.preprocess.name(), data.preprocess_reason.clone());
+    let steps = data.preprocess_steps.clone();
     let mut trial = Trial::new(Arc::new(data), spec, opts);
     trial.side = Side::Shared(Arc::new(side));
     trial.protocol = Protocol::FIT_ONLY;
@@ -72,6 +73,7 @@ pub fn fit<'py>(
     let out = results(py, &FitView::of(&outcome.result))?;
     out.set_item("preprocess", preprocess_name)?;
     out.set_item("preprocess_reason", reason)?;
+    out.set_item("preprocess_steps", crate::project::steps_to_py(py, &steps)?)?;
     Ok(out)
 }
 

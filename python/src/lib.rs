@@ -9,6 +9,7 @@ mod convert;
 mod fingerprint;
 mod fit;
 mod metrics;
+mod project;
 mod session;
 
 use pyo3::prelude::*;
@@ -19,6 +20,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert::registry, m)?)?;
     m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
     m.add_function(wrap_pyfunction!(fingerprint::fingerprint, m)?)?;
+    m.add_function(wrap_pyfunction!(project::transform, m)?)?;
     m.add_function(wrap_pyfunction!(metrics::acc, m)?)?;
     m.add_function(wrap_pyfunction!(metrics::nmi, m)?)?;
     m.add_function(wrap_pyfunction!(metrics::kmeans_scores, m)?)?;

@@ -69,15 +69,44 @@ def test_same_bits_for_any_dtype_order_threads_and_dataframes(blobs):
 
 def test_transform_knows_the_fitted_samples_in_any_memory_order(blobs):
     X, _ = blobs
-    est = npg.GNMF(n_components=3, random_state=3, max_iter=10).fit(X)
+    can = npg.CAN(n_components=3, random_state=0).fit(X)  # transductive: no basis
     for same in [np.asfortranarray(X), np.repeat(X, 2, axis=1)[:, ::2], X.copy()]:
-        assert np.array_equal(est.transform(same), est.embedding_)
+        assert np.array_equal(can.transform(same), can.embedding_)
     changed = X.copy()
     changed[17, 4] = np.nextafter(changed[17, 4], np.inf)
+    with pytest.raises(ValueError, match="transductive.*NMF, GNMF"):
+        can.transform(changed)
     with pytest.raises(ValueError, match="transductive"):
-        est.transform(changed)
-    with pytest.raises(ValueError, match="transductive"):
-        est.transform(X[::-1])
+        can.transform(X[::-1])
+    # GNMF expresses new samples in its basis.
+    gnmf = npg.GNMF(n_components=3, random_state=3, max_iter=10).fit(X)
+    assert np.array_equal(gnmf.transform(X.copy()), gnmf.embedding_)
+    assert gnmf.transform(X[::-1]).shape == (60, 3)
+
+
+def test_new_samples_are_expressed_in_the_fitted_basis(blobs):
+    X, _ = blobs
+    nmf = npg.NMF(n_components=3, random_state=0, max_iter=2000, tol=1e-10,
+                  preprocess="none").fit(X)
+    W = nmf.components_.T
+    # A known answer: mixtures of the basis come back as their coefficients.
+    coef = np.array([[1.0, 0.5, 0.2], [0.1, 2.0, 0.3], [0.4, 0.4, 1.5]])
+    got = nmf.transform(coef @ W.T)
+    assert np.allclose(got, coef, rtol=1e-3, atol=1e-3), got
+    # The fitted samples, perturbed by one ulp (so not recognised as the fitted X), land where
+    # the fit put them: at convergence the fit's H is the nonnegative least-squares answer
+    # (entries the fit drove to 0 approach it slowly under the multiplicative rule: atol).
+    near = np.nextafter(X, np.inf)
+    assert np.allclose(nmf.transform(near), nmf.embedding_, rtol=1e-3, atol=1e-2)
+    # Preprocessed by the fitted samples' ranges: a value below the fitted minimum is clipped,
+    # with a warning.
+    mm = npg.NMF(n_components=3, random_state=0, max_iter=50, preprocess="minmax").fit(X)
+    low = X[:2].copy()
+    low[0, 0] = X[:, 0].min() - 1.0
+    with pytest.warns(UserWarning, match="1 value.*below the fitted samples' range"):
+        assert mm.transform(low).shape == (2, 3)
+    with pytest.raises(ValueError, match="features"):
+        nmf.transform(X[:, :5])
 
 
 def test_pipeline_and_grid_search(blobs):

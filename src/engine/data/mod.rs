@@ -171,6 +171,9 @@ pub struct Dataset {
     /// Why `auto` chose [`Self::preprocess`], in one line for the Data panel and the CLI
     /// (`None` when the preprocessing was given explicitly).
     pub preprocess_reason: Option<String>,
+    /// [`Self::preprocess`]'s steps as fitted on these samples (features' ranges, spreads…),
+    /// to preprocess new samples the same way (the Python estimators' `transform`).
+    pub preprocess_steps: Vec<preprocess::FittedStep>,
     /// Non-fatal notes from loading (skipped files, dropped zero columns, ...).
     pub warnings: Vec<String>,
 }
@@ -234,6 +237,7 @@ impl Dataset {
             fingerprint,
             preprocess: Preprocess::None,
             preprocess_reason: None,
+            preprocess_steps: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -267,6 +271,49 @@ impl Dataset {
         Ok(finish_with(raw, &opts, false))
     }
 
+    /// New samples (n′×m, a row per sample, any memory order) as X′ (m×n′), preprocessed as
+    /// the samples a model was fitted on were: `preprocess` is their resolved preprocessing and
+    /// `steps` its steps as fitted on them ([`Self::preprocess_steps`]), so a feature is scaled
+    /// by the fitted samples' range, not the new ones'. Values are checked as
+    /// [`Self::from_samples`] checks them. With `nonnegative` (a model with a nonnegative
+    /// basis), an entry that comes out negative (below the fitted minimum, under `minmax`) is
+    /// set to 0; their number is returned beside X′.
+    pub fn preprocess_new_samples(
+        samples: ArrayView2<'_, f64>,
+        (preprocess, steps): (Preprocess, &[preprocess::FittedStep]),
+        nonnegative: bool,
+        source: &str,
+    ) -> Result<(Array2<f64>, usize), DataError> {
+        let path = Path::new(source);
+        if let Some(((i, j), &v)) = samples
+            .indexed_iter()
+            .find(|(_, v)| !value_ok(**v, preprocess))
+        {
+            check_array_value(v, path, preprocess, i, j)?;
+        }
+        let m = samples.ncols();
+        if let Some(fitted) = steps.iter().find_map(|s| s.features()).filter(|&f| f != m) {
+            return Err(DataError::BadArray {
+                path: path.to_path_buf(),
+                why: format!("{m} features per sample, but the model was fitted on {fitted}"),
+            });
+        }
+        let mut x = features_by_samples(samples, path)?;
+        for step in steps {
+            step.apply(&mut x);
+        }
+        let mut clipped = 0;
+        x.mapv_inplace(|v| {
+            if nonnegative && v < 0.0 {
+                clipped += 1;
+                0.0
+            } else {
+                v
+            }
+        });
+        Ok((x, clipped))
+    }
+
     /// A raw dataset from a loader: no labels, `#i` names, no images, fingerprint not yet
     /// computed ([`finish`] computes it).
     pub(crate) fn raw(x: Array2<f64>, source: impl Into<String>) -> Self {
@@ -283,6 +330,7 @@ impl Dataset {
             fingerprint: Fingerprint { n, m, hash: 0 },
             preprocess: Preprocess::None,
             preprocess_reason: None,
+            preprocess_steps: Vec::new(),
             warnings: Vec::new(),
         }
     }
@@ -464,8 +512,9 @@ fn finish_with(mut ds: Dataset, opts: &LoadOptions, hash: bool) -> Dataset {
         }
         p => (p, None),
     };
-    let notes = preprocess::apply(&mut ds.x, chosen);
+    let (steps, notes) = preprocess::apply_fitted(&mut ds.x, chosen);
     ds.warnings.extend(notes);
+    ds.preprocess_steps = steps;
     ds.preprocess = chosen;
     ds.preprocess_reason = reason;
     ds
@@ -670,5 +719,49 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(bad.contains("row 2") && bad.contains("column 2"), "{bad}");
+    }
+
+    #[test]
+    fn new_samples_are_preprocessed_by_the_fitted_samples_statistics() {
+        // Two features on different scales, one constant: minmax,l2 and standardize learn
+        // per-feature statistics; the fitted samples pushed through them again come out as the
+        // dataset's X bit for bit.
+        let samples = ndarray::array![[1.0, 200.0, 5.0], [2.0, 100.0, 5.0], [4.0, 400.0, 5.0]];
+        for p in [
+            Preprocess::MinMaxL2,
+            Preprocess::Standardize,
+            Preprocess::Max,
+            Preprocess::L2,
+        ] {
+            let data = Dataset::from_samples(samples.view(), "X", p).unwrap();
+            let fitted = (p, &data.preprocess_steps[..]);
+            let (again, clipped) =
+                Dataset::preprocess_new_samples(samples.view(), fitted, false, "X").unwrap();
+            let same = again
+                .iter()
+                .zip(&data.x)
+                .all(|(a, b)| a.to_bits() == b.to_bits());
+            assert!(same && clipped == 0, "{p:?}: {again} vs {}", data.x);
+            let (_, clipped) =
+                Dataset::preprocess_new_samples(samples.view(), fitted, true, "X").unwrap();
+            let negative = if p == Preprocess::Standardize { 4 } else { 0 };
+            assert_eq!(clipped, negative, "{p:?}");
+        }
+        // A new sample below the fitted minimum of feature 1 is clipped at 0 there, and the
+        // constant feature stays 0 whatever its new value.
+        let data = Dataset::from_samples(samples.view(), "X", Preprocess::MinMax).unwrap();
+        let new = ndarray::array![[0.0, 250.0, 9.0]];
+        let fitted = (Preprocess::MinMax, &data.preprocess_steps[..]);
+        let (x, clipped) = Dataset::preprocess_new_samples(new.view(), fitted, true, "X").unwrap();
+        assert_eq!(x, ndarray::array![[0.0], [0.5], [0.0]]);
+        assert_eq!(clipped, 1);
+        let wrong = ndarray::array![[1.0, 2.0]];
+        let err = Dataset::preprocess_new_samples(wrong.view(), fitted, true, "X")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("2 features per sample, but the model was fitted on 3"),
+            "{err}"
+        );
     }
 }

@@ -31,97 +31,157 @@ fn list_some(names: impl Iterator<Item = String>, total: usize) -> String {
 /// `Auto` is resolved from `x` alone (as a table: [`resolve_auto`] with `is_image` false);
 /// the loaders resolve it themselves, knowing whether the samples are images.
 pub fn apply(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
+    apply_fitted(x, p).1
+}
+
+/// [`apply`], also returning each step as fitted on `x`, so that new samples can be
+/// preprocessed as the fitted ones were ([`FittedStep::apply`]).
+pub fn apply_fitted(x: &mut Array2<f64>, p: Preprocess) -> (Vec<FittedStep>, Vec<String>) {
     let p = match p {
         Preprocess::Auto => resolve_auto(x, false).choice,
         p => p,
     };
-    let mut notes = Vec::new();
+    let (mut steps, mut notes) = (Vec::new(), Vec::new());
     for &step in p.steps() {
-        notes.extend(apply_step(x, step));
+        let (fitted, note) = FittedStep::fit(x, step);
+        let zero = fitted.apply(x);
+        notes.extend(note);
+        if zero > 0 {
+            notes.push(format!(
+                "L2 normalisation: {zero} all-zero sample(s) left at zero (they have no direction)"
+            ));
+        }
+        steps.push(fitted);
     }
-    notes
+    (steps, notes)
 }
 
-/// One step of [`apply`] (a chain's steps are applied one after the other).
-fn apply_step(x: &mut Array2<f64>, p: Preprocess) -> Vec<String> {
-    let mut notes = Vec::new();
-    match p {
-        Preprocess::Auto | Preprocess::None | Preprocess::MinMaxL2 => {}
-        Preprocess::MinMax => {
-            let mut constant = 0usize;
-            for mut row in x.rows_mut() {
-                let (lo, hi) = row
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-                        (a.min(v), b.max(v))
-                    });
-                let range = hi - lo;
-                if range > 0.0 && range.is_finite() {
-                    row.mapv_inplace(|v| (v - lo) / range);
-                } else {
-                    row.fill(0.0);
-                    constant += 1;
-                }
+/// What a step learns from one feature: its offset, and its scale (`None`: no range or spread).
+type FeatureRule<'a> = dyn Fn(ndarray::ArrayView1<'_, f64>) -> (f64, Option<f64>) + 'a;
+
+/// One preprocessing step with what it learned from the data it was fitted on: every step but
+/// `L2` maps feature j by `v ↦ (v − offset[j]) / scale[j]` (`None`: the feature had no range or
+/// spread and becomes 0), and `L2` scales each sample by its own norm.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FittedStep {
+    Features {
+        offset: Vec<f64>,
+        scale: Vec<Option<f64>>,
+    },
+    L2,
+}
+
+impl FittedStep {
+    /// Learn `step` from `x` (its features' ranges, spreads, minima or maximum) without changing
+    /// it; the note says what was left at 0 or unchanged.
+    fn fit(x: &Array2<f64>, step: Preprocess) -> (FittedStep, Option<String>) {
+        let m = x.nrows();
+        let per_feature = |f: &FeatureRule<'_>| {
+            let (offset, scale): (Vec<f64>, Vec<Option<f64>>) = x.rows().into_iter().map(f).unzip();
+            let unusable = scale.iter().filter(|s| s.is_none()).count();
+            (FittedStep::Features { offset, scale }, unusable)
+        };
+        match step {
+            Preprocess::Auto | Preprocess::None | Preprocess::MinMaxL2 => (
+                FittedStep::Features {
+                    offset: vec![0.0; m],
+                    scale: vec![Some(1.0); m],
+                },
+                None,
+            ),
+            Preprocess::MinMax => {
+                let (fitted, constant) = per_feature(&|row| {
+                    let (lo, hi) = row
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                            (a.min(v), b.max(v))
+                        });
+                    let range = hi - lo;
+                    (lo, (range > 0.0 && range.is_finite()).then_some(range))
+                });
+                let note = (constant > 0).then(|| {
+                    format!(
+                        "min-max scaling: {constant} constant feature(s) set to 0 (they have no range)"
+                    )
+                });
+                (fitted, note)
             }
-            if constant > 0 {
-                notes.push(format!(
-                    "min-max scaling: {constant} constant feature(s) set to 0 (they have no range)"
-                ));
+            Preprocess::Standardize => {
+                let n = x.ncols() as f64;
+                let (fitted, constant) = per_feature(&|row| {
+                    let mean = row.sum() / n;
+                    let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+                    let sd = var.sqrt();
+                    (mean, (sd > 0.0 && sd.is_finite()).then_some(sd))
+                });
+                let note = (constant > 0).then(|| {
+                    format!(
+                        "standardisation: {constant} constant feature(s) set to 0 (they have no spread)"
+                    )
+                });
+                (fitted, note)
             }
-        }
-        Preprocess::Standardize => {
-            let mut constant = 0usize;
-            let n = x.ncols() as f64;
-            for mut row in x.rows_mut() {
-                let mean = row.sum() / n;
-                let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
-                let sd = var.sqrt();
-                if sd > 0.0 && sd.is_finite() {
-                    row.mapv_inplace(|v| (v - mean) / sd);
-                } else {
-                    row.fill(0.0);
-                    constant += 1;
-                }
+            // Nothing to learn; its note comes from applying it.
+            Preprocess::L2 => (FittedStep::L2, None),
+            Preprocess::Max => {
+                let max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let usable = max > 0.0 && max.is_finite();
+                let note = (!usable && !x.is_empty())
+                    .then(|| "max scaling: the data are all zero; left unchanged".to_owned());
+                let scale = if usable { max } else { 1.0 };
+                (
+                    FittedStep::Features {
+                        offset: vec![0.0; m],
+                        scale: vec![Some(scale); m],
+                    },
+                    note,
+                )
             }
-            if constant > 0 {
-                notes.push(format!(
-                    "standardisation: {constant} constant feature(s) set to 0 (they have no spread)"
-                ));
-            }
-        }
-        Preprocess::L2 => {
-            let zero = l2_normalize_columns(x);
-            if zero > 0 {
-                notes.push(format!(
-                    "L2 normalisation: {zero} all-zero sample(s) left at zero (they have no direction)"
-                ));
-            }
-        }
-        Preprocess::Max => {
-            let max = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            if max > 0.0 && max.is_finite() {
-                x.mapv_inplace(|v| v / max);
-            } else if !x.is_empty() {
-                notes.push("max scaling: the data are all zero; left unchanged".into());
-            }
-        }
-        Preprocess::Shift => {
-            let mut shifted = 0usize;
-            for mut row in x.rows_mut() {
-                let min = row.iter().copied().fold(f64::INFINITY, f64::min);
-                if min < 0.0 {
-                    row.mapv_inplace(|v| v - min);
-                    shifted += 1;
-                }
-            }
-            if shifted > 0 {
-                notes.push(format!(
-                    "shift: {shifted} feature(s) with negative values shifted by their minimum"
-                ));
+            Preprocess::Shift => {
+                let (fitted, _) = per_feature(&|row| {
+                    let min = row.iter().copied().fold(f64::INFINITY, f64::min);
+                    (min.min(0.0), Some(1.0))
+                });
+                let shifted = x
+                    .rows()
+                    .into_iter()
+                    .filter(|r| r.iter().any(|&v| v < 0.0))
+                    .count();
+                let note = (shifted > 0).then(|| {
+                    format!(
+                        "shift: {shifted} feature(s) with negative values shifted by their minimum"
+                    )
+                });
+                (fitted, note)
             }
         }
     }
-    notes
+
+    /// The number of features the step was fitted on (`None` for `L2`, which works on any).
+    pub fn features(&self) -> Option<usize> {
+        match self {
+            FittedStep::Features { offset, .. } => Some(offset.len()),
+            FittedStep::L2 => None,
+        }
+    }
+
+    /// Apply the fitted step to `x` (m×n, the same features, any samples); returns the number
+    /// of samples `L2` left at zero (0 for the other steps).
+    pub fn apply(&self, x: &mut Array2<f64>) -> usize {
+        match self {
+            FittedStep::L2 => l2_normalize_columns(x),
+            FittedStep::Features { offset, scale } => {
+                for ((mut row, &a), &s) in x.rows_mut().into_iter().zip(offset).zip(scale) {
+                    match s {
+                        Some(s) if a == 0.0 && s == 1.0 => {}
+                        Some(s) => row.mapv_inplace(|v| (v - a) / s),
+                        None => row.fill(0.0),
+                    }
+                }
+                0
+            }
+        }
+    }
 }
 
 /// Ratio of feature ranges above which `auto` treats a table as mixed (features measured on

@@ -64,6 +64,10 @@ pub struct Descriptor {
     pub needs: SideNeed,
     /// Whether the model has a basis W.
     pub has_w: bool,
+    /// Whether new samples can be expressed in the fitted basis ([`super::mu::project`]): the
+    /// models whose data term is `‖X − WH‖²_F` and whose other terms involve only the fitted
+    /// samples (new samples carry no graph, constraint or triplet).
+    pub projects_new_samples: bool,
     pub output: Output,
     /// The update rule as the teaching controls show it (docs/models.md), for models whose
     /// iteration is one multiplicative rule; `None` for the others.

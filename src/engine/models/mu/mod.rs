@@ -10,6 +10,7 @@
 //! * [`fused`]: `WᵀW·H`, the MU update of H and `HHᵀ` in one sweep (the blocked pass's H step),
 //!   optionally with a model's own terms added to the rule ([`Addends`]).
 //! * [`objective`]: the reconstruction term by the trace identity and exactly from the residual.
+//! * [`project`]: new samples in a fitted basis (W fixed, H by the MU rule).
 //! * `fd` (tests only): central finite differences, to check a model's gradient.
 //!
 //! The Gram products `WᵀW` and `HHᵀ` are [`crate::engine::linalg::gram_of_columns`] and
@@ -21,6 +22,7 @@ pub mod fused;
 pub mod init;
 pub mod objective;
 pub mod products;
+pub mod project;
 pub mod rule;
 
 pub mod state;

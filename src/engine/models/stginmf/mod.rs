@@ -88,6 +88,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     presets: &[],
     needs: SideNeed::PartialLabels,
     has_w: false,
+    projects_new_samples: false,
     output: Output::ClassPredictions,
     update_rule: None,
     build,
