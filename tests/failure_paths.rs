@@ -371,6 +371,7 @@ static PANICS: Descriptor = Descriptor {
     presets: &[],
     needs: SideNeed::None,
     has_w: false,
+    sample_graph: false,
     output: Output::Representation,
     update_rule: None,
     build: build_panics,

@@ -198,6 +198,19 @@ pub struct LoadOptions {
     pub labels_file: Option<PathBuf>,
     /// Resize every image to `(width, height)`; needed when images differ in size.
     pub resize: Option<(u32, u32)>,
+    /// The kind of model `auto` chooses for ([`preprocess::resolve_auto_for`]).
+    pub auto_for: AutoFor,
+}
+
+/// The kind of model `--preprocess auto` resolves for: it differs on one kind of table only,
+/// a compositional one (docs/models.md §1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AutoFor {
+    /// A factorisation of X itself (and the app, which loads before a model is chosen).
+    #[default]
+    Factorisation,
+    /// A model that builds a graph or similarities between samples from X.
+    SampleGraph,
 }
 
 impl Default for LoadOptions {
@@ -207,6 +220,7 @@ impl Default for LoadOptions {
             label_column: LabelColumn::Auto,
             labels_file: None,
             resize: None,
+            auto_for: AutoFor::Factorisation,
         }
     }
 }
@@ -441,7 +455,7 @@ fn finish_with(mut ds: Dataset, opts: &LoadOptions, hash: bool) -> Dataset {
     ds.warnings.extend(quality);
     let (chosen, reason) = match opts.preprocess {
         Preprocess::Auto => {
-            let auto = preprocess::resolve_auto(&ds.x, ds.image_shape.is_some());
+            let auto = preprocess::resolve_auto_for(&ds.x, ds.image_shape.is_some(), opts.auto_for);
             (auto.choice, Some(auto.reason))
         }
         p => (p, None),

@@ -81,6 +81,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     presets: &[],
     needs: SideNeed::None,
     has_w: false,
+    sample_graph: true,
     output: Output::ClusterLabels,
     update_rule: None,
     build,

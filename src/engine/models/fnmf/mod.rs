@@ -69,6 +69,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     presets: &[],
     needs: SideNeed::None,
     has_w: true,
+    sample_graph: true,
     output: Output::Representation,
     update_rule: None,
     build,

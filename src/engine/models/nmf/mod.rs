@@ -38,6 +38,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     presets: &[],
     needs: SideNeed::None,
     has_w: true,
+    sample_graph: false,
     output: Output::Representation,
     update_rule: Some("H ← H ⊙ (WᵀX) ⊘ (WᵀWH)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    minimising ‖X − WH‖²_F (docs/models.md §3.1)"),

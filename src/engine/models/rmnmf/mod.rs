@@ -87,6 +87,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     // The warm start is H alone (G = Hᵀ, W derived from it by (3.47)); RMNMF's W is
     // sign-free, so the warm-start check's nonnegativity rule for W does not apply to it.
     has_w: false,
+    sample_graph: true,
     output: Output::ClusterLabels,
     update_rule: None,
     build,

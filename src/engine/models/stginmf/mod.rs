@@ -88,6 +88,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     presets: &[],
     needs: SideNeed::PartialLabels,
     has_w: false,
+    sample_graph: true,
     output: Output::ClassPredictions,
     update_rule: None,
     build,

@@ -57,6 +57,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     presets: &[],
     needs: SideNeed::Triplets,
     has_w: false,
+    sample_graph: false,
     output: Output::Representation,
     update_rule: None,
     build,
