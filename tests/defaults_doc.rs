@@ -3,6 +3,7 @@
 //! parameters and a value, and that value must be the parameter's default in the model's table;
 //! every registered model has a row ("—" for a model with nothing to choose). A default changed
 //! in code without the document (or the other way round) fails here, naming the model.
+#![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 use nmf_playground::engine::models::{ModelKind, ParamValue};
 use std::collections::BTreeSet;
