@@ -90,7 +90,7 @@ fn stginmf_reaches_the_better_baseline_minus_two_points() {
             let (a, s, l) = (mean(&model_acc), mean(&svm_acc), mean(&ls_acc));
             let margin = 100.0 * (a - s.max(l));
             println!(
-                "| {set} ({}) | {:.0} % | {:.1} | {:.1} | {:.1} | {margin:+.1} |",
+                "| {set} ({}) | {:.0} % | {:.1} | {:.1} | {:.1} | {margin:+.2} |",
                 data.preprocess.name(),
                 100.0 * share,
                 100.0 * a,
@@ -99,7 +99,7 @@ fn stginmf_reaches_the_better_baseline_minus_two_points() {
             );
             if margin < -2.0 {
                 short.push(format!(
-                    "{set} at {:.0} %: {margin:+.1} points",
+                    "{set} at {:.0} %: {margin:+.2} points",
                     100.0 * share
                 ));
             }
