@@ -86,7 +86,8 @@ table() {
     NR > 1 && $4 != "failed" {
       v = ($2 == "stginmf" || col == 5) ? $5 : $4
       if (v != "") { sum[$1 SUBSEP $2] += v; n[$1 SUBSEP $2]++ }
-      pre[$1] = $7
+      if (!($1 in pre) || $2 == "nmf") pre[$1] = $7
+      cellpre[$1 SUBSEP $2] = $7
     }
     NR > 1 && $4 == "failed" { bad[$1 SUBSEP $2] = 1 }
     END {
@@ -97,7 +98,9 @@ table() {
         printf "| %s (%s) |", S[i], pre[S[i]]
         for (j = 1; j <= nm; j++) {
           key = S[i] SUBSEP M[j]
-          if (n[key] > 0) printf " %.1f |", 100 * sum[key] / n[key]
+          # A model whose `auto` resolved differently on this set (docs/models.md §1) says so.
+          other = (cellpre[key] != pre[S[i]]) ? " (" cellpre[key] ")" : ""
+          if (n[key] > 0) printf " %.1f%s |", 100 * sum[key] / n[key], other
           else if (bad[key]) printf " failed |"
           else printf " — |"
         }

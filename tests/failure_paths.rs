@@ -372,6 +372,7 @@ static PANICS: Descriptor = Descriptor {
     needs: SideNeed::None,
     has_w: false,
     projects_new_samples: false,
+    sample_graph: false,
     output: Output::Representation,
     update_rule: None,
     build: build_panics,

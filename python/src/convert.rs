@@ -2,7 +2,7 @@
 //! and messages: a bad value raises `ValueError` with the text the CLI would print.
 
 use nmf_playground::engine::constraints::{SideInfo, Triplet, TripletSet};
-use nmf_playground::engine::data::{Dataset, Preprocess};
+use nmf_playground::engine::data::{AutoFor, Dataset, Preprocess};
 use nmf_playground::engine::models::{
     HyperParam, ModelKind, ModelSpec, Output, ParamKind, ParamValue, SideNeed,
 };
@@ -116,8 +116,13 @@ pub fn preprocess(name: &str) -> PyResult<Preprocess> {
 
 /// X (n×m, a row per sample) as the engine's dataset, checked and preprocessed as a `.npy`
 /// file of the same values is.
-pub fn dataset(x: &PyReadonlyArray2<'_, f64>, preprocess: Preprocess) -> PyResult<Dataset> {
-    Dataset::from_samples(x.as_array(), "X", preprocess).map_err(|e| value_error(e.to_string()))
+pub fn dataset(
+    x: &PyReadonlyArray2<'_, f64>,
+    preprocess: Preprocess,
+    auto_for: AutoFor,
+) -> PyResult<Dataset> {
+    Dataset::from_samples(x.as_array(), "X", (preprocess, auto_for))
+        .map_err(|e| value_error(e.to_string()))
 }
 
 /// A spec from the rank, seed and a dict of hyperparameters, each value parsed by the

@@ -41,7 +41,8 @@ pub fn fit<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = convert::model_kind(model)?;
-    let data = convert::dataset(&x, convert::preprocess(preprocess)?)?;
+    // `auto` resolves for the model, as `run --model` resolves it.
+    let data = convert::dataset(&x, convert::preprocess(preprocess)?, kind.auto_for())?;
     let side = convert::side_info(data.n(), triplets, labels)?;
     let spec = convert::spec(kind, k, seed, params)?;
     if tol.is_nan() || tol < 0.0 {

@@ -6,6 +6,7 @@ use crate::convert::{self, value_error};
 use nmf_playground::engine::constraints::generate::{
     ProtocolOptions, generate_triplets as protocol_triplets, labels_from_truth,
 };
+use nmf_playground::engine::data::AutoFor;
 use nmf_playground::engine::eval::kmeans::{KMeansParams, repeated_kmeans};
 use nmf_playground::engine::eval::metrics::{
     NmiNorm, clustering_accuracy, nmi as engine_nmi, summarize_repeated_kmeans,
@@ -131,7 +132,7 @@ pub fn generate_triplets<'py>(
     seed: u64,
     preprocess: &str,
 ) -> PyResult<Bound<'py, PyArray2<i64>>> {
-    let data = convert::dataset(&x, convert::preprocess(preprocess)?)?;
+    let data = convert::dataset(&x, convert::preprocess(preprocess)?, AutoFor::Factorisation)?;
     let truth = labels("y", &y)?;
     if truth.len() != data.n() {
         return Err(value_error(format!(
@@ -169,7 +170,7 @@ pub fn preprocess<'py>(
     x: PyReadonlyArray2<'py, f64>,
     preprocess: &str,
 ) -> PyResult<(Bound<'py, PyArray2<f64>>, String, Option<String>)> {
-    let data = convert::dataset(&x, convert::preprocess(preprocess)?)?;
+    let data = convert::dataset(&x, convert::preprocess(preprocess)?, AutoFor::Factorisation)?;
     let rows = data.x.t().as_standard_layout().into_owned();
     Ok((
         rows.into_pyarray(py),

@@ -344,8 +344,14 @@ pub fn parse_params(
     Ok(out)
 }
 
-/// Load `--data` with its options (bundled samples by `sample:NAME`).
+/// Load `--data` with its options (bundled samples by `sample:NAME`); `auto` resolves as for
+/// a factorisation (one dataset for several models).
 pub fn load_data(args: &DataArgs) -> Result<Dataset, CliError> {
+    load_data_for(args, data::AutoFor::Factorisation)
+}
+
+/// [`load_data`] for one kind of model (`auto` preprocessing depends on it, docs/models.md §1).
+pub fn load_data_for(args: &DataArgs, auto_for: data::AutoFor) -> Result<Dataset, CliError> {
     if args.data.trim().is_empty() {
         return Err(CliError::BadInput(anyhow!(
             "--data is required: a .csv file, an image folder, a .npy or .mat file, or sample:NAME"
@@ -364,6 +370,7 @@ pub fn load_data(args: &DataArgs) -> Result<Dataset, CliError> {
         label_column,
         labels_file: args.labels.clone(),
         resize: args.resize,
+        auto_for,
     };
     if let Some(name) = args.data.strip_prefix("sample:") {
         let sample = data::samples::Sample::from_name(name).ok_or_else(|| {
@@ -427,7 +434,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     if threads == 0 {
         return Err(CliError::BadInput(anyhow!("--threads must be ≥ 1")));
     }
-    let data = Arc::new(load_data(&args.input)?);
+    let data = Arc::new(load_data_for(&args.input, args.model.auto_for())?);
     for w in &data.warnings {
         eprintln!("warning: {w}");
     }

@@ -210,6 +210,7 @@ impl App {
         let settings = cc
             .storage
             .and_then(|s| eframe::get_value::<Settings>(s, eframe::APP_KEY))
+            .map(Settings::migrated)
             .unwrap_or_default();
         Self::from_parts(&cc.egui_ctx, settings, path, recovery_dir)
     }

@@ -47,6 +47,11 @@ pub struct OpeningSession {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
+    /// The version of these settings' meaning ([`SETTINGS_VERSION`] when written by this
+    /// build). Settings stored without it come from a build whose default preprocessing was
+    /// `l2`; [`Settings::migrated`] reads them once.
+    #[serde(default)]
+    pub version: u32,
     /// The last dataset file or folder opened (prefills the path field).
     pub last_path: Option<PathBuf>,
     pub preprocess: Preprocess,
@@ -84,10 +89,14 @@ pub struct Settings {
     pub tour_seen: bool,
 }
 
+/// The version of [`Settings`] this build writes. 1: the default preprocessing became `auto`.
+pub const SETTINGS_VERSION: u32 = 1;
+
 impl Default for Settings {
     fn default() -> Self {
         let fit = FitOptions::default();
         Self {
+            version: SETTINGS_VERSION,
             last_path: None,
             preprocess: Preprocess::default(),
             resize_images: false,
@@ -114,6 +123,18 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Settings as read from storage, brought to [`SETTINGS_VERSION`]. Before version 1 the
+    /// default preprocessing was `l2` and the choice was stored whether or not the user made
+    /// it, so a stored `l2` from then is read as the new default `auto`, once; a choice stored
+    /// by this version (including `l2`) is kept.
+    pub fn migrated(mut self) -> Self {
+        if self.version < 1 && self.preprocess == Preprocess::L2 {
+            self.preprocess = Preprocess::Auto;
+        }
+        self.version = SETTINGS_VERSION;
+        self
+    }
+
     /// The selected model (the first one when the stored name is unknown).
     pub fn model_kind(&self) -> Option<ModelKind> {
         ModelKind::from_name(&self.model).or_else(|| ModelKind::all().next())
@@ -568,7 +589,39 @@ impl Session {
 
 #[cfg(test)]
 mod tests {
-    use super::Series;
+    use super::{Preprocess, Series, Settings};
+
+    /// Settings stored before the version field keep every choice except the old default
+    /// `l2`, which becomes `auto` once; `l2` chosen in this version survives a round trip.
+    #[test]
+    fn old_settings_move_from_l2_to_auto_once_and_new_choices_stay() {
+        let mut old = serde_json::to_value(Settings {
+            preprocess: Preprocess::L2,
+            k: 7,
+            ..Settings::default()
+        })
+        .unwrap();
+        old.as_object_mut().unwrap().remove("version");
+        let read: Settings = serde_json::from_value(old.clone()).unwrap();
+        assert_eq!(read.version, 0);
+        let read = read.migrated();
+        assert_eq!(
+            (read.preprocess, read.k, read.version),
+            (Preprocess::Auto, 7, 1)
+        );
+
+        old["preprocess"] = serde_json::to_value(Preprocess::MinMax).unwrap();
+        let kept: Settings = serde_json::from_value(old).unwrap();
+        assert_eq!(kept.migrated().preprocess, Preprocess::MinMax);
+
+        let chosen = Settings {
+            preprocess: Preprocess::L2,
+            ..Settings::default()
+        };
+        let back: Settings =
+            serde_json::from_str(&serde_json::to_string(&chosen).unwrap()).unwrap();
+        assert_eq!(back.migrated().preprocess, Preprocess::L2);
+    }
 
     /// Zero and non-finite values are drawn on the linear axis only: on the log axis they
     /// have no place (and a zero term must not stretch the axis to 1e-308).

@@ -201,6 +201,19 @@ pub struct LoadOptions {
     pub labels_file: Option<PathBuf>,
     /// Resize every image to `(width, height)`; needed when images differ in size.
     pub resize: Option<(u32, u32)>,
+    /// The kind of model `auto` chooses for ([`preprocess::resolve_auto_for`]).
+    pub auto_for: AutoFor,
+}
+
+/// The kind of model `--preprocess auto` resolves for: it differs on one kind of table only,
+/// a compositional one (docs/models.md §1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum AutoFor {
+    /// A factorisation of X itself (and the app, which loads before a model is chosen).
+    #[default]
+    Factorisation,
+    /// A model that builds a graph or similarities between samples from X.
+    SampleGraph,
 }
 
 impl Default for LoadOptions {
@@ -210,6 +223,7 @@ impl Default for LoadOptions {
             label_column: LabelColumn::Auto,
             labels_file: None,
             resize: None,
+            auto_for: AutoFor::Factorisation,
         }
     }
 }
@@ -246,14 +260,15 @@ impl Dataset {
     /// preprocessed exactly as a `.npy` file of the same values is by [`load`]: `samples` is
     /// n×m (a row per sample, as the file stores it; any memory order), without labels
     /// (they are for scoring, and the caller keeps them); `source` names the array in
-    /// messages (`X`), and a bad value is reported by its 1-based row and column. Its
+    /// messages (`X`), and a bad value is reported by its 1-based row and column; `auto_for`
+    /// is the model kind `auto` resolves for, as `run --model` resolves it. Its
     /// fingerprint holds n and m but no hash (0): the hash identifies a file for session and
     /// constraint files, which an array in memory is not, and costs a pass over every value
     /// (0.4 s for 10,000 × 4,096).
     pub fn from_samples(
         samples: ArrayView2<'_, f64>,
         source: &str,
-        preprocess: Preprocess,
+        (preprocess, auto_for): (Preprocess, AutoFor),
     ) -> Result<Dataset, DataError> {
         let path = Path::new(source);
         if let Some(((i, j), &v)) = samples
@@ -266,6 +281,7 @@ impl Dataset {
         refuse_unusable(&raw, path)?;
         let opts = LoadOptions {
             preprocess,
+            auto_for,
             ..LoadOptions::default()
         };
         Ok(finish_with(raw, &opts, false))
@@ -507,7 +523,7 @@ fn finish_with(mut ds: Dataset, opts: &LoadOptions, hash: bool) -> Dataset {
     ds.warnings.extend(quality);
     let (chosen, reason) = match opts.preprocess {
         Preprocess::Auto => {
-            let auto = preprocess::resolve_auto(&ds.x, ds.image_shape.is_some());
+            let auto = preprocess::resolve_auto_for(&ds.x, ds.image_shape.is_some(), opts.auto_for);
             (auto.choice, Some(auto.reason))
         }
         p => (p, None),
@@ -707,14 +723,15 @@ mod tests {
             ("column-major", f_order.view()),
             ("strided", strided),
         ] {
-            let data = Dataset::from_samples(view, "X", Preprocess::None).unwrap();
+            let data = Dataset::from_samples(view, "X", (Preprocess::None, AutoFor::Factorisation))
+                .unwrap();
             assert!(data.x.is_standard_layout(), "{what}");
             assert_eq!(data.x, want, "{what}");
         }
         let bad = Dataset::from_samples(
             ndarray::array![[1.0, 2.0], [3.0, f64::NAN], [0.0, 1.0]].view(),
             "X",
-            Preprocess::None,
+            (Preprocess::None, AutoFor::Factorisation),
         )
         .unwrap_err()
         .to_string();
@@ -733,7 +750,8 @@ mod tests {
             Preprocess::Max,
             Preprocess::L2,
         ] {
-            let data = Dataset::from_samples(samples.view(), "X", p).unwrap();
+            let data =
+                Dataset::from_samples(samples.view(), "X", (p, AutoFor::Factorisation)).unwrap();
             let fitted = (p, &data.preprocess_steps[..]);
             let (again, clipped) =
                 Dataset::preprocess_new_samples(samples.view(), fitted, false, "X").unwrap();
@@ -749,7 +767,12 @@ mod tests {
         }
         // A new sample below the fitted minimum of feature 1 is clipped at 0 there, and the
         // constant feature stays 0 whatever its new value.
-        let data = Dataset::from_samples(samples.view(), "X", Preprocess::MinMax).unwrap();
+        let data = Dataset::from_samples(
+            samples.view(),
+            "X",
+            (Preprocess::MinMax, AutoFor::Factorisation),
+        )
+        .unwrap();
         let new = ndarray::array![[0.0, 250.0, 9.0]];
         let fitted = (Preprocess::MinMax, &data.preprocess_steps[..]);
         let (x, clipped) = Dataset::preprocess_new_samples(new.view(), fitted, true, "X").unwrap();

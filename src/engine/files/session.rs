@@ -90,6 +90,7 @@ impl DatasetRef {
             label_column,
             labels_file: self.labels_file.clone(),
             resize: self.resize,
+            ..LoadOptions::default()
         }
     }
 

@@ -68,6 +68,10 @@ pub struct Descriptor {
     /// models whose data term is `‖X − WH‖²_F` and whose other terms involve only the fitted
     /// samples (new samples carry no graph, constraint or triplet).
     pub projects_new_samples: bool,
+    /// Whether the model builds a graph or similarities between the samples from X (a p-NN
+    /// graph, CAN's neighbours, 2-STGINMF's similarities): `auto` preprocessing keeps a
+    /// compositional table on its own scale for it (docs/models.md §1).
+    pub sample_graph: bool,
     pub output: Output,
     /// The update rule as the teaching controls show it (docs/models.md), for models whose
     /// iteration is one multiplicative rule; `None` for the others.
@@ -139,6 +143,15 @@ impl ModelKind {
 
     pub fn output(self) -> Output {
         self.0.output
+    }
+
+    /// What `auto` preprocessing resolves for this model (docs/models.md §1).
+    pub fn auto_for(self) -> crate::engine::data::AutoFor {
+        if self.0.sample_graph {
+            crate::engine::data::AutoFor::SampleGraph
+        } else {
+            crate::engine::data::AutoFor::Factorisation
+        }
     }
 
     /// The parameters' names, comma-separated ("none" without any), for messages and help.

@@ -82,6 +82,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::None,
     has_w: false,
     projects_new_samples: false,
+    sample_graph: true,
     output: Output::ClusterLabels,
     update_rule: None,
     build,

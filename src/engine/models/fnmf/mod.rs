@@ -70,6 +70,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::None,
     has_w: true,
     projects_new_samples: false,
+    sample_graph: true,
     output: Output::Representation,
     update_rule: None,
     build,

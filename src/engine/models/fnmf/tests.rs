@@ -325,14 +325,15 @@ fn kmeans_acc(h: ArrayView2<'_, f64>, labels: &[usize]) -> f64 {
     clustering_accuracy(labels, &runs.best_run().unwrap().labels).unwrap()
 }
 
-/// §5.6's synthetic check ([`synthetic`]): FNMF (defaults: r = 3, β = λ = 1; k = 3, 200
+/// §5.6's synthetic check ([`synthetic`]): FNMF (r = 3, β = λ = 1 as §5.6 measured it, β set
+/// here since the default β is 0.1 (§9), which gives ACC 0.68 on this draw; k = 3, 200
 /// iterations) finds the classes and puts most of θ's mass on the two informative features;
 /// NMF (same k, seed and iterations) does not. F never increases. (Measured on four draws and
 /// seeds: FNMF ACC 0.83–0.86 with 97–99 % of θ on the informative features, NMF 0.34–0.36.)
 #[test]
 fn the_synthetic_check_finds_the_clusters_where_nmf_does_not() {
     let (data, labels) = synthetic(56);
-    let mut m = fnmf(&data, &spec(3, 1));
+    let mut m = fnmf(&data, &spec(3, 1).with("beta", ParamValue::Number(1.0)));
     let mut prev = m.objective().total;
     for t in 0..200 {
         let f = m.step().unwrap().total;

@@ -55,6 +55,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::KnnGraph,
     has_w: true,
     projects_new_samples: true,
+    sample_graph: true,
     output: Output::Representation,
     update_rule: Some("H ← H ⊙ (WᵀX + λHS) ⊘ (WᵀWH + λHD)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    minimising ‖X − WH‖²_F + λ tr(HLHᵀ) (docs/models.md §3.2)"),

@@ -39,6 +39,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::None,
     has_w: true,
     projects_new_samples: true,
+    sample_graph: false,
     output: Output::Representation,
     update_rule: Some("H ← H ⊙ (WᵀX) ⊘ (WᵀWH)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    minimising ‖X − WH‖²_F (docs/models.md §3.1)"),

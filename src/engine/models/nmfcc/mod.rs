@@ -54,6 +54,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::Links,
     has_w: true,
     projects_new_samples: true,
+    sample_graph: false,
     output: Output::Representation,
     update_rule: Some("H ← H ⊙ (WᵀX + αHA) ⊘ (WᵀWH + αH(A⊙HᵀH) + βH(B⊙HᵀH))\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    must-links A pull together, cannot-links B push apart (docs/models.md §3.5)"),

@@ -88,6 +88,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     // sign-free, so the warm-start check's nonnegativity rule for W does not apply to it.
     has_w: false,
     projects_new_samples: false,
+    sample_graph: true,
     output: Output::ClusterLabels,
     update_rule: None,
     build,

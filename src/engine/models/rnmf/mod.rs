@@ -51,6 +51,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::None,
     has_w: true,
     projects_new_samples: false,
+    sample_graph: false,
     output: Output::Representation,
     update_rule: Some("W ← W ⊙ (XDHᵀ) ⊘ (WHDHᵀ)\nH ← H ⊙ (WᵀXD) ⊘ (WᵀWHD), D = diag(1/‖x_i − Wh_i‖)\n\
                    minimising Σ_i ‖x_i − Wh_i‖ (docs/models.md §3.3)"),

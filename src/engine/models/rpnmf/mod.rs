@@ -56,6 +56,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::Triplets,
     has_w: true,
     projects_new_samples: true,
+    sample_graph: false,
     output: Output::Representation,
     update_rule: Some("H ← H ⊙ (WᵀX + αHM⁻) ⊘ (WᵀWH + αHM⁺)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    M± from σ(margin) of every triplet (docs/models.md §4.4)"),

@@ -85,10 +85,11 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   the rounds show as phases on the convergence plot. From the Chinese-language \
                   paper on two-stage iterative NMF classification (2-STGINMF).",
     params: params::TABLE,
-    presets: &[],
+    presets: params::PRESETS,
     needs: SideNeed::PartialLabels,
     has_w: false,
     projects_new_samples: false,
+    sample_graph: true,
     output: Output::ClassPredictions,
     update_rule: None,
     build,

@@ -58,6 +58,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::Triplets,
     has_w: false,
     projects_new_samples: false,
+    sample_graph: false,
     output: Output::Representation,
     update_rule: None,
     build,
