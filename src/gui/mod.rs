@@ -406,7 +406,9 @@ impl eframe::App for App {
             ui.ctx().request_repaint_after(Duration::from_millis(100));
         }
         if let Some(start) = self.frame_start.take() {
-            self.view.frame_ms = start.elapsed().as_secs_f32() * 1000.0;
+            let now = Instant::now();
+            self.view
+                .frame_time(now.duration_since(start).as_secs_f32() * 1000.0, now);
         }
     }
 
@@ -424,7 +426,7 @@ impl eframe::App for App {
         if let Some(path) = self.exit.save_session.clone()
             && let Err(e) = self.save_session(&path)
         {
-            eprintln!(
+            crate::say!(
                 "error: could not save the session to {}: {e}",
                 path.display()
             );

@@ -245,6 +245,19 @@ fn lloyd(
     max_iter: usize,
     seed: u64,
 ) -> (Vec<usize>, Vec<f64>, usize, bool) {
+    lloyd_with(pts, c, max_iter, seed, true)
+}
+
+/// [`lloyd`]; `bounded`: skip the points whose label provably stays ([`Bounds`]; the same
+/// labels, centroids and passes as without, bit for bit), else assign every point every pass
+/// (the tests' plain reference).
+fn lloyd_with(
+    pts: &Points,
+    c: usize,
+    max_iter: usize,
+    seed: u64,
+    bounded: bool,
+) -> (Vec<usize>, Vec<f64>, usize, bool) {
     let (d, n) = (pts.d, pts.n);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut centroids = vec![0.0; c * d];
@@ -261,6 +274,8 @@ fn lloyd(
     let mut counts = vec![0usize; c];
     let mut iterations = 0;
     let mut converged = false;
+    let mut bounds = Bounds::new(n, d);
+    let mut old = vec![0.0; c * d];
     loop {
         // Assignment: argmin_k ‖c_k‖² − 2 xᵀc_k (‖x‖² is common to all k).
         for (k, cn) in cnorms.iter_mut().enumerate() {
@@ -275,7 +290,11 @@ fn lloyd(
                 ct[j * c + k] = centroids[k * d + j];
             }
         }
-        assign_all(pts, &centroids, &ct, &cnorms, &mut nearest);
+        if bounded {
+            bounds.assign(pts, &labels, &centroids, &ct, &cnorms, &mut nearest);
+        } else {
+            assign_all(pts, &centroids, &ct, &cnorms, &mut nearest);
+        }
         for (label, &best) in labels.iter_mut().zip(&nearest) {
             if *label != best {
                 *label = best;
@@ -290,6 +309,7 @@ fn lloyd(
             break;
         }
         // Update: centroids = means of their samples.
+        old.copy_from_slice(&centroids);
         update_means(pts, &labels, &mut centroids, &mut counts);
         // Empty clusters: re-seed each with the sample farthest from its current centroid
         // (docs/models.md §2.6); that sample moves to the empty cluster.
@@ -321,14 +341,140 @@ fn lloyd(
                         counts[from] -= 1;
                         counts[k] = 1;
                         labels[i] = k;
+                        bounds.forget(i);
                         break;
                     }
                 }
             }
             update_means(pts, &labels, &mut centroids, &mut counts);
         }
+        if bounded {
+            bounds.moved(&labels, &old, &centroids);
+        }
     }
     (labels, centroids, iterations, converged)
+}
+
+/// Hamerly's bounds on each point's distance to its centroid (`upper`) and to every other
+/// centroid (`lower`), kept through the passes by the triangle inequality (a centroid that
+/// moved by s changes a distance by at most s). A pass assigns afresh only the points whose
+/// bounds leave room for another centroid; for the others the plain assignment's answer is
+/// known without computing it, because the bounds carry margins for rounding: a point is
+/// skipped only when its squared-distance gap exceeds twice the worst rounding of the
+/// values the plain assignment compares, so its floating-point argmin (ties included) is
+/// the current label. Late passes of a slowly settling run move few points, and most of
+/// their cost went to points that stay (docs/performance.md, "k-means and the SVM at
+/// 200,000 samples").
+struct Bounds {
+    d: usize,
+    upper: Vec<f64>,
+    lower: Vec<f64>,
+    /// Relative rounding of a value `‖c‖² − 2xᵀc` (and of ‖x‖²): a multiple of d·ε.
+    rounding: f64,
+    /// Relative slack added when bounds move with the centroids.
+    slack: f64,
+    gaps: Gaps,
+    todo: Vec<usize>,
+}
+
+impl Bounds {
+    fn new(n: usize, d: usize) -> Self {
+        let rounding = (8 * d + 16) as f64 * f64::EPSILON;
+        Self {
+            d,
+            // No bounds yet: every point is assigned in the first pass.
+            upper: vec![f64::INFINITY; n],
+            lower: vec![0.0; n],
+            rounding,
+            slack: 1e-12 + rounding,
+            gaps: Gaps::new(n),
+            todo: Vec::new(),
+        }
+    }
+
+    /// Worst rounding of point i's values against centroids of squared norm ≤ `cmax`.
+    fn error(&self, pts: &Points, i: usize, cmax: f64) -> f64 {
+        self.rounding * (pts.norms[i] + 2.0 * cmax)
+    }
+
+    /// The nearest centroid of every point into `out`, as [`assign_all`] finds it.
+    fn assign(
+        &mut self,
+        pts: &Points,
+        labels: &[usize],
+        centroids: &[f64],
+        ct: &[f64],
+        cnorms: &[f64],
+        out: &mut [usize],
+    ) {
+        let cmax = cnorms.iter().copied().fold(0.0, f64::max);
+        self.todo.clear();
+        for i in 0..pts.n {
+            let (u, l) = (self.upper[i], self.lower[i]);
+            if l > u && (l - u) * (l + u) > 2.0 * self.error(pts, i, cmax) {
+                out[i] = labels[i];
+            } else {
+                self.todo.push(i);
+            }
+        }
+        if self.todo.len() * 4 > pts.n {
+            assign_all_with(pts, centroids, ct, cnorms, out, &mut self.gaps);
+            for i in 0..pts.n {
+                self.reset(pts, i, cmax);
+            }
+        } else {
+            for t in 0..self.todo.len() {
+                let i = self.todo[t];
+                (out[i], self.gaps.best[i], self.gaps.second[i]) =
+                    nearest_two(pts.row(i), ct, cnorms);
+                self.reset(pts, i, cmax);
+            }
+        }
+    }
+
+    /// Point i's bounds from its values just computed, widened by their rounding.
+    fn reset(&mut self, pts: &Points, i: usize, cmax: f64) {
+        let e = self.error(pts, i, cmax);
+        let norm = pts.norms[i];
+        self.upper[i] = ((norm + self.gaps.best[i]).max(0.0) + e).sqrt();
+        self.lower[i] = (norm + self.gaps.second[i] - e).max(0.0).sqrt();
+    }
+
+    /// Point i changed cluster outside an assignment: assign it afresh next pass.
+    fn forget(&mut self, i: usize) {
+        self.upper[i] = f64::INFINITY;
+        self.lower[i] = 0.0;
+    }
+
+    /// The centroids moved from `old` to `new` (row-major, c×d): widen the bounds by how far
+    /// (a point's lower bound by the largest move of a centroid other than its own).
+    fn moved(&mut self, labels: &[usize], old: &[f64], new: &[f64]) {
+        let d = self.d.max(1);
+        let up = 1.0 + self.slack;
+        let shift: Vec<f64> = old
+            .chunks_exact(d)
+            .zip(new.chunks_exact(d))
+            .map(|(a, b)| {
+                let s: f64 = a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)).sum();
+                s.sqrt() * up
+            })
+            .collect();
+        let (mut top, mut top_k, mut next) = (0.0f64, usize::MAX, 0.0f64);
+        for (k, &v) in shift.iter().enumerate() {
+            if v > top {
+                next = top;
+                top = v;
+                top_k = k;
+            } else if v > next {
+                next = v;
+            }
+        }
+        for (i, &a) in labels.iter().enumerate() {
+            self.upper[i] = (self.upper[i] + shift.get(a).copied().unwrap_or(0.0)) * up;
+            let other = if a == top_k { next } else { top };
+            self.lower[i] = ((self.lower[i] - other) * (1.0 - self.slack)).max(0.0);
+        }
+    }
 }
 
 /// Points per block of [`assign_all`]: one vector of eight lanes.
@@ -342,12 +488,42 @@ const POINT_BLOCK: usize = 8;
 /// 200,000 samples most of a run's evaluation (docs/performance.md, "k-means and the SVM at
 /// 200,000 samples").
 fn assign_all(pts: &Points, centroids: &[f64], ct: &[f64], cnorms: &[f64], out: &mut [usize]) {
+    let mut gaps = Gaps::new(pts.n);
+    assign_all_with(pts, centroids, ct, cnorms, out, &mut gaps);
+}
+
+/// Each point's smallest and second-smallest `‖c_k‖² − 2 xᵀc_k` (the second `∞` with one
+/// centroid), as the assignment found them: the start of [`Bounds`].
+struct Gaps {
+    best: Vec<f64>,
+    second: Vec<f64>,
+}
+
+impl Gaps {
+    fn new(n: usize) -> Self {
+        Self {
+            best: vec![f64::INFINITY; n],
+            second: vec![f64::INFINITY; n],
+        }
+    }
+}
+
+/// [`assign_all`], keeping each point's best and second-best values in `gaps`.
+fn assign_all_with(
+    pts: &Points,
+    centroids: &[f64],
+    ct: &[f64],
+    cnorms: &[f64],
+    out: &mut [usize],
+    gaps: &mut Gaps,
+) {
     faer::traits::pulp::Arch::new().dispatch(Assign {
         pts,
         centroids,
         ct,
         cnorms,
         out,
+        gaps,
     });
 }
 
@@ -358,6 +534,7 @@ struct Assign<'a> {
     ct: &'a [f64],
     cnorms: &'a [f64],
     out: &'a mut [usize],
+    gaps: &'a mut Gaps,
 }
 
 impl faer::traits::pulp::WithSimd for Assign<'_> {
@@ -371,12 +548,14 @@ impl faer::traits::pulp::WithSimd for Assign<'_> {
             ct,
             cnorms,
             out,
+            gaps,
         } = self;
         let (d, n) = (pts.d, pts.n);
         let whole = n / POINT_BLOCK * POINT_BLOCK;
         for i0 in (0..whole).step_by(POINT_BLOCK) {
             let mut best = [0usize; POINT_BLOCK];
             let mut best_val = [f64::INFINITY; POINT_BLOCK];
+            let mut second_val = [f64::INFINITY; POINT_BLOCK];
             for (k, &cn) in cnorms.iter().enumerate() {
                 let mut acc = [-0.0f64; POINT_BLOCK];
                 for j in 0..d {
@@ -390,15 +569,24 @@ impl faer::traits::pulp::WithSimd for Assign<'_> {
                 for p in 0..POINT_BLOCK {
                     let val = cn - 2.0 * acc[p];
                     if val < best_val[p] {
+                        second_val[p] = best_val[p];
                         best_val[p] = val;
                         best[p] = k;
+                    } else if val < second_val[p] {
+                        second_val[p] = val;
                     }
                 }
             }
             out[i0..i0 + POINT_BLOCK].copy_from_slice(&best);
+            gaps.best[i0..i0 + POINT_BLOCK].copy_from_slice(&best_val);
+            gaps.second[i0..i0 + POINT_BLOCK].copy_from_slice(&second_val);
         }
-        for (i, o) in out.iter_mut().enumerate().take(n).skip(whole) {
-            *o = nearest_centroid(pts.row(i), ct, cnorms);
+        let rest = out[whole..n]
+            .iter_mut()
+            .zip(&mut gaps.best[whole..n])
+            .zip(&mut gaps.second[whole..n]);
+        for (i, ((o, b), s)) in rest.enumerate() {
+            (*o, *b, *s) = nearest_two(pts.row(whole + i), ct, cnorms);
         }
     }
 }
@@ -411,10 +599,18 @@ const CENTROID_BLOCK: usize = 8;
 /// order j = 0, 1, … from −0.0, as `Iterator::sum` adds, so the labels are those of one dot
 /// product at a time; the products of a block of centroids are formed side by side, which
 /// takes the additions' latency out of the loop (the assignment was most of a restart).
+#[cfg(test)]
 fn nearest_centroid(x: &[f64], ct: &[f64], cnorms: &[f64]) -> usize {
+    nearest_two(x, ct, cnorms).0
+}
+
+/// [`nearest_centroid`] with the smallest value and the second smallest (over the other
+/// centroids; `∞` with one centroid).
+fn nearest_two(x: &[f64], ct: &[f64], cnorms: &[f64]) -> (usize, f64, f64) {
     let c = cnorms.len();
     let mut best = 0;
     let mut best_val = f64::INFINITY;
+    let mut second_val = f64::INFINITY;
     let mut k0 = 0;
     while k0 < c {
         let kb = (c - k0).min(CENTROID_BLOCK);
@@ -428,13 +624,16 @@ fn nearest_centroid(x: &[f64], ct: &[f64], cnorms: &[f64]) -> usize {
         for (t, &a) in acc[..kb].iter().enumerate() {
             let val = cnorms[k0 + t] - 2.0 * a;
             if val < best_val {
+                second_val = best_val;
                 best_val = val;
                 best = k0 + t;
+            } else if val < second_val {
+                second_val = val;
             }
         }
         k0 += kb;
     }
-    best
+    (best, best_val, second_val)
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
@@ -539,6 +738,45 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The bounded passes skip only points whose label stays: labels, centroids and passes
+    /// equal the plain passes' bit for bit, on overlapping clouds (many slow passes), far from
+    /// the origin (rounding of ‖x‖² + ‖c‖² − 2xᵀc large against the gaps), with duplicate
+    /// points (ties) and with more clusters than distinct points (empty clusters re-seeded).
+    #[test]
+    fn bounded_passes_equal_the_plain_passes_bit_for_bit() {
+        use rand::Rng;
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut cases: Vec<(Array2<f64>, usize)> = Vec::new();
+        for &(d, n, c, offset) in &[
+            (2, 3000, 7, 0.0),
+            (5, 2000, 10, 0.0),
+            (3, 1500, 4, 1e4),
+            (10, 1000, 20, 0.0),
+        ] {
+            let pts = Array2::from_shape_fn((d, n), |(j, i)| {
+                offset + ((i % 5) as f64) * 0.3 * ((j + 1) as f64) + rng.gen_range(-1.0..1.0)
+            });
+            cases.push((pts, c));
+        }
+        // Few distinct values, duplicated: ties everywhere and empty clusters.
+        let dup = Array2::from_shape_fn((2, 400), |(j, i)| ((i * (j + 2)) % 3) as f64);
+        cases.push((dup, 6));
+        let mut skipped_some = false;
+        for (pts, c) in &cases {
+            let p = Points::new(pts.view()).expect("finite");
+            for seed in 0..4 {
+                let plain = lloyd_with(&p, *c, 100, seed, false);
+                let bounded = lloyd_with(&p, *c, 100, seed, true);
+                assert_eq!(plain.0, bounded.0, "labels, c {c}, seed {seed}");
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&plain.1), bits(&bounded.1), "centroids, c {c}");
+                assert_eq!((plain.2, plain.3), (bounded.2, bounded.3), "passes, c {c}");
+                skipped_some |= plain.2 > 3;
+            }
+        }
+        assert!(skipped_some, "some run made enough passes to skip points");
     }
 
     #[test]

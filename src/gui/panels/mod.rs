@@ -126,8 +126,15 @@ pub fn sample_items(ui: &mut egui::Ui, cmds: &mut Commands) {
     }
 }
 
-/// Bottom status line: worker state, last message (errors in red), frame time.
-pub fn status_line(ui: &mut egui::Ui, session: &Session, run: &RunController, frame_ms: f32) {
+/// Bottom status line: worker state, last message (errors in red), the last frame's time and
+/// the slowest of the last few seconds.
+pub fn status_line(
+    ui: &mut egui::Ui,
+    session: &Session,
+    run: &RunController,
+    frame_ms: f32,
+    peak_ms: f32,
+) {
     egui::Panel::bottom("status_line").show(ui, |ui| {
         ui.horizontal(|ui| {
             let state = run.worker;
@@ -146,10 +153,15 @@ pub fn status_line(ui: &mut egui::Ui, session: &Session, run: &RunController, fr
             // cut with "…" (whole on hover) rather than run into it.
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 ui.label(
-                    RichText::new(format!("frame {frame_ms:.1} ms"))
+                    RichText::new(format!("frame {frame_ms:.1} ms (max {peak_ms:.1})"))
                         .weak()
                         .small(),
-                );
+                )
+                .on_hover_text(format!(
+                    "The last frame's time on the UI thread (logic and layout), and the \
+                     slowest frame of the last {} s",
+                    crate::gui::view::FRAME_PEAK_WINDOW.as_secs()
+                ));
                 ui.separator();
                 ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
                     let text = RichText::new(&session.status.text);

@@ -143,7 +143,9 @@ fn side_legend(
     });
 }
 
-/// Mode buttons, class picker, "show violations", and the line saying what a click does.
+/// The scatter's toolbar: one row that holds the same controls whatever the model and the
+/// tool (tool buttons, "Colour by", the "Show" menu of overlays), then the line saying what a
+/// click does, with the Label tool's class picker in front of it.
 fn toolbar(
     ui: &mut egui::Ui,
     session: &mut Session,
@@ -151,7 +153,7 @@ fn toolbar(
     view: &mut ViewState,
     data: &Dataset,
 ) {
-    ui.horizontal_wrapped(|ui| {
+    ui.horizontal(|ui| {
         for tool in Tool::ALL {
             if ui
                 .selectable_label(view.tool == tool, tool.label())
@@ -172,38 +174,6 @@ fn toolbar(
             }
         }
         ui.separator();
-        if view.tool == Tool::Label {
-            let l = ui.label("Class");
-            let mut names: Vec<String> = data.class_names.clone();
-            if let Some(st) = &session.store {
-                for n in st.labels().class_names() {
-                    if !names.contains(n) {
-                        names.push(n.clone());
-                    }
-                }
-            }
-            egui::ComboBox::from_id_salt("paint_class")
-                .selected_text(if view.paint_class.is_empty() {
-                    "(type a name)"
-                } else {
-                    view.paint_class.as_str()
-                })
-                .show_ui(ui, |ui| {
-                    for n in &names {
-                        ui.selectable_value(&mut view.paint_class, n.clone(), n);
-                    }
-                })
-                .response
-                .labelled_by(l.id);
-            let l = ui.label("or new");
-            ui.add(
-                egui::TextEdit::singleline(&mut view.paint_class)
-                    .desired_width(90.0)
-                    .hint_text("class name"),
-            )
-            .labelled_by(l.id);
-            ui.separator();
-        }
         let l = ui.label("Colour by");
         let before = view.color_by;
         // The model's value per sample (RNMF's residual weight, ...), when the run has one.
@@ -251,30 +221,6 @@ fn toolbar(
                  labels, diamonds the samples self-training added, the others fade with \
                  falling confidence, and crosses mark wrong predictions",
             );
-        // Offered for every model (disabled where the run has none), so that the toolbar
-        // wraps the same way whichever model ran.
-        let has_subspace = run
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.outputs.subspace.is_some());
-        if ui
-            .add_enabled(
-                has_subspace,
-                egui::Checkbox::new(&mut view.show_subspace, "Learned subspace"),
-            )
-            .on_hover_text(
-                "Show the model's learned subspace (PSMF's Πᵀx, docs/models.md §6) instead \
-                     of the PCA of H",
-            )
-            .changed()
-        {
-            view.rebuild_scatter(
-                session.dataset.as_deref(),
-                run.snapshot.as_deref(),
-                session.x_view.as_deref(),
-                session.evaluation.as_deref(),
-            );
-        }
         if view.color_by != before {
             view.rebuild_scatter(
                 session.dataset.as_deref(),
@@ -288,30 +234,105 @@ fn toolbar(
             }
         }
         ui.separator();
-        let mut show_triplets = !view.hide_triplets;
-        if ui
-            .checkbox(&mut show_triplets, "Show triplets")
-            .on_hover_text("Draw each triplet: i-j solid, i-q dashed (at most 300)")
-            .changed()
-        {
-            view.hide_triplets = !show_triplets;
-        }
-        ui.checkbox(&mut view.show_violations, "Show violations")
-            .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
-        let has_graph = run
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.outputs.graph.is_some());
-        ui.add_enabled(
-            has_graph,
-            egui::Checkbox::new(&mut view.show_graph, "Show graph"),
-        )
-        .on_hover_text(format!(
-            "Draw the model's sample graph (its p-nearest-neighbour edges) between the \
-                 points (at most {MAX_EDGES} edges)"
-        ));
+        show_menu(ui, session, run, view);
     });
-    let next = match view.tool {
+    ui.horizontal_wrapped(|ui| {
+        if view.tool == Tool::Label {
+            let l = ui.label("Class");
+            let mut names: Vec<String> = data.class_names.clone();
+            if let Some(st) = &session.store {
+                for n in st.labels().class_names() {
+                    if !names.contains(n) {
+                        names.push(n.clone());
+                    }
+                }
+            }
+            egui::ComboBox::from_id_salt("paint_class")
+                .selected_text(if view.paint_class.is_empty() {
+                    "(type a name)"
+                } else {
+                    view.paint_class.as_str()
+                })
+                .show_ui(ui, |ui| {
+                    for n in &names {
+                        ui.selectable_value(&mut view.paint_class, n.clone(), n);
+                    }
+                })
+                .response
+                .labelled_by(l.id);
+            let l = ui.label("or new");
+            ui.add(
+                egui::TextEdit::singleline(&mut view.paint_class)
+                    .desired_width(90.0)
+                    .hint_text("class name"),
+            )
+            .labelled_by(l.id);
+        }
+        ui.label(RichText::new(click_hint(view)).strong());
+    });
+}
+
+/// The "Show" menu: the overlays (triplets, violations, the model's graph) and the learned
+/// subspace, offered for every model (disabled where the run has none) so that the toolbar
+/// never changes its row.
+fn show_menu(ui: &mut egui::Ui, session: &Session, run: &RunController, view: &mut ViewState) {
+    let config = egui::containers::menu::MenuConfig::new()
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+    egui::containers::menu::MenuButton::new("Show…")
+        .config(config)
+        .ui(ui, |ui| {
+            let has_subspace = run
+                .snapshot
+                .as_ref()
+                .is_some_and(|s| s.outputs.subspace.is_some());
+            if ui
+                .add_enabled(
+                    has_subspace,
+                    egui::Checkbox::new(&mut view.show_subspace, "Learned subspace"),
+                )
+                .on_hover_text(
+                    "Show the model's learned subspace (PSMF's Πᵀx, docs/models.md §6) instead \
+                             of the PCA of H",
+                )
+                .changed()
+            {
+                view.rebuild_scatter(
+                    session.dataset.as_deref(),
+                    run.snapshot.as_deref(),
+                    session.x_view.as_deref(),
+                    session.evaluation.as_deref(),
+                );
+            }
+            let mut show_triplets = !view.hide_triplets;
+            if ui
+                .checkbox(&mut show_triplets, "Show triplets")
+                .on_hover_text("Draw each triplet: i-j solid, i-q dashed (at most 300)")
+                .changed()
+            {
+                view.hide_triplets = !show_triplets;
+            }
+            ui.checkbox(&mut view.show_violations, "Show violations")
+                .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
+            let has_graph = run
+                .snapshot
+                .as_ref()
+                .is_some_and(|s| s.outputs.graph.is_some());
+            ui.add_enabled(
+                has_graph,
+                egui::Checkbox::new(&mut view.show_graph, "Show graph"),
+            )
+            .on_hover_text(format!(
+                "Draw the model's sample graph (its p-nearest-neighbour edges) between the \
+                         points (at most {MAX_EDGES} edges)"
+            ));
+        })
+        .0
+        .on_hover_text("Triplets, violations, the model's graph, its learned subspace");
+}
+
+/// What a click on the scatter does with the current tool.
+fn click_hint(view: &ViewState) -> String {
+    match view.tool {
         Tool::Inspect => {
             "Inspect: hover a point to see the sample; drag pans, scroll zooms".to_owned()
         }
@@ -322,7 +343,7 @@ fn toolbar(
         },
         Tool::Select => format!(
             "Select: drag a lasso around samples (Shift adds to the {} selected), click one to \
-             toggle it; then Isolate",
+         toggle it; then Isolate",
             view.explore.selection.len()
         ),
         Tool::Label => {
@@ -335,8 +356,7 @@ fn toolbar(
                 )
             }
         }
-    };
-    ui.label(RichText::new(next).strong());
+    }
 }
 
 /// Point-in-polygon (even-odd rule).
