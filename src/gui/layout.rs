@@ -56,6 +56,7 @@ impl App {
             &self.run,
             self.view.frame_ms,
             self.view.frame_peak.0,
+            self.view.frame_cpu,
         );
         self.view
             .explore

@@ -276,6 +276,8 @@ fn lloyd_with(
     let mut converged = false;
     let mut bounds = Bounds::new(n, d);
     let mut old = vec![0.0; c * d];
+    // The clusters whose members changed in the last assignment: only their means change.
+    let mut moved = vec![true; c];
     loop {
         // Assignment: argmin_k ‖c_k‖² − 2 xᵀc_k (‖x‖² is common to all k).
         for (k, cn) in cnorms.iter_mut().enumerate() {
@@ -297,6 +299,10 @@ fn lloyd_with(
         }
         for (label, &best) in labels.iter_mut().zip(&nearest) {
             if *label != best {
+                if let Some(m) = moved.get_mut(*label) {
+                    *m = true;
+                }
+                moved[best] = true;
                 *label = best;
                 changed = true;
             }
@@ -310,7 +316,12 @@ fn lloyd_with(
         }
         // Update: centroids = means of their samples.
         old.copy_from_slice(&centroids);
-        update_means(pts, &labels, &mut centroids, &mut counts);
+        if bounded {
+            update_means_of(pts, &labels, &mut centroids, &mut counts, &moved);
+        } else {
+            update_means(pts, &labels, &mut centroids, &mut counts);
+        }
+        moved.fill(false);
         // Empty clusters: re-seed each with the sample farthest from its current centroid
         // (docs/models.md §2.6); that sample moves to the empty cluster.
         if counts.contains(&0) {
@@ -646,18 +657,39 @@ fn cnorm(centroids: &[f64], k: usize, d: usize) -> f64 {
 
 /// Recompute the means of non-empty clusters; an empty cluster keeps its old centroid.
 fn update_means(pts: &Points, labels: &[usize], centroids: &mut [f64], counts: &mut [usize]) {
+    update_means_of(pts, labels, centroids, counts, &vec![true; counts.len()]);
+}
+
+/// [`update_means`] for the clusters marked in `which` (the others keep their members, so
+/// their sums, added in the same order, would come out the same bits). A slowly settling
+/// run moves points between a few clusters per pass; the sums were as costly as the
+/// assignment once the assignment skipped the points that stay.
+fn update_means_of(
+    pts: &Points,
+    labels: &[usize],
+    centroids: &mut [f64],
+    counts: &mut [usize],
+    which: &[bool],
+) {
     let d = pts.d;
     let c = counts.len();
     let mut sums = vec![0.0; c * d];
-    counts.iter_mut().for_each(|v| *v = 0);
+    for (v, &w) in counts.iter_mut().zip(which) {
+        if w {
+            *v = 0;
+        }
+    }
     for (i, &l) in labels.iter().enumerate() {
+        if !which[l] {
+            continue;
+        }
         counts[l] += 1;
         for (s, &x) in sums[l * d..(l + 1) * d].iter_mut().zip(pts.row(i)) {
             *s += x;
         }
     }
     for k in 0..c {
-        if counts[k] > 0 {
+        if which[k] && counts[k] > 0 {
             let inv = 1.0 / counts[k] as f64;
             for a in 0..d {
                 centroids[k * d + a] = sums[k * d + a] * inv;

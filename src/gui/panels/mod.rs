@@ -134,6 +134,7 @@ pub fn status_line(
     run: &RunController,
     frame_ms: f32,
     peak_ms: f32,
+    cpu_ms: Option<(f32, f32)>,
 ) {
     egui::Panel::bottom("status_line").show(ui, |ui| {
         ui.horizontal(|ui| {
@@ -152,14 +153,17 @@ pub fn status_line(
             // The frame time first, from the right; the message takes what is left and is
             // cut with "…" (whole on hover) rather than run into it.
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let cpu =
+                    cpu_ms.map_or_else(String::new, |(_, most)| format!(" · CPU max {most:.1}"));
                 ui.label(
-                    RichText::new(format!("frame {frame_ms:.1} ms (max {peak_ms:.1})"))
+                    RichText::new(format!("frame {frame_ms:.1} ms (max {peak_ms:.1}{cpu})"))
                         .weak()
                         .small(),
                 )
                 .on_hover_text(format!(
-                    "The last frame's time on the UI thread (logic and layout), and the \
-                     slowest frame of the last {} s",
+                    "The last frame's time on the UI thread (logic and layout), the slowest \
+                     of the last {} s, and the most CPU time one of them used (on a busy \
+                     machine a frame also waits for a core)",
                     crate::gui::view::FRAME_PEAK_WINDOW.as_secs()
                 ));
                 ui.separator();

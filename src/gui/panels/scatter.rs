@@ -143,6 +143,10 @@ fn side_legend(
     });
 }
 
+/// Width of the "Colour by" combo (its longer choices are cut with "…"; the list shows them
+/// whole).
+const COLOR_COMBO_WIDTH: f32 = 72.0;
+
 /// The scatter's toolbar: one row that holds the same controls whatever the model and the
 /// tool (tool buttons, "Colour by", the "Show" menu of overlays), then the line saying what a
 /// click does, with the Label tool's class picker in front of it.
@@ -154,6 +158,8 @@ fn toolbar(
     data: &Dataset,
 ) {
     ui.horizontal(|ui| {
+        // Fits a 480-px scatter (the 1024-px window): tighter gaps, a narrow colour combo.
+        ui.spacing_mut().item_spacing.x = 6.0;
         for tool in Tool::ALL {
             if ui
                 .selectable_label(view.tool == tool, tool.label())
@@ -195,6 +201,7 @@ fn toolbar(
             _ => c.label(),
         };
         egui::ComboBox::from_id_salt("color_by")
+            .width(COLOR_COMBO_WIDTH)
             .selected_text(label(view.color_by))
             .show_ui(ui, |ui| {
                 for c in ColorBy::ALL {
