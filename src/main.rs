@@ -22,7 +22,7 @@ fn open_gui(cli: &Cli) -> ExitCode {
     match nmf_playground::gui::run(cli.path.clone(), cli.session.clone(), exit) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            nmf_playground::say!("error: {e:#}");
             ExitCode::from(1)
         }
     }
@@ -30,7 +30,7 @@ fn open_gui(cli: &Cli) -> ExitCode {
 
 #[cfg(not(feature = "gui"))]
 fn open_gui(_cli: &Cli) -> ExitCode {
-    eprintln!(
+    nmf_playground::say!(
         "error: this build has no GUI (built without the `gui` feature).\n\
          Use the headless commands instead, e.g. `nmf-playground run --help`."
     );

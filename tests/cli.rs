@@ -652,3 +652,66 @@ fn a_closed_stdout_ends_every_printing_command_quietly() {
     // The results that go to files are still written.
     assert!(sweep_out.join("summary.json").is_file());
 }
+
+/// Run the binary with a stderr pipe whose reading end is closed before anything is written
+/// (`2>&-` behind a pipe); stdout is read.
+fn run_with_closed_stderr(args: &[&str]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn binary");
+    drop(child.stderr.take());
+    child.wait_with_output().expect("wait")
+}
+
+/// Warnings, "wrote results to", a sweep's progress and an error message go to stderr; with
+/// stderr closed they are dropped: the command still does its work and exits with its own
+/// code (0, or 2 for bad input), not a panic's 101.
+#[test]
+fn a_closed_stderr_does_not_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run_out = dir.path().join("run");
+    let sweep_out = dir.path().join("sweep");
+    let cases: [(&[&str], i32); 3] = [
+        (
+            &[
+                "run",
+                "--data",
+                "sample:blobs",
+                "--max-iter",
+                "5",
+                "--out",
+                run_out.to_str().expect("utf8"),
+            ],
+            0,
+        ),
+        (
+            &[
+                "sweep",
+                "--data",
+                "sample:blobs",
+                "--models",
+                "nmf",
+                "--repeats",
+                "1",
+                "--max-iter",
+                "5",
+                "--kmeans-repeats",
+                "2",
+                "--out",
+                sweep_out.to_str().expect("utf8"),
+            ],
+            0,
+        ),
+        (&["run", "--data", "sample:blobs", "--model", "nope"], 2),
+    ];
+    for (args, code) in cases {
+        let out = run_with_closed_stderr(args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+    }
+    assert!(run_out.is_dir(), "the run's files are written");
+    assert!(sweep_out.join("summary.json").is_file());
+}

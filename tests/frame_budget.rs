@@ -86,6 +86,7 @@ fn frame_times_while_snapshots_stream(data: Dataset, p95_ms: f64) {
     );
 
     let (mut app_ms, mut step_ms) = (Vec::with_capacity(FRAMES), Vec::with_capacity(FRAMES));
+    let mut cpu_ms = Vec::with_capacity(FRAMES);
     let mut snapshots = 0;
     let mut last_iter = None;
     for _ in 0..FRAMES {
@@ -93,6 +94,9 @@ fn frame_times_while_snapshots_stream(data: Dataset, p95_ms: f64) {
         h.step();
         step_ms.push(t.elapsed().as_secs_f64() * 1e3);
         app_ms.push(f64::from(h.state().view().frame_ms));
+        if let Some((cpu, _)) = h.state().view().frame_cpu {
+            cpu_ms.push(f64::from(cpu));
+        }
         let it = h.state().run().snapshot.as_ref().map(|s| s.iteration);
         if it != last_iter {
             snapshots += 1;
@@ -114,6 +118,15 @@ fn frame_times_while_snapshots_stream(data: Dataset, p95_ms: f64) {
     step_ms.sort_by(f64::total_cmp);
     let (a50, a95) = (percentile(&app_ms, 0.5), percentile(&app_ms, 0.95));
     let (s50, s95) = (percentile(&step_ms, 0.5), percentile(&step_ms, 0.95));
+    cpu_ms.sort_by(f64::total_cmp);
+    if !cpu_ms.is_empty() {
+        println!(
+            "frame_budget n={n}: the UI thread's CPU per frame p50 {:.2} p95 {:.2} max {:.2} (ms)",
+            percentile(&cpu_ms, 0.5),
+            percentile(&cpu_ms, 0.95),
+            cpu_ms[cpu_ms.len() - 1]
+        );
+    }
     println!(
         "frame_budget n={n}: {FRAMES} frames, {snapshots} new snapshots; app frame_ms p50 {a50:.2} \
          p95 {a95:.2} max {:.2}; harness.step() p50 {s50:.2} p95 {s95:.2} max {:.2} (ms)",

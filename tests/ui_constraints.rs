@@ -277,6 +277,9 @@ fn rpnmf_without_triplets_explains_and_with_generated_ones_runs() {
         h.query_all_by_label_contains("triplets kept").count() >= 1,
         "kept share not shown"
     );
+    // The overlays sit in the toolbar's "Show…" menu, which stays open until a click outside.
+    h.get_by_label("Show…").click();
+    h.run_steps(2);
     h.get_by_label("Show violations").click();
     h.run_steps(2);
     assert!(h.state().view().show_violations);

@@ -212,6 +212,11 @@ fn suggested_triplets_are_answered_in_one_click_and_never_repeat() {
         .triplet;
     let n = h.state().session().dataset.as_ref().expect("data").n();
     assert!(first.validate(n).is_ok());
+    // The answer row sits at the foot of the left panel, under the two-line tour strip:
+    // scroll it into view first.
+    h.hover_at(egui::pos2(5.0, 5.0));
+    h.get_by_label("j closer").scroll_to_me();
+    h.run_steps(20);
     h.get_by_label("j closer").click();
     step_until(&mut h, "the next suggestion", MAX_STEPS, |a| {
         a.view()

@@ -19,6 +19,7 @@ use common::{MAX_STEPS, harness, step_until};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use egui_plot::PlotPoint;
 use ndarray::Array2;
 use nmf_playground::engine::data::Dataset;
 use nmf_playground::gui::{App, SnapshotKey, Tool, WorkerState};
@@ -78,33 +79,75 @@ fn screen_of(h: &Harness<'static, App>, i: usize) -> egui::Pos2 {
     t.position_from_point(&v.scatter.by_sample[i])
 }
 
-/// Drag the primary button along the outline of `r` (a point every 8 px), one pointer event
-/// per frame.
-fn lasso_rect(h: &mut Harness<'static, App>, r: egui::Rect) {
+/// Step until the scatter's transform (its frame on screen and its bounds) is the same for
+/// three frames in a row, so that positions taken from it are the ones the next frames use.
+fn settle(h: &mut Harness<'static, App>) {
+    let key = |h: &Harness<'static, App>| {
+        h.state()
+            .view()
+            .plot_transform
+            .map(|t| (t.frame().min, t.frame().max, *t.bounds()))
+    };
+    let mut same = 0;
+    let mut last = key(h);
+    for _ in 0..MAX_STEPS {
+        h.step();
+        let now = key(h);
+        same = if now.is_some() && now == last {
+            same + 1
+        } else {
+            0
+        };
+        if same >= 3 {
+            return;
+        }
+        last = now;
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    panic!("the scatter's transform did not settle: {last:?}");
+}
+
+/// Drag the primary button along the outline of `r` (in plot coordinates), one pointer
+/// event per frame, each point placed on screen through the transform the scatter drew
+/// with in the frame before (so a plot that moves under the drag does not bend the lasso).
+fn lasso_rect(h: &mut Harness<'static, App>, r: egui_plot::PlotBounds) {
+    let (lo, hi) = (r.min(), r.max());
     let corners = [
-        r.left_top(),
-        r.right_top(),
-        r.right_bottom(),
-        r.left_bottom(),
+        [lo[0], hi[1]],
+        [hi[0], hi[1]],
+        [hi[0], lo[1]],
+        [lo[0], lo[1]],
     ];
     let mut path = Vec::new();
     for (a, b) in corners.iter().zip(corners.iter().cycle().skip(1)) {
-        let steps = (a.distance(*b) / 8.0).ceil().max(1.0) as usize;
-        for s in 0..steps {
-            path.push(a.lerp(*b, s as f32 / steps as f32));
+        for s in 0..24 {
+            let t = f64::from(s) / 24.0;
+            path.push(PlotPoint::new(
+                a[0] + t * (b[0] - a[0]),
+                a[1] + t * (b[1] - a[1]),
+            ));
         }
     }
-    path.push(r.left_top());
-    h.hover_at(path[0]);
+    path.push(PlotPoint::new(corners[0][0], corners[0][1]));
+    let on_screen = |h: &Harness<'static, App>, p: &PlotPoint| {
+        h.state()
+            .view()
+            .plot_transform
+            .expect("transform")
+            .position_from_point(p)
+    };
+    let first = on_screen(h, &path[0]);
+    h.hover_at(first);
     h.step();
-    h.drag_at(path[0]);
+    h.drag_at(on_screen(h, &path[0]));
     h.step();
-    for &p in &path[1..] {
-        h.hover_at(p);
+    for p in &path[1..] {
+        let at = on_screen(h, p);
+        h.hover_at(at);
         h.step();
     }
     h.event(egui::Event::PointerButton {
-        pos: r.left_top(),
+        pos: on_screen(h, &path[0]),
         button: egui::PointerButton::Primary,
         pressed: false,
         modifiers: egui::Modifiers::NONE,
@@ -126,16 +169,33 @@ fn shown(h: &Harness<'static, App>) -> Vec<usize> {
     s
 }
 
-/// A rectangle around the samples `inside` (screen), padded by `pad`; panics when another
-/// sample lies within `pad` of it (the test would then depend on the boundary).
-fn rect_around(h: &Harness<'static, App>, inside: &[usize], pad: f32) -> egui::Rect {
-    let pts: Vec<egui::Pos2> = inside.iter().map(|&i| screen_of(h, i)).collect();
-    let r = egui::Rect::from_points(&pts).expand(pad);
-    let n = h.state().view().scatter.by_sample.len();
-    for i in (0..n).filter(|i| !inside.contains(i)) {
+/// A rectangle around the samples `inside`, in plot coordinates, padded by `pad` × the
+/// spread of all samples; panics when another sample lies within twice that pad of it (the
+/// test would then depend on the boundary). Plot coordinates come from the projection alone,
+/// so the rectangle does not depend on where the plot sits on screen.
+fn rect_around(h: &Harness<'static, App>, inside: &[usize], pad: f64) -> egui_plot::PlotBounds {
+    let v = h.state().view();
+    let all = &v.scatter.by_sample;
+    assert_eq!(all.len(), 30, "the scatter shows this test's data");
+    let spread = |f: fn(&PlotPoint) -> f64| {
+        let vals = all.iter().map(f);
+        vals.clone().fold(f64::MIN, f64::max) - vals.fold(f64::MAX, f64::min)
+    };
+    let margin = pad * spread(|p| p.x).max(spread(|p| p.y));
+    let mut r = egui_plot::PlotBounds::NOTHING;
+    for &i in inside {
+        r.extend_with(&all[i]);
+    }
+    let mut near = r;
+    r.expand_x(margin);
+    r.expand_y(margin);
+    near.expand_x(2.0 * margin);
+    near.expand_y(2.0 * margin);
+    for (i, p) in all.iter().enumerate().filter(|(i, _)| !inside.contains(i)) {
+        let (lo, hi) = (near.min(), near.max());
         assert!(
-            !r.expand(pad).contains(screen_of(h, i)),
-            "sample {i} is near the lasso"
+            !(lo[0]..=hi[0]).contains(&p.x) || !(lo[1]..=hi[1]).contains(&p.y),
+            "sample {i} at {p:?} is near the lasso {near:?}"
         );
     }
     r
@@ -204,8 +264,9 @@ fn a_lasso_selects_the_samples_inside_and_isolate_shows_only_them() {
     h.get_by_label("Select").click();
     h.run_steps(2);
     assert_eq!(h.state().view().tool, Tool::Select);
+    settle(&mut h);
     let owls: Vec<usize> = (20..30).collect();
-    let r = rect_around(&h, &owls, 10.0);
+    let r = rect_around(&h, &owls, 0.05);
     lasso_rect(&mut h, r);
     h.run_steps(2);
     let mut sel = h.state().view().explore.selection.clone();

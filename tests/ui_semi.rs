@@ -18,6 +18,11 @@ use pointer::click_at;
 /// Run the current model and wait for the run and its evaluation.
 fn run_to_the_end(h: &mut Harness<'static, App>) {
     let before = h.state().session().history.len();
+    // 2-STGINMF's hyperparameters and the two-line tour strip push Run down the right
+    // panel's scroll area at 1280×800: scroll it into view first.
+    h.hover_at(eframe::egui::pos2(5.0, 5.0));
+    h.get_by_label("Run").scroll_to_me();
+    h.run_steps(10);
     h.get_by_label("Run").click();
     step_until(h, "the run to finish", MAX_STEPS, |a| {
         matches!(a.run().worker, WorkerState::Finished(_)) && a.session().history.len() > before

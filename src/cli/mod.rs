@@ -140,7 +140,7 @@ pub fn run_command(command: &Command) -> ExitCode {
     match dispatch(command) {
         Ok(()) | Err(CliError::StdoutClosed) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e}");
+            crate::say!("error: {e}");
             e.exit_code()
         }
     }

@@ -155,7 +155,7 @@ pub fn run(args: &ReportArgs) -> Result<(), CliError> {
             }
         }
     }
-    eprintln!(
+    crate::say!(
         "wrote {} ({} figure{})",
         out.display(),
         page.figures.len(),

@@ -436,10 +436,10 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     }
     let data = Arc::new(load_data_for(&args.input, args.model.auto_for())?);
     for w in &data.warnings {
-        eprintln!("warning: {w}");
+        crate::say!("warning: {w}");
     }
     if let Some(why) = &data.preprocess_reason {
-        eprintln!("preprocessing: {why}");
+        crate::say!("preprocessing: {why}");
     }
     let spec = model_spec(args, &data)?;
     let session = from_session.as_ref().map(|((_, s), path)| (s, *path));
@@ -458,7 +458,7 @@ pub fn run(args: &RunArgs) -> Result<(), CliError> {
     let report = run_report(&trial, &outcome, &origin);
     if let Some(dir) = &args.out {
         write_run(dir, &data, &outcome, &report).map_err(CliError::Failed)?;
-        eprintln!("wrote results to {}", dir.display());
+        crate::say!("wrote results to {}", dir.display());
     }
     if args.json {
         let text = serde_json::to_string(&report).map_err(|e| CliError::Failed(e.into()))?;
@@ -513,7 +513,7 @@ fn side_policy(
 fn print_outcome(trial: &Trial, outcome: &Outcome) {
     let fit = outcome.fit();
     let rec = fit.record;
-    eprintln!(
+    crate::say!(
         "{} on {}: {} iterations in {:.3} s ({}), objective {:.6e}",
         trial.spec.kind.label(),
         trial.data.source,
@@ -527,11 +527,11 @@ fn print_outcome(trial: &Trial, outcome: &Outcome) {
         fit.final_objective(),
     );
     for note in fit.notes {
-        eprintln!("note: {note}");
+        crate::say!("note: {note}");
     }
     let scores = &outcome.scores;
     for note in scores.baseline_note.iter().chain(&scores.evaluation.notes) {
-        eprintln!("note: evaluation: {note}");
+        crate::say!("note: evaluation: {note}");
     }
 }
 

@@ -738,7 +738,7 @@ fn read_rows(path: &Path) -> Result<Vec<Row>, CliError> {
         )));
     }
     if complete_len < text.len() {
-        eprintln!(
+        crate::say!(
             "note: {}: dropping an incomplete last line (interrupted write)",
             path.display()
         );
@@ -792,10 +792,10 @@ pub fn run_sweep(
     let args = &settled;
     let data = Arc::new(load_data(&args.input)?);
     for w in &data.warnings {
-        eprintln!("warning: {w}");
+        crate::say!("warning: {w}");
     }
     if let Some(why) = &data.preprocess_reason {
-        eprintln!("preprocessing: {why}");
+        crate::say!("preprocessing: {why}");
     }
     check_side(args, &data)?;
     let k = args.k.unwrap_or_else(|| data.n_classes());
@@ -1356,7 +1356,7 @@ fn markdown_table(cells: &[CellSummary], args: &SweepArgs) -> String {
 /// `sweep merge` (`sweep-merge`): merge and print the markdown summary on stdout.
 pub fn run_merge(m: &MergeArgs) -> Result<(), CliError> {
     let summary = merge(m)?;
-    eprintln!(
+    crate::say!(
         "sweep merge: {} runs from {} folders; wrote {}",
         summary.executed,
         m.dirs.len(),
@@ -1389,16 +1389,16 @@ pub fn run(args: &SweepArgs) -> Result<(), CliError> {
             p.elapsed.as_secs_f64()
         );
         if tty {
-            eprint!("\r{line}   ");
+            crate::say_inline!("\r{line}   ");
             if p.done == p.total {
-                eprintln!();
+                crate::say!();
             }
         } else {
-            eprintln!("{line}");
+            crate::say!("{line}");
         }
     };
     let summary = run_sweep(args, &report)?;
-    eprintln!(
+    crate::say!(
         "sweep: {} runs executed, {} skipped (already in {}); wrote {}",
         summary.executed,
         summary.skipped,

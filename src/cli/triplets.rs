@@ -42,7 +42,7 @@ pub fn run(args: &TripletsArgs) -> Result<(), CliError> {
             .map_err(|e| CliError::Failed(anyhow!(e)))?;
         save_json(&mut store, &args.output).map_err(|e| CliError::Failed(e.into()))?;
     }
-    eprintln!(
+    crate::say!(
         "wrote {} triplets for {} ({} samples) to {}",
         triplets.len(),
         data.source,

@@ -50,7 +50,14 @@ impl App {
         panels::top_bar(ui, &mut app, features);
         let (features, mut app) = self.parts();
         features.ui(Place::TopStrip, ui, &mut app);
-        panels::status_line(ui, &self.session, &self.run, self.view.frame_ms);
+        panels::status_line(
+            ui,
+            &self.session,
+            &self.run,
+            self.view.frame_ms,
+            self.view.frame_peak.0,
+            self.view.frame_cpu,
+        );
         self.view
             .explore
             .clear_for(self.session.dataset.as_ref().map(|d| d.fingerprint));

@@ -180,6 +180,8 @@ pub struct App {
     /// Save was chosen in the unsaved-constraints question but needs a path first.
     save_then_resume: bool,
     frame_start: Option<Instant>,
+    /// The UI thread's CPU time when this frame's `logic` began.
+    frame_cpu_start: Option<Duration>,
     ctx: egui::Context,
     /// Where unsaved edits are journalled (`None`: not journalled, e.g. tests without
     /// `NMF_PLAYGROUND_RECOVERY_DIR`).
@@ -256,6 +258,7 @@ impl App {
             exit: ExitPlan::default(),
             save_then_resume: false,
             frame_start: None,
+            frame_cpu_start: None,
             ctx: ctx.clone(),
             recovery_dir,
             journal: None,
@@ -378,6 +381,7 @@ impl eframe::App for App {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
         let start = Instant::now();
         self.frame_start = Some(start);
+        self.frame_cpu_start = crate::engine::machine::sys::thread_cpu_time();
         for done in self.tasks.drain() {
             self.task_done(done);
         }
@@ -407,7 +411,14 @@ impl eframe::App for App {
             ui.ctx().request_repaint_after(Duration::from_millis(100));
         }
         if let Some(start) = self.frame_start.take() {
-            self.view.frame_ms = start.elapsed().as_secs_f32() * 1000.0;
+            let now = Instant::now();
+            let cpu = self
+                .frame_cpu_start
+                .take()
+                .zip(crate::engine::machine::sys::thread_cpu_time())
+                .map(|(a, b)| b.saturating_sub(a).as_secs_f32() * 1000.0);
+            self.view
+                .frame_time(now.duration_since(start).as_secs_f32() * 1000.0, cpu, now);
         }
     }
 
@@ -425,7 +436,7 @@ impl eframe::App for App {
         if let Some(path) = self.exit.save_session.clone()
             && let Err(e) = self.save_session(&path)
         {
-            eprintln!(
+            crate::say!(
                 "error: could not save the session to {}: {e}",
                 path.display()
             );

@@ -7,8 +7,10 @@
 //! before then. Here each group is one textured quad: its points are stamped (anti-aliased
 //! discs, or the group's marker, at sub-pixel positions) into an image of the group's pixel
 //! bounding box, which is uploaded once and drawn every frame at the cost of one rectangle.
-//! Restamping (a pan, a zoom, a new snapshot) costs a few stamps per point; frames that
-//! change nothing cost a hash of the points.
+//! Restamping (a pan, a zoom, a new snapshot) costs a few stamps per point and an image the
+//! size of the group's pixels: it runs on a background thread, and the frames meanwhile draw
+//! the previous image (scaled to the current zoom), so the UI thread only hashes the points,
+//! uploads a finished image and draws one rectangle per group.
 
 use eframe::egui;
 use egui::{Color32, ColorImage, Pos2, Rect, Shape, TextureHandle, TextureOptions, Ui};
@@ -18,6 +20,7 @@ use egui_plot::{
 };
 use std::borrow::Cow;
 use std::hash::Hash;
+use std::sync::{Arc, Mutex};
 
 /// From this many points on, the scatter draws each group as an image ([`PointImage`]) rather
 /// than one egui shape per point.
@@ -148,69 +151,131 @@ impl Fold {
 }
 
 /// The image of one group kept between frames (egui memory, by the item's id).
-#[derive(Clone)]
+#[derive(Clone, Default)]
 struct Cached {
+    /// Key of the image on screen.
     key: u64,
     texture: Option<TextureHandle>,
     /// Where the image's top-left corner is, in pixels, from the screen position of the data
     /// origin (0, 0), and its size in pixels.
     offset: [i64; 2],
     size: [usize; 2],
+    /// Pixels per data unit (x, y) the image was stamped at.
+    zoom: [f64; 2],
+    /// The stamp being made on a background thread, if any.
+    pending: Option<Pending>,
+}
+
+/// A stamp in progress: its key, its zoom and the slot its thread fills.
+#[derive(Clone)]
+struct Pending {
+    key: u64,
+    zoom: [f64; 2],
+    slot: Arc<Mutex<Option<Stamped>>>,
+}
+
+/// A finished stamp: the image and its top-left corner (`None`: no point is drawn).
+type Stamped = Option<(ColorImage, [i64; 2])>;
+
+/// What a stamp needs, owned, so that it can run off the UI thread.
+struct StampJob {
+    points: Vec<PlotPoint>,
+    mark: Mark,
+    transform: PlotTransform,
+    ppp: f32,
+    whole: bool,
+}
+
+impl Cached {
+    /// Put a finished stamp on screen (its texture replaced in place).
+    fn install(&mut self, ctx: &egui::Context, name: &str) {
+        let Some(p) = &self.pending else {
+            return;
+        };
+        let Some(done) = p.slot.lock().ok().and_then(|mut s| s.take()) else {
+            return;
+        };
+        self.key = p.key;
+        self.zoom = p.zoom;
+        self.pending = None;
+        match done {
+            Some((img, offset)) => {
+                self.size = img.size;
+                self.offset = offset;
+                match &mut self.texture {
+                    Some(t) => t.set(img, TextureOptions::NEAREST),
+                    None => {
+                        self.texture = Some(ctx.load_texture(
+                            format!("points {name}"),
+                            img,
+                            TextureOptions::NEAREST,
+                        ));
+                    }
+                }
+            }
+            None => self.texture = None,
+        }
+    }
+
+    /// Start stamping `job` on a background thread; the frame after it finishes installs it.
+    fn start(&mut self, ctx: &egui::Context, key: u64, job: StampJob) {
+        let slot = Arc::new(Mutex::new(None));
+        let zoom = pixel_zoom(&job.transform, job.ppp);
+        self.pending = Some(Pending {
+            key,
+            zoom,
+            slot: Arc::clone(&slot),
+        });
+        let ctx = ctx.clone();
+        let spawned = std::thread::Builder::new()
+            .name("point-image".into())
+            .spawn(move || {
+                let img = stamp(&job.points, job.mark, &job.transform, job.ppp, job.whole);
+                if let Ok(mut s) = slot.lock() {
+                    *s = Some(img);
+                }
+                ctx.request_repaint();
+            });
+        if spawned.is_err() {
+            // No thread to stamp on: nothing new is drawn; the next frame tries again.
+            self.pending = None;
+        }
+    }
+}
+
+/// Pixels per data unit along x and y (signed: y grows downwards on screen).
+fn pixel_zoom(transform: &PlotTransform, ppp: f32) -> [f64; 2] {
+    let [sx, sy] = transform.dpos_dvalue();
+    [sx * f64::from(ppp), sy * f64::from(ppp)]
 }
 
 impl PlotItem for PointImage<'_> {
     fn shapes(&self, ui: &Ui, transform: &PlotTransform, shapes: &mut Vec<Shape>) {
-        let ppp = ui.ctx().pixels_per_point();
+        let ctx = ui.ctx();
+        let ppp = ctx.pixels_per_point();
         let whole = self.fits_whole(transform, ppp);
         let key = self.key(transform, ppp, whole);
         let id = self.id;
-        let cached = ui.ctx().data(|d| d.get_temp::<Cached>(id));
-        let cached = match cached {
-            Some(c) if c.key == key => c,
-            old => {
-                let (texture, offset, size) = match stamp(self, transform, ppp, whole) {
-                    Some((img, offset)) => {
-                        let size = img.size;
-                        let tex = match old.and_then(|c| c.texture) {
-                            Some(mut t) => {
-                                t.set(img, TextureOptions::NEAREST);
-                                t
-                            }
-                            None => ui.ctx().load_texture(
-                                format!("points {}", self.name()),
-                                img,
-                                TextureOptions::NEAREST,
-                            ),
-                        };
-                        (Some(tex), offset, size)
-                    }
-                    None => (None, [0, 0], [0, 0]),
-                };
-                let c = Cached {
-                    key,
-                    texture,
-                    offset,
-                    size,
-                };
-                ui.ctx().data_mut(|d| d.insert_temp(id, c.clone()));
-                c
-            }
-        };
+        let mut cached = ctx.data(|d| d.get_temp::<Cached>(id)).unwrap_or_default();
+        cached.install(ctx, self.name());
+        // One stamp at a time per group: while one runs, newer views wait for it (a run's
+        // snapshots or a zoom's frames do not pile up threads), then the latest is stamped.
+        if cached.key != key && cached.pending.is_none() {
+            let job = StampJob {
+                points: self.points.to_vec(),
+                mark: self.mark,
+                transform: *transform,
+                ppp,
+                whole,
+            };
+            cached.start(ctx, key, job);
+        }
+        ctx.data_mut(|d| d.insert_temp(id, cached.clone()));
         if let Some(t) = &cached.texture {
-            // The data origin on screen, snapped to the pixel grid, so that the texture's
-            // pixels land on the screen's.
-            let o = transform.position_from_point(&PlotPoint::new(0.0, 0.0));
-            let (ox, oy) = ((o.x * ppp).round(), (o.y * ppp).round());
-            let min = Pos2::new(
-                (ox + cached.offset[0] as f32) / ppp,
-                (oy + cached.offset[1] as f32) / ppp,
-            );
-            let size = egui::vec2(cached.size[0] as f32 / ppp, cached.size[1] as f32 / ppp);
-            let uv = Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0));
             shapes.push(Shape::image(
                 t.id(),
-                Rect::from_min_size(min, size),
-                uv,
+                placed(&cached, transform, ppp),
+                Rect::from_min_max(Pos2::ZERO, Pos2::new(1.0, 1.0)),
                 Color32::WHITE,
             ));
         }
@@ -240,6 +305,32 @@ impl PlotItem for PointImage<'_> {
 
     fn base_mut(&mut self) -> &mut PlotItemBase {
         &mut self.base
+    }
+}
+
+/// Where the kept image goes on screen: at its pixels when it was stamped at this zoom (the
+/// data origin snapped to the pixel grid, so that the texture's pixels land on the screen's),
+/// else scaled from the zoom it was stamped at until the new stamp arrives.
+fn placed(cached: &Cached, transform: &PlotTransform, ppp: f32) -> Rect {
+    let o = transform.position_from_point(&PlotPoint::new(0.0, 0.0));
+    let [zx, zy] = pixel_zoom(transform, ppp);
+    let (rx, ry) = (zx / cached.zoom[0], zy / cached.zoom[1]);
+    let same = |r: f64| r.is_finite() && (r - 1.0).abs() < 1e-4;
+    let (w, h) = (cached.size[0] as f32, cached.size[1] as f32);
+    if same(rx) && same(ry) {
+        let (ox, oy) = ((o.x * ppp).round(), (o.y * ppp).round());
+        let min = Pos2::new(
+            (ox + cached.offset[0] as f32) / ppp,
+            (oy + cached.offset[1] as f32) / ppp,
+        );
+        Rect::from_min_size(min, egui::vec2(w / ppp, h / ppp))
+    } else {
+        let (rx, ry) = (rx as f32, ry as f32);
+        let min = Pos2::new(
+            o.x + cached.offset[0] as f32 * rx / ppp,
+            o.y + cached.offset[1] as f32 * ry / ppp,
+        );
+        Rect::from_min_size(min, egui::vec2(w * rx / ppp, h * ry / ppp))
     }
 }
 
@@ -280,12 +371,12 @@ fn coverage(marker: MarkerShape, filled: bool, r: f32, dx: f32, dy: f32) -> f32 
 /// data origin, or of those in the plot's frame. Returns the image and its top-left corner in
 /// pixels from the origin's pixel; `None` when no point is drawn.
 fn stamp(
-    item: &PointImage<'_>,
+    points: &[PlotPoint],
+    mark: Mark,
     transform: &PlotTransform,
     ppp: f32,
     whole: bool,
-) -> Option<(ColorImage, [i64; 2])> {
-    let mark = item.mark;
+) -> Stamped {
     let r = (mark.radius * ppp).max(0.5);
     // How far the coverage reaches from a point (r + 0.5 for filled shapes; rings and the
     // line markers add their line's half width), and so the pixels a stamp spans from its
@@ -313,8 +404,7 @@ fn stamp(
         f.max.x * ppp - ox + r,
         f.max.y * ppp - oy + r,
     ];
-    let px: Vec<(f32, f32)> = item
-        .points
+    let px: Vec<(f32, f32)> = points
         .iter()
         .map(|p| ((p.x * sx) as f32, (p.y * sy) as f32))
         .filter(|&(x, y)| {

@@ -17,6 +17,9 @@ use super::scatter_cache::PaintedRings;
 use super::state::{ColorBy, Evaluation, ScatterCache, Tool};
 use super::textures::ThumbnailCache;
 
+/// How long the status line's slowest frame stays shown.
+pub const FRAME_PEAK_WINDOW: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// See the module docs.
 pub struct ViewState {
     // ----- scatter
@@ -90,6 +93,12 @@ pub struct ViewState {
     pub reveal_seed: u64,
     /// Frame time of the last `logic` + `ui` pass, in milliseconds.
     pub frame_ms: f32,
+    /// The slowest recent frame (milliseconds, and when it was): the status line shows it
+    /// beside the last one, so a slow frame among fast ones (a new snapshot) can be read.
+    pub frame_peak: (f32, Option<std::time::Instant>),
+    /// The UI thread's CPU time in the last frame and the most of the recent ones
+    /// (milliseconds; `None` where the clock is missing), reset with `frame_peak`.
+    pub frame_cpu: Option<(f32, f32)>,
     /// The typed-path window of a file action, while it is open.
     pub file_prompt: Option<super::file_prompt::FilePrompt>,
     /// Whether the window was narrow (the data panel folded) at the last frame.
@@ -143,12 +152,29 @@ impl ViewState {
             reveal_percent: 10.0,
             reveal_seed: 0,
             frame_ms: 0.0,
+            frame_peak: (0.0, None),
+            frame_cpu: None,
             file_prompt: None,
             was_narrow: None,
         }
     }
 
     /// Forget what was drawn of the previous run (new run or new dataset).
+    /// Record a frame of `ms` milliseconds: the last one, and the slowest of the last
+    /// [`FRAME_PEAK_WINDOW`] (a peak older than that gives way to the next frame).
+    pub fn frame_time(&mut self, ms: f32, cpu_ms: Option<f32>, now: std::time::Instant) {
+        self.frame_ms = ms;
+        let (peak, at) = self.frame_peak;
+        let stale = at.is_none_or(|t| now.duration_since(t) > FRAME_PEAK_WINDOW);
+        if stale || ms >= peak {
+            self.frame_peak = (ms, Some(now));
+        }
+        self.frame_cpu = cpu_ms.map(|c| match self.frame_cpu {
+            Some((_, most)) if !stale => (c, most.max(c)),
+            _ => (c, c),
+        });
+    }
+
     pub fn clear_run(&mut self) {
         self.scatter = ScatterCache::default();
         self.rings = PaintedRings::default();

@@ -180,7 +180,7 @@ pub fn run(models: &[String], sizes: &[usize], json: bool) -> anyhow::Result<Vec
         for name in &names {
             let r = spawn(name, n);
             if !json {
-                eprintln!("{}", row(&r));
+                crate::say!("{}", row(&r));
             }
             rows.push(r);
         }

@@ -139,6 +139,28 @@ impl Points {
         })
     }
 
+    /// The samples `idx` (ascending) as points of their own.
+    fn subset(&self, idx: &[usize]) -> Self {
+        let (d, n) = (self.d, idx.len());
+        let mut data = Vec::with_capacity(d * n);
+        for &i in idx {
+            data.extend_from_slice(self.row(i));
+        }
+        let mut by_coordinate = vec![0.0; d * n];
+        for (t, &i) in idx.iter().enumerate() {
+            for j in 0..d {
+                by_coordinate[j * n + t] = self.by_coordinate[j * self.n + i];
+            }
+        }
+        Self {
+            data,
+            by_coordinate,
+            norms: idx.iter().map(|&i| self.norms[i]).collect(),
+            d,
+            n,
+        }
+    }
+
     fn row(&self, i: usize) -> &[f64] {
         &self.data[i * self.d..(i + 1) * self.d]
     }
@@ -207,7 +229,7 @@ pub fn repeated_kmeans_with(
         .map(|r| {
             let seed = derive_seed(params.seed, r as u64);
             let (labels, centroids, iterations, converged) =
-                lloyd(&pts, params.n_clusters, params.max_iter, seed);
+                restart(&pts, params.n_clusters, params.max_iter, seed);
             let inertia = inertia(&pts, &labels, &centroids);
             on_restart();
             KMeansRun {
@@ -237,23 +259,70 @@ fn inertia(pts: &Points, labels: &[usize], centroids: &[f64]) -> f64 {
         .sum()
 }
 
-/// Lloyd's iterations. Centroids are stored row-major (c×d). Returns
-/// (labels, centroids, assignment passes, converged).
+/// From this many samples on, a restart of repeated k-means starts from the centroids its
+/// Lloyd passes reach on a seeded sample of [`START_SAMPLE`] samples, then makes at most
+/// [`FINISH_PASSES`] passes over all of them (docs/models.md §8.2). Below, every restart is
+/// plain Lloyd on all samples, as before. At 200,000 samples the restarts of a barely
+/// clustered H ran to their cap of 100 passes over every sample: ~20 s of CPU, most of a
+/// finished run's evaluation (docs/performance.md, "k-means and the SVM at 200,000 samples").
+pub const SAMPLED_START_FROM: usize = 50_000;
+
+/// Samples of the seeded start of a large restart ([`SAMPLED_START_FROM`]).
+pub const START_SAMPLE: usize = 20_000;
+
+/// Passes over all samples after the seeded start ([`SAMPLED_START_FROM`]).
+pub const FINISH_PASSES: usize = 20;
+
+/// One restart of repeated k-means: Lloyd from `seed`'s start, on a sample first when the
+/// data is large ([`SAMPLED_START_FROM`]).
+fn restart(
+    pts: &Points,
+    c: usize,
+    max_iter: usize,
+    seed: u64,
+) -> (Vec<usize>, Vec<f64>, usize, bool) {
+    if pts.n < SAMPLED_START_FROM || c > START_SAMPLE / 10 {
+        return lloyd(pts, c, max_iter, seed);
+    }
+    // Its own stream: the sample does not depend on the start the seed draws within it.
+    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, u64::MAX));
+    let mut idx = rand::seq::index::sample(&mut rng, pts.n, START_SAMPLE).into_vec();
+    idx.sort_unstable();
+    let sample = pts.subset(&idx);
+    let (_, start, sampled, _) = lloyd(&sample, c, max_iter, seed);
+    let (labels, centroids, passes, converged) =
+        lloyd_from(pts, c, start, FINISH_PASSES.min(max_iter));
+    (labels, centroids, sampled + passes, converged)
+}
+
+/// Lloyd's iterations from `c` distinct samples drawn by `seed`. Centroids are stored
+/// row-major (c×d). Returns (labels, centroids, assignment passes, converged).
 fn lloyd(
     pts: &Points,
     c: usize,
     max_iter: usize,
     seed: u64,
 ) -> (Vec<usize>, Vec<f64>, usize, bool) {
-    let (d, n) = (pts.d, pts.n);
+    let d = pts.d;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut centroids = vec![0.0; c * d];
-    for (k, i) in rand::seq::index::sample(&mut rng, n, c)
+    for (k, i) in rand::seq::index::sample(&mut rng, pts.n, c)
         .into_iter()
         .enumerate()
     {
         centroids[k * d..(k + 1) * d].copy_from_slice(pts.row(i));
     }
+    lloyd_from(pts, c, centroids, max_iter)
+}
+
+/// Lloyd's iterations from the given centroids (row-major, c×d).
+fn lloyd_from(
+    pts: &Points,
+    c: usize,
+    mut centroids: Vec<f64>,
+    max_iter: usize,
+) -> (Vec<usize>, Vec<f64>, usize, bool) {
+    let (d, n) = (pts.d, pts.n);
     let mut labels = vec![usize::MAX; n];
     let mut ct = vec![0.0; d * c];
     let mut nearest = vec![0usize; n];
@@ -539,6 +608,37 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// From [`SAMPLED_START_FROM`] samples on, a restart starts from a sample: on three
+    /// separated blobs it still finds them, the same on any thread count, and its passes over
+    /// all samples stay within [`FINISH_PASSES`].
+    #[test]
+    fn large_restarts_start_from_a_sample_and_still_find_the_blobs() {
+        let n = SAMPLED_START_FROM + 1000;
+        let centres = [(0.0, 0.0), (10.0, 0.0), (0.0, 10.0)];
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut pts = Array2::zeros((2, n));
+        let truth: Vec<usize> = (0..n).map(|i| i % 3).collect();
+        for i in 0..n {
+            let (cx, cy) = centres[i % 3];
+            pts[[0, i]] = cx + rand::Rng::gen_range(&mut rng, -1.0..1.0);
+            pts[[1, i]] = cy + rand::Rng::gen_range(&mut rng, -1.0..1.0);
+        }
+        let mut params = KMeansParams::new(3);
+        params.restarts = 3;
+        let a = repeated_kmeans(pts.view(), &params).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let b = pool.install(|| repeated_kmeans(pts.view(), &params).unwrap());
+        assert_eq!(a, b);
+        let best = a.best_run().unwrap();
+        assert_eq!(clustering_accuracy(&truth, &best.labels).unwrap(), 1.0);
+        // The sample's passes plus at most FINISH_PASSES over everything.
+        assert!(best.iterations <= params.max_iter + FINISH_PASSES);
+        assert!(best.converged);
     }
 
     #[test]

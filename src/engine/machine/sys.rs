@@ -4,6 +4,8 @@
 //! - [`clear_upper_state`]: `vzeroupper` after faer's hand-written AVX-512 kernels.
 //! - [`huge_page_buffer`]: `madvise(MADV_HUGEPAGE)` on the buffer of a large X.
 //! - [`prefetch`]: `prefetcht0`, a hint to load a cache line of X ahead of its use.
+//! - [`thread_cpu_time`]: `clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, the calling thread's CPU
+//!   time (the app's frame time without the waits of a busy machine).
 //!
 //! The rest of the crate is `#![deny(unsafe_code)]` (Cargo.toml `[lints]`).
 
@@ -125,6 +127,32 @@ fn advise_huge(ptr: *mut u8, bytes: usize) {
 
 #[cfg(not(target_os = "linux"))]
 fn advise_huge(_ptr: *mut u8, _bytes: usize) {}
+
+/// CPU time the calling thread has used, or `None` where the clock is missing. A frame's wall
+/// time on a loaded machine includes the time the thread waited for a core; its CPU time is
+/// what the frame itself cost.
+#[cfg(target_os = "linux")]
+#[expect(
+    unsafe_code,
+    reason = "audited: clock_gettime writes one timespec we own"
+)]
+pub fn thread_cpu_time() -> Option<std::time::Duration> {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid, writable timespec for the duration of the call, and
+    // CLOCK_THREAD_CPUTIME_ID is a clock Linux always provides; on failure `t` is not used.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &raw mut t) };
+    let secs = u64::try_from(t.tv_sec).ok()?;
+    let nanos = u32::try_from(t.tv_nsec).ok()?;
+    (rc == 0).then(|| std::time::Duration::new(secs, nanos))
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn thread_cpu_time() -> Option<std::time::Duration> {
+    None
+}
 
 #[cfg(test)]
 mod tests {

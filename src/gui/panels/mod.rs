@@ -126,8 +126,16 @@ pub fn sample_items(ui: &mut egui::Ui, cmds: &mut Commands) {
     }
 }
 
-/// Bottom status line: worker state, last message (errors in red), frame time.
-pub fn status_line(ui: &mut egui::Ui, session: &Session, run: &RunController, frame_ms: f32) {
+/// Bottom status line: worker state, last message (errors in red), the last frame's time and
+/// the slowest of the last few seconds.
+pub fn status_line(
+    ui: &mut egui::Ui,
+    session: &Session,
+    run: &RunController,
+    frame_ms: f32,
+    peak_ms: f32,
+    cpu_ms: Option<(f32, f32)>,
+) {
     egui::Panel::bottom("status_line").show(ui, |ui| {
         ui.horizontal(|ui| {
             let state = run.worker;
@@ -145,11 +153,19 @@ pub fn status_line(ui: &mut egui::Ui, session: &Session, run: &RunController, fr
             // The frame time first, from the right; the message takes what is left and is
             // cut with "…" (whole on hover) rather than run into it.
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                let cpu =
+                    cpu_ms.map_or_else(String::new, |(_, most)| format!(" · CPU max {most:.1}"));
                 ui.label(
-                    RichText::new(format!("frame {frame_ms:.1} ms"))
+                    RichText::new(format!("frame {frame_ms:.1} ms (max {peak_ms:.1}{cpu})"))
                         .weak()
                         .small(),
-                );
+                )
+                .on_hover_text(format!(
+                    "The last frame's time on the UI thread (logic and layout), the slowest \
+                     of the last {} s, and the most CPU time one of them used (on a busy \
+                     machine a frame also waits for a core)",
+                    crate::gui::view::FRAME_PEAK_WINDOW.as_secs()
+                ));
                 ui.separator();
                 ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
                     let text = RichText::new(&session.status.text);

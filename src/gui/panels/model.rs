@@ -505,8 +505,12 @@ fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_m
     } else {
         0.0
     };
+    // The panel scrolls sideways, so its available width can run past the window: the bar
+    // ends at the panel's visible edge.
+    let visible = ui.clip_rect().max.x - ui.cursor().min.x - ui.spacing().item_spacing.x;
     ui.add(
         egui::ProgressBar::new(frac.clamp(0.0, 1.0))
+            .desired_width(visible.min(ui.available_width()).max(60.0))
             .text(text)
             .animate(state == WorkerState::Running),
     );

@@ -143,7 +143,13 @@ fn side_legend(
     });
 }
 
-/// Mode buttons, class picker, "show violations", and the line saying what a click does.
+/// Width of the "Colour by" combo (its longer choices are cut with "…"; the list shows them
+/// whole).
+const COLOR_COMBO_WIDTH: f32 = 72.0;
+
+/// The scatter's toolbar: one row that holds the same controls whatever the model and the
+/// tool (tool buttons, "Colour by", the "Show" menu of overlays), then the line saying what a
+/// click does, with the Label tool's class picker in front of it.
 fn toolbar(
     ui: &mut egui::Ui,
     session: &mut Session,
@@ -151,7 +157,9 @@ fn toolbar(
     view: &mut ViewState,
     data: &Dataset,
 ) {
-    ui.horizontal_wrapped(|ui| {
+    ui.horizontal(|ui| {
+        // Fits a 480-px scatter (the 1024-px window): tighter gaps, a narrow colour combo.
+        ui.spacing_mut().item_spacing.x = 6.0;
         for tool in Tool::ALL {
             if ui
                 .selectable_label(view.tool == tool, tool.label())
@@ -172,6 +180,70 @@ fn toolbar(
             }
         }
         ui.separator();
+        let l = ui.label("Colour by");
+        let before = view.color_by;
+        // The model's value per sample (RNMF's residual weight, ...), when the run has one.
+        let value_name = run
+            .snapshot
+            .as_ref()
+            .and_then(|s| s.outputs.values.as_ref())
+            .map(|v| v.name);
+        let has_labels = run
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.outputs.assignments.is_some());
+        let has_predictions = run
+            .snapshot
+            .as_ref()
+            .is_some_and(|s| s.outputs.predictions.is_some());
+        let label = |c: ColorBy| match (c, value_name) {
+            (ColorBy::ModelValue, Some(name)) => name,
+            _ => c.label(),
+        };
+        egui::ComboBox::from_id_salt("color_by")
+            .width(COLOR_COMBO_WIDTH)
+            .selected_text(label(view.color_by))
+            .show_ui(ui, |ui| {
+                for c in ColorBy::ALL {
+                    if c == ColorBy::ModelValue && value_name.is_none() {
+                        continue;
+                    }
+                    if c == ColorBy::ModelLabels && !has_labels {
+                        continue;
+                    }
+                    if c == ColorBy::Predicted && !has_predictions {
+                        continue;
+                    }
+                    ui.selectable_value(&mut view.color_by, c, label(c));
+                }
+            })
+            .response
+            .labelled_by(l.id)
+            .on_hover_text(
+                "k-means cluster: the lowest-inertia restart of the evaluation; crosses mark \
+                 samples whose cluster (mapped to a class by the best map) is not their class. \
+                 A model that rates each sample (RNMF's residual weight: low = an outlier it \
+                 discounts) adds its value, in five bins from dark (low) to light (high). A \
+                 classifier (2-STGINMF) adds its predicted class: squares are the given \
+                 labels, diamonds the samples self-training added, the others fade with \
+                 falling confidence, and crosses mark wrong predictions",
+            );
+        if view.color_by != before {
+            view.rebuild_scatter(
+                session.dataset.as_deref(),
+                run.snapshot.as_deref(),
+                session.x_view.as_deref(),
+                session.evaluation.as_deref(),
+            );
+            if view.color_by == ColorBy::Cluster && session.evaluation.is_none() {
+                session
+                    .set_status("Colour by cluster: the clusters appear once a run is evaluated");
+            }
+        }
+        ui.separator();
+        show_menu(ui, session, run, view);
+    });
+    ui.horizontal_wrapped(|ui| {
         if view.tool == Tool::Label {
             let l = ui.label("Class");
             let mut names: Vec<String> = data.class_names.clone();
@@ -202,116 +274,72 @@ fn toolbar(
                     .hint_text("class name"),
             )
             .labelled_by(l.id);
-            ui.separator();
         }
-        let l = ui.label("Colour by");
-        let before = view.color_by;
-        // The model's value per sample (RNMF's residual weight, ...), when the run has one.
-        let value_name = run
-            .snapshot
-            .as_ref()
-            .and_then(|s| s.outputs.values.as_ref())
-            .map(|v| v.name);
-        let has_labels = run
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.outputs.assignments.is_some());
-        let has_predictions = run
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.outputs.predictions.is_some());
-        let label = |c: ColorBy| match (c, value_name) {
-            (ColorBy::ModelValue, Some(name)) => name,
-            _ => c.label(),
-        };
-        egui::ComboBox::from_id_salt("color_by")
-            .selected_text(label(view.color_by))
-            .show_ui(ui, |ui| {
-                for c in ColorBy::ALL {
-                    if c == ColorBy::ModelValue && value_name.is_none() {
-                        continue;
-                    }
-                    if c == ColorBy::ModelLabels && !has_labels {
-                        continue;
-                    }
-                    if c == ColorBy::Predicted && !has_predictions {
-                        continue;
-                    }
-                    ui.selectable_value(&mut view.color_by, c, label(c));
-                }
-            })
-            .response
-            .labelled_by(l.id)
-            .on_hover_text(
-                "k-means cluster: the lowest-inertia restart of the evaluation; crosses mark \
-                 samples whose cluster (mapped to a class by the best map) is not their class. \
-                 A model that rates each sample (RNMF's residual weight: low = an outlier it \
-                 discounts) adds its value, in five bins from dark (low) to light (high). A \
-                 classifier (2-STGINMF) adds its predicted class: squares are the given \
-                 labels, diamonds the samples self-training added, the others fade with \
-                 falling confidence, and crosses mark wrong predictions",
-            );
-        // Offered for every model (disabled where the run has none), so that the toolbar
-        // wraps the same way whichever model ran.
-        let has_subspace = run
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.outputs.subspace.is_some());
-        if ui
-            .add_enabled(
-                has_subspace,
-                egui::Checkbox::new(&mut view.show_subspace, "Learned subspace"),
-            )
-            .on_hover_text(
-                "Show the model's learned subspace (PSMF's Πᵀx, docs/models.md §6) instead \
-                     of the PCA of H",
-            )
-            .changed()
-        {
-            view.rebuild_scatter(
-                session.dataset.as_deref(),
-                run.snapshot.as_deref(),
-                session.x_view.as_deref(),
-                session.evaluation.as_deref(),
-            );
-        }
-        if view.color_by != before {
-            view.rebuild_scatter(
-                session.dataset.as_deref(),
-                run.snapshot.as_deref(),
-                session.x_view.as_deref(),
-                session.evaluation.as_deref(),
-            );
-            if view.color_by == ColorBy::Cluster && session.evaluation.is_none() {
-                session
-                    .set_status("Colour by cluster: the clusters appear once a run is evaluated");
-            }
-        }
-        ui.separator();
-        let mut show_triplets = !view.hide_triplets;
-        if ui
-            .checkbox(&mut show_triplets, "Show triplets")
-            .on_hover_text("Draw each triplet: i-j solid, i-q dashed (at most 300)")
-            .changed()
-        {
-            view.hide_triplets = !show_triplets;
-        }
-        ui.checkbox(&mut view.show_violations, "Show violations")
-            .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
-        let has_graph = run
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.outputs.graph.is_some());
-        ui.add_enabled(
-            has_graph,
-            egui::Checkbox::new(&mut view.show_graph, "Show graph"),
-        )
-        .on_hover_text(format!(
-            "Draw the model's sample graph (its p-nearest-neighbour edges) between the \
-                 points (at most {MAX_EDGES} edges)"
-        ));
+        ui.label(RichText::new(click_hint(view)).strong());
     });
-    let next = match view.tool {
+}
+
+/// The "Show" menu: the overlays (triplets, violations, the model's graph) and the learned
+/// subspace, offered for every model (disabled where the run has none) so that the toolbar
+/// never changes its row.
+fn show_menu(ui: &mut egui::Ui, session: &Session, run: &RunController, view: &mut ViewState) {
+    let config = egui::containers::menu::MenuConfig::new()
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+    egui::containers::menu::MenuButton::new("Show…")
+        .config(config)
+        .ui(ui, |ui| {
+            let has_subspace = run
+                .snapshot
+                .as_ref()
+                .is_some_and(|s| s.outputs.subspace.is_some());
+            if ui
+                .add_enabled(
+                    has_subspace,
+                    egui::Checkbox::new(&mut view.show_subspace, "Learned subspace"),
+                )
+                .on_hover_text(
+                    "Show the model's learned subspace (PSMF's Πᵀx, docs/models.md §6) instead \
+                             of the PCA of H",
+                )
+                .changed()
+            {
+                view.rebuild_scatter(
+                    session.dataset.as_deref(),
+                    run.snapshot.as_deref(),
+                    session.x_view.as_deref(),
+                    session.evaluation.as_deref(),
+                );
+            }
+            let mut show_triplets = !view.hide_triplets;
+            if ui
+                .checkbox(&mut show_triplets, "Show triplets")
+                .on_hover_text("Draw each triplet: i-j solid, i-q dashed (at most 300)")
+                .changed()
+            {
+                view.hide_triplets = !show_triplets;
+            }
+            ui.checkbox(&mut view.show_violations, "Show violations")
+                .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
+            let has_graph = run
+                .snapshot
+                .as_ref()
+                .is_some_and(|s| s.outputs.graph.is_some());
+            ui.add_enabled(
+                has_graph,
+                egui::Checkbox::new(&mut view.show_graph, "Show graph"),
+            )
+            .on_hover_text(format!(
+                "Draw the model's sample graph (its p-nearest-neighbour edges) between the \
+                         points (at most {MAX_EDGES} edges)"
+            ));
+        })
+        .0
+        .on_hover_text("Triplets, violations, the model's graph, its learned subspace");
+}
+
+/// What a click on the scatter does with the current tool.
+fn click_hint(view: &ViewState) -> String {
+    match view.tool {
         Tool::Inspect => {
             "Inspect: hover a point to see the sample; drag pans, scroll zooms".to_owned()
         }
@@ -322,7 +350,7 @@ fn toolbar(
         },
         Tool::Select => format!(
             "Select: drag a lasso around samples (Shift adds to the {} selected), click one to \
-             toggle it; then Isolate",
+         toggle it; then Isolate",
             view.explore.selection.len()
         ),
         Tool::Label => {
@@ -335,8 +363,7 @@ fn toolbar(
                 )
             }
         }
-    };
-    ui.label(RichText::new(next).strong());
+    }
 }
 
 /// Point-in-polygon (even-odd rule).

@@ -45,6 +45,9 @@ pub const SHORTCUTS: [(&str, &str); 9] = [
     ("scroll / drag", "zoom / pan the scatter (Inspect mode)"),
 ];
 
+/// Lines of a tour step's text under its buttons (every step fits them from 800 px up).
+const TEXT_ROWS: usize = 2;
+
 /// The tour strip, while a step is shown. Dismissing or finishing it records the tour as
 /// seen in the settings (persisted), so it does not come back by itself.
 pub fn strip(ui: &mut egui::Ui, settings: &mut Settings, tour: &mut Tour) {
@@ -55,9 +58,9 @@ pub fn strip(ui: &mut egui::Ui, settings: &mut Settings, tour: &mut Tour) {
         tour.step = None;
         return;
     };
-    // One line whatever the width (buttons first, so they keep their place from step to
-    // step; the text is cut with "…" and shown whole on hover), so the panels below never
-    // move as the steps change.
+    // The same height whatever the width and the step (buttons first, so they keep their
+    // place from step to step; the text wraps into two lines, cut with "…" only on a window
+    // too narrow for that, and is shown whole on hover), so the panels below never move.
     egui::Panel::top("tour").show(ui, |ui| {
         ui.horizontal(|ui| {
             if ui
@@ -79,8 +82,19 @@ pub fn strip(ui: &mut egui::Ui, settings: &mut Settings, tour: &mut Tour) {
                 settings.tour_seen = true;
             }
             ui.label(RichText::new(format!("Tour {}/{}: {title}", step + 1, TOUR.len())).strong());
-            ui.add(egui::Label::new(*text).truncate())
-                .on_hover_text(*text);
+        });
+        let width = ui.available_width();
+        let height = TEXT_ROWS as f32 * ui.text_style_height(&egui::TextStyle::Body);
+        ui.allocate_ui(egui::vec2(width, height), |ui| {
+            ui.set_min_size(egui::vec2(width, height));
+            let mut job = egui::text::LayoutJob::simple(
+                (*text).to_owned(),
+                egui::TextStyle::Body.resolve(ui.style()),
+                ui.visuals().text_color(),
+                width,
+            );
+            job.wrap.max_rows = TEXT_ROWS;
+            ui.add(egui::Label::new(job)).on_hover_text(*text);
         });
     });
 }
