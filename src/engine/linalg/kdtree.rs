@@ -116,35 +116,11 @@ impl<'a> Tree<'a> {
         s
     }
 
-    /// Squared distance between points a and b, summed in feature order.
-    fn dist(&self, a: usize, b: usize) -> f64 {
-        let d = self.d;
-        let (ra, rb) = (&self.pts[a * d..(a + 1) * d], &self.pts[b * d..(b + 1) * d]);
-        let mut s = 0.0;
-        for (u, v) in ra.iter().zip(rb) {
-            s += (u - v) * (u - v);
-        }
-        s
-    }
-
     /// The p nearest others of point i, nearest first, into `best` (sorted, at most p).
-    /// `seed` (other points, distinct, i excluded) are ranked first: when they are near, as
-    /// the neighbours of a previous search usually are, the p-th best starts low and most
-    /// nodes are skipped. The answer does not depend on the seed.
-    fn query(
-        &self,
-        i: usize,
-        p: usize,
-        seed: &[usize],
-        best: &mut Vec<(f64, usize)>,
-        stack: &mut Vec<usize>,
-    ) {
+    fn query(&self, i: usize, p: usize, best: &mut Vec<(f64, usize)>, stack: &mut Vec<usize>) {
         let d = self.d;
         let q = &self.pts[i * d..(i + 1) * d];
         best.clear();
-        best.extend(seed.iter().map(|&c| (self.dist(i, c), c)));
-        best.sort_unstable_by(cmp);
-        best.truncate(p);
         stack.clear();
         stack.push(0);
         while let Some(id) = stack.pop() {
@@ -178,14 +154,10 @@ impl<'a> Tree<'a> {
                         continue;
                     }
                     let cand = (dist, c);
-                    if best.len() == p && cmp(&cand, &best[p - 1]) != Ordering::Less {
-                        continue;
-                    }
-                    // A seeded point is met again in its leaf (with the same distance).
-                    if !seed.is_empty() && best.iter().any(|e| e.1 == c) {
-                        continue;
-                    }
                     if best.len() == p {
+                        if cmp(&cand, &best[p - 1]) != Ordering::Less {
+                            continue;
+                        }
                         best.pop();
                     }
                     let pos = best.partition_point(|e| cmp(e, &cand) == Ordering::Less);
@@ -214,18 +186,6 @@ pub fn knn_tree_unless(
     p: usize,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<Neighbours> {
-    knn_tree_seeded(x, p, None, stop)
-}
-
-/// [`knn_tree_unless`], each query first ranking its neighbours in `hint` (a search of the
-/// same samples, e.g. in the previous subspace; ignored unless it has the same n): the same
-/// answer, found with fewer nodes visited when the neighbours changed little.
-fn knn_tree_seeded(
-    x: ArrayView2<'_, f64>,
-    p: usize,
-    hint: Option<&Neighbours>,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Option<Neighbours> {
     let (d, n) = x.dim();
     let p = p.min(n.saturating_sub(1));
     let rows = x.t().as_standard_layout().into_owned();
@@ -234,7 +194,6 @@ fn knn_tree_seeded(
         return Some(Neighbours::from_parts(0, Vec::new(), Vec::new()));
     }
     let tree = Tree::build(pts, n, d);
-    let hint = hint.filter(|h| h.n() == n);
     let starts: Vec<usize> = (0..n).step_by(CHUNK).collect();
     let parts: Vec<(Vec<usize>, Vec<f64>)> = starts
         .par_iter()
@@ -247,8 +206,7 @@ fn knn_tree_seeded(
             let mut dist = Vec::with_capacity((s1 - s0) * p);
             let (mut best, mut stack) = (Vec::with_capacity(p + 1), Vec::new());
             for i in s0..s1 {
-                let seed = hint.map_or(&[][..], |h| h.of(i));
-                tree.query(i, p, seed, &mut best, &mut stack);
+                tree.query(i, p, &mut best, &mut stack);
                 idx.extend(best.iter().map(|e| e.1));
                 dist.extend(best.iter().map(|e| e.0));
             }
@@ -271,21 +229,10 @@ pub fn knn_auto_unless(
     p: usize,
     stop: &(dyn Fn() -> bool + Sync),
 ) -> Option<Neighbours> {
-    knn_auto_hinted(x, p, None, stop)
-}
-
-/// [`knn_auto_unless`] with the neighbours of an earlier search of the same samples as the
-/// tree's first candidates (the same answer; see [`knn_tree_unless`]).
-pub fn knn_auto_hinted(
-    x: ArrayView2<'_, f64>,
-    p: usize,
-    hint: Option<&Neighbours>,
-    stop: &(dyn Fn() -> bool + Sync),
-) -> Option<Neighbours> {
     if (1..=TREE_MAX_DIMS).contains(&x.nrows())
         && x.iter().all(|v| v.is_finite() && v.abs() < 1e150)
     {
-        knn_tree_seeded(x, p, hint, stop)
+        knn_tree_unless(x, p, stop)
     } else {
         knn_unless(x, p, stop)
     }
@@ -316,31 +263,5 @@ mod tests {
             knn(grid.view(), 6)
         );
         assert!(knn_tree_unless(grid.view(), 6, &|| true).is_none());
-    }
-
-    /// Seeding each query with an earlier search's neighbours (of moved points, or of a grid
-    /// with ties, where a seed may tie with a point met later) gives the unseeded answer.
-    #[test]
-    fn a_hint_changes_nothing() {
-        let mut rng = ChaCha8Rng::seed_from_u64(9);
-        let x = Array2::from_shape_fn((4, 1500), |(_, j)| {
-            (j % 5) as f64 * 2.0 + rng.r#gen::<f64>()
-        });
-        let moved = x.mapv(|v| v + 0.3 * (v * 7.0).sin());
-        let before = knn_tree_unless(x.view(), 6, &|| false).unwrap();
-        let plain = knn_tree_unless(moved.view(), 6, &|| false).unwrap();
-        let hinted = knn_auto_hinted(moved.view(), 6, Some(&before), &|| false).unwrap();
-        assert_eq!(hinted, plain);
-        assert_ne!(
-            before, plain,
-            "the hint must be stale for the test to mean something"
-        );
-        let grid = Array2::from_shape_fn((2, 400), |(a, j)| ((j * (a + 3)) % 7) as f64);
-        let shifted = Array2::from_shape_fn((2, 400), |(a, j)| ((j * (a + 2)) % 5) as f64);
-        let hint = knn_tree_unless(shifted.view(), 6, &|| false).unwrap();
-        assert_eq!(
-            knn_auto_hinted(grid.view(), 6, Some(&hint), &|| false).unwrap(),
-            knn(grid.view(), 6)
-        );
     }
 }

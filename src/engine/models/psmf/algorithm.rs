@@ -4,8 +4,7 @@
 use super::params::{LwVariant, PsmfInit, PsmfParams};
 use crate::engine::eval::derive_seed;
 use crate::engine::eval::kmeans::{KMeansParams, repeated_kmeans};
-use crate::engine::linalg::kdtree::knn_auto_hinted;
-use crate::engine::linalg::knn::Neighbours;
+use crate::engine::linalg::kdtree::knn_auto_unless;
 use crate::engine::linalg::{Csr, Op, argmax_rows, gemm, procrustes, shrink_columns};
 use crate::engine::models::alm::ascend;
 use crate::engine::models::can::{Can, CanParams};
@@ -198,8 +197,6 @@ pub struct Psmf {
     degree: Vec<f64>,
     /// Whether `graph` and `pseudo` are of the current Q and G (true right after the start).
     fresh: bool,
-    /// The p-NN lists behind `graph`: the next search's first candidates (same answer, faster).
-    neighbours: Option<Neighbours>,
     init_labels: Vec<usize>,
     init_note: String,
     whitening_note: String,
@@ -318,7 +315,6 @@ impl Psmf {
             graph: Arc::new(Csr::from_entries(n, n, &[])),
             degree: vec![0.0; n],
             fresh: false,
-            neighbours: None,
             init_note,
             whitening_note,
             iteration: 0,
@@ -339,17 +335,12 @@ impl Psmf {
     /// search.
     pub(crate) fn rebuild_laplacians(&mut self) -> bool {
         let stop = self.interrupt.clone();
-        let Some(nb) = knn_auto_hinted(
-            self.qta.view(),
-            self.params.neighbors,
-            self.neighbours.as_ref(),
-            &|| stop.is_raised(),
-        ) else {
+        let Some(nb) = knn_auto_unless(self.qta.view(), self.params.neighbors, &|| stop.is_raised())
+        else {
             return false;
         };
         self.pseudo = argmax_rows(self.g.view());
         let graph = nb.binary_graph();
-        self.neighbours = Some(nb);
         self.degree = graph.row_sums();
         self.graph = Arc::new(graph);
         true
