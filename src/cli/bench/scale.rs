@@ -16,6 +16,7 @@ use crate::engine::constraints::generate::{
 };
 use crate::engine::data::Dataset;
 use crate::engine::jobs::experiment::{FitOptions, fit};
+use crate::engine::linalg::{ThreadsGuard, available_threads};
 use crate::engine::models::{ModelKind, ModelSpec, SideNeed};
 use anyhow::anyhow;
 use serde::{Deserialize, Serialize};
@@ -69,6 +70,8 @@ fn vm_hwm() -> u64 {
 /// The child: one model at one size; prints a [`ScaleResult`] as one JSON line.
 pub fn child(model: &str, n: usize) -> anyhow::Result<()> {
     let kind = ModelKind::from_name(model).ok_or_else(|| anyhow!("unknown model {model}"))?;
+    // One fit on every core, as the app and `run` fit (the bits do not depend on it).
+    let _threads = ThreadsGuard::new(available_threads());
     let x = super::clustered_matrix(FEATURES, n, CLASSES, 33);
     let truth: Vec<usize> = (0..n).map(|j| j % CLASSES).collect();
     let start = Instant::now();

@@ -134,7 +134,25 @@ impl<'a> Tree<'a> {
                         continue;
                     }
                     let row = &self.pts[c * d..(c + 1) * d];
-                    let dist: f64 = q.iter().zip(row).map(|(u, v)| (u - v) * (u - v)).sum();
+                    // The sum in feature order, abandoned once its partial sum is over the
+                    // p-th best (terms are ≥ 0, so the full sum could only be larger).
+                    let bar = if best.len() == p {
+                        best[p - 1].0
+                    } else {
+                        f64::INFINITY
+                    };
+                    let mut dist = 0.0;
+                    let mut over = false;
+                    for (u, v) in q.iter().zip(row) {
+                        dist += (u - v) * (u - v);
+                        if dist > bar {
+                            over = true;
+                            break;
+                        }
+                    }
+                    if over {
+                        continue;
+                    }
                     let cand = (dist, c);
                     if best.len() == p {
                         if cmp(&cand, &best[p - 1]) != Ordering::Less {

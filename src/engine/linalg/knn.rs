@@ -98,11 +98,13 @@ impl TopLists {
         }
     }
 
-    fn offer(&mut self, slot: usize, cand: (f64, usize)) {
+    /// Inserts `cand` in slot's list; false when a full list refused it (it was no better
+    /// than the list's worst).
+    fn offer(&mut self, slot: usize, cand: (f64, usize)) -> bool {
         let list = &mut self.items[slot * self.cap..(slot + 1) * self.cap];
         let cnt = &mut self.count[slot];
         if *cnt == self.cap && by_dist_then_index(&cand, &list[self.cap - 1]) != Ordering::Less {
-            return;
+            return false;
         }
         let mut pos = (*cnt).min(self.cap - 1);
         while pos > 0 && by_dist_then_index(&cand, &list[pos - 1]) == Ordering::Less {
@@ -111,6 +113,16 @@ impl TopLists {
         }
         list[pos] = cand;
         *cnt = (*cnt + 1).min(self.cap);
+        true
+    }
+
+    /// The distance a candidate must beat to enter slot's list: its worst when full, else +∞.
+    fn bar(&self, slot: usize) -> f64 {
+        if self.count[slot] == self.cap {
+            self.items[slot * self.cap + self.cap - 1].0
+        } else {
+            f64::INFINITY
+        }
     }
 
     fn get(&self, slot: usize) -> &[(f64, usize)] {
@@ -129,6 +141,86 @@ struct BlockOut {
     b1: usize,
     rows: Vec<Vec<(f64, usize)>>,
     later: TopLists,
+}
+
+/// One block's scan of its approximate Gram rows `g` (rows `b0..b1` against columns `b0..n`).
+struct BlockScan<'a> {
+    b0: usize,
+    b1: usize,
+    p: usize,
+    cap: usize,
+    norms: &'a [f64],
+    margin: &'a [f64],
+}
+
+impl BlockScan<'_> {
+    /// Two passes per row over `g` (f32 or f64 products, widened to f64): the first finds the
+    /// row's p-th best distance with a bounded list and offers each later column the row,
+    /// both refusing by one comparison against a running bar (most candidates), the second
+    /// keeps the columns within the row's margin of that p-th best. The same candidate sets
+    /// as sorting every row, without storing or sorting it: the bars only skip offers the
+    /// lists would refuse (equal distances lose to the earlier index already held).
+    fn run<T: Copy + Into<f64>>(&self, g: &[T]) -> BlockOut {
+        let (b0, b1, p) = (self.b0, self.b1, self.p);
+        let n = self.norms.len();
+        let w = n - b0;
+        let rb = b1 - b0;
+        let mut rows = Vec::with_capacity(rb);
+        let mut later = TopLists::new(n - b1, self.cap);
+        let mut bars = vec![f64::INFINITY; n - b1];
+        let own_p = p.min(w - 1);
+        let mut best: Vec<(f64, usize)> = Vec::with_capacity(own_p + 1);
+        for r in 0..rb {
+            let i = b0 + r;
+            let ni = self.norms[i];
+            let row = &g[r * w..(r + 1) * w];
+            let dist = |off: usize| ni + self.norms[b0 + off] - 2.0 * row[off].into();
+            if own_p == 0 {
+                rows.push(Vec::new());
+                continue;
+            }
+            best.clear();
+            let mut bar = f64::INFINITY;
+            let mut keep = |d: f64, c: usize, best: &mut Vec<(f64, usize)>| {
+                if !(d < bar) && best.len() == own_p {
+                    return;
+                }
+                let mut pos = best.len();
+                best.push((d, c));
+                while pos > 0 && by_dist_then_index(&(d, c), &best[pos - 1]) == Ordering::Less {
+                    best[pos] = best[pos - 1];
+                    pos -= 1;
+                }
+                best[pos] = (d, c);
+                best.truncate(own_p);
+                if best.len() == own_p {
+                    bar = best[own_p - 1].0;
+                }
+            };
+            for off in 0..rb {
+                if off != r {
+                    keep(dist(off), b0 + off, &mut best);
+                }
+            }
+            for (slot, b) in bars.iter_mut().enumerate() {
+                let off = rb + slot;
+                let d = dist(off);
+                keep(d, b0 + off, &mut best);
+                if !(d >= *b) && later.offer(slot, (d, i)) {
+                    *b = later.bar(slot);
+                }
+            }
+            let limit = best[own_p - 1].0 + self.margin[i];
+            rows.push(
+                (0..w)
+                    .filter(|&off| off != r)
+                    .map(|off| (dist(off), b0 + off))
+                    .filter(|&(d, _)| d <= limit)
+                    .collect(),
+            );
+        }
+        BlockOut { b1, rows, later }
+    }
 }
 
 /// Squared Euclidean distance between rows a and b of `xt`, summed directly in f64: the
@@ -229,55 +321,37 @@ pub fn knn_unless(
                 let b1 = (b0 + BLOCK).min(n);
                 let (rb, w) = (b1 - b0, n - b0);
                 // g[r*w + off] ≈ x_{b0+r} · x_{b0+off}
-                let g: Vec<f64> = if use_f32 {
+                let scan = BlockScan {
+                    b0,
+                    b1,
+                    p,
+                    cap,
+                    norms: &norms,
+                    margin: &margin,
+                };
+                if use_f32 {
                     let mut g32 = vec![0.0f32; rb * w];
                     let lhs = MatRef::from_row_major_slice(&xt32[b0 * m..b1 * m], rb, m);
                     let rhs = MatRef::from_row_major_slice(&xt32[b0 * m..], w, m).transpose();
                     let dst = MatMut::from_row_major_slice_mut(&mut g32, rb, w);
                     faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0f32, Par::Seq);
                     super::gemm::clear_upper_state();
-                    g32.into_iter().map(f64::from).collect()
+                    Some(scan.run(&g32))
                 } else {
                     let xb = xt_arr.slice(s![b0..b1, ..]);
                     let xr = xt_arr.slice(s![b0.., ..]);
-                    gemm(xb, Op::N, xr, Op::T).into_raw_vec_and_offset().0
-                };
-                let mut rows = Vec::with_capacity(rb);
-                let mut later = TopLists::new(n - b1, cap);
-                let mut cand: Vec<(f64, usize)> = Vec::with_capacity(w);
-                for r in 0..rb {
-                    let i = b0 + r;
-                    let ni = norms[i];
-                    cand.clear();
-                    for (off, (&gic, &nc)) in
-                        g[r * w..(r + 1) * w].iter().zip(&norms[b0..]).enumerate()
-                    {
-                        let c = b0 + off;
-                        if c == i {
-                            continue;
-                        }
-                        let d = ni + nc - 2.0 * gic;
-                        cand.push((d, c));
-                        if c >= b1 {
-                            later.offer(c - b1, (d, i));
-                        }
-                    }
-                    let own_p = p.min(cand.len());
-                    if own_p == 0 {
-                        rows.push(Vec::new());
-                        continue;
-                    }
-                    cand.select_nth_unstable_by(own_p - 1, by_dist_then_index);
-                    let limit = cand[own_p - 1].0 + margin[i];
-                    rows.push(cand.iter().copied().filter(|&(d, _)| d <= limit).collect());
+                    let g = gemm(xb, Op::N, xr, Op::T).into_raw_vec_and_offset().0;
+                    Some(scan.run(&g))
                 }
-                Some(BlockOut { b1, rows, later })
             })
             .collect::<Option<Vec<_>>>()?;
         for out in outs {
             for c in out.b1..n {
+                // Each list is sorted: once one entry is refused, so are the rest.
                 for &e in out.later.get(c - out.b1) {
-                    earlier.offer(c, e);
+                    if !earlier.offer(c, e) {
+                        break;
+                    }
                 }
             }
             own_rows.extend(out.rows);

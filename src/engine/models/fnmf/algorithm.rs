@@ -2,13 +2,15 @@
 
 use super::params::FnmfParams;
 use crate::engine::data::Dataset;
-use crate::engine::linalg::{Csr, Op, adaptive_graph, gemm_into, gram_of_columns, weighted_simplex_qp};
+use crate::engine::linalg::{
+    Csr, Op, adaptive_graph, for_each_part, gemm_into, gram_of_columns, weighted_simplex_qp,
+};
 use crate::engine::linalg::graph::graph_pass;
 use crate::engine::models::mu::{FLOOR, gram_times, mu_update, normalize_w_columns, start_wh};
 use crate::engine::models::{Outputs, 
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
 };
-use ndarray::{Array2, ArrayView2};
+use ndarray::{Array2, ArrayView2, Axis};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
@@ -17,6 +19,10 @@ use std::sync::Arc;
 pub(crate) const DOMINANT_NAME: &str = "dominant component";
 /// Relative floor of the Θ step's curvature a (docs/models.md §5.4, step 1).
 const A_FLOOR: f64 = 1e-12;
+/// Samples per part of the pass over X and R that forms q (parts run on the fit's threads).
+const PASS_COLS: usize = 2048;
+/// Features per part of the pass that forms Y.
+const PASS_ROWS: usize = 16;
 /// Relative floor of the P step's q (docs/models.md §5.4, step 2).
 const Q_FLOOR: f64 = 1e-12;
 /// At most this many dropped features are named in the note.
@@ -224,25 +230,42 @@ impl Fnmf {
     /// `q_ji = Σ_t (θ_jt x_ti − R_ti)²`, summed directly (no cancellation), one pass over X and
     /// R per component: O(r·mn).
     fn refresh_q(&mut self) {
-        let (m, n) = self.data.x.dim();
         let x = &self.data.x;
+        let (r, theta) = (&self.r, &self.theta);
+        let (Some(xs), Some(rs)) = (x.as_slice(), r.as_slice()) else {
+            return;
+        };
+        let n = x.ncols();
         self.q.fill(0.0);
-        for j in 0..self.params.components {
-            let mut qj = self.q.row_mut(j);
-            let Some(qj) = qj.as_slice_mut() else { return };
+        // Parts of PASS_COLS samples: each q_ji is summed over the features in order, so
+        // the bits do not depend on the split or the thread count.
+        let parts: Vec<_> = self
+            .q
+            .axis_chunks_iter_mut(Axis(1), PASS_COLS)
+            .enumerate()
+            .collect();
+        let m = x.nrows();
+        for_each_part(parts, |_, (part, mut q)| {
+            let i0 = part * PASS_COLS;
+            let i1 = i0 + q.ncols();
+            let mut rows: Vec<&mut [f64]> = q
+                .rows_mut()
+                .into_iter()
+                .filter_map(|row| row.into_slice())
+                .collect();
+            // X and R read once, every component's row of q updated from them (a part's
+            // rows of q stay in cache).
             for t in 0..m {
-                let th = self.theta[[j, t]];
-                let (xr, rr) = (x.row(t), self.r.row(t));
-                let (Some(xr), Some(rr)) = (xr.as_slice(), rr.as_slice()) else {
-                    return;
-                };
-                for ((q, &xv), &rv) in qj.iter_mut().zip(xr).zip(rr) {
-                    let e = th * xv - rv;
-                    *q += e * e;
+                let (xr, rr) = (&xs[t * n + i0..t * n + i1], &rs[t * n + i0..t * n + i1]);
+                for (j, qj) in rows.iter_mut().enumerate() {
+                    let th = theta[[j, t]];
+                    for ((q, &xv), &rv) in qj.iter_mut().zip(xr).zip(rr) {
+                        let e = th * xv - rv;
+                        *q += e * e;
+                    }
                 }
             }
-            debug_assert_eq!(qj.len(), n);
-        }
+        });
     }
 
     /// The Θ step (docs/models.md §5.4, step 1): a and c of the current P and R in one pass
@@ -261,10 +284,24 @@ impl Fnmf {
             });
         };
         let n = x.ncols();
-        for &t in &self.kept {
-            let (xr, r_row) = (&xs[t * n..(t + 1) * n], &rs[t * n..(t + 1) * n]);
-            for (j, pj) in p2.iter().enumerate() {
-                let (a, c) = weighted_sums(xr, r_row, pj);
+        // Each (a, c) of a feature alone, in parts of PASS_ROWS kept features: the same bits
+        // for any split.
+        let mut sums = vec![(0.0, 0.0); self.kept.len() * rr];
+        let parts: Vec<_> = self
+            .kept
+            .chunks(PASS_ROWS)
+            .zip(sums.chunks_mut(PASS_ROWS * rr))
+            .collect();
+        for_each_part(parts, |_, (kept, out)| {
+            for (&t, out) in kept.iter().zip(out.chunks_mut(rr)) {
+                let (xr, r_row) = (&xs[t * n..(t + 1) * n], &rs[t * n..(t + 1) * n]);
+                for (pj, o) in p2.iter().zip(out.iter_mut()) {
+                    *o = weighted_sums(xr, r_row, pj);
+                }
+            }
+        });
+        for (&t, out) in self.kept.iter().zip(sums.chunks(rr)) {
+            for (j, &(a, c)) in out.iter().enumerate() {
                 self.a[[j, t]] = a;
                 self.c[[j, t]] = c;
             }
@@ -341,25 +378,37 @@ impl Fnmf {
         let p2: Vec<Vec<f64>> = (0..rr)
             .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
             .collect();
-        let mut coef = vec![0.0; n];
-        let (Some(xs), Some(ys)) = (self.data.x.as_slice(), self.y.as_slice_mut()) else {
+        let theta = &self.theta;
+        let Some(xs) = self.data.x.as_slice() else {
             return;
         };
-        for t in 0..m {
-            coef.fill(0.0);
-            for (j, pj) in p2.iter().enumerate() {
-                let th = self.theta[[j, t]];
-                if th != 0.0 {
-                    for (c, &pv) in coef.iter_mut().zip(pj) {
-                        *c += th * pv;
+        // Parts of PASS_ROWS features (rows of Y), each entry computed alone: the same bits
+        // for any split.
+        let parts: Vec<_> = self
+            .y
+            .axis_chunks_iter_mut(Axis(0), PASS_ROWS)
+            .enumerate()
+            .collect();
+        for_each_part(parts, |_, (part, mut y)| {
+            let mut coef = vec![0.0; n];
+            for (u, mut yr) in y.rows_mut().into_iter().enumerate() {
+                let t = part * PASS_ROWS + u;
+                coef.fill(0.0);
+                for (j, pj) in p2.iter().enumerate() {
+                    let th = theta[[j, t]];
+                    if th != 0.0 {
+                        for (c, &pv) in coef.iter_mut().zip(pj) {
+                            *c += th * pv;
+                        }
                     }
                 }
+                let xr = &xs[t * n..(t + 1) * n];
+                for ((yv, &xv), &cv) in yr.iter_mut().zip(xr).zip(&coef) {
+                    *yv = xv * cv;
+                }
             }
-            let (xr, yr) = (&xs[t * n..(t + 1) * n], &mut ys[t * n..(t + 1) * n]);
-            for ((yv, &xv), &cv) in yr.iter_mut().zip(xr).zip(&coef) {
-                *yv = xv * cv;
-            }
-        }
+        });
+        debug_assert_eq!(m, self.y.nrows());
     }
 
     /// `W ← W ⊙ (Y Hᵀ) ⊘ max(W (H D Hᵀ), ε)` (docs/models.md §5.4, step 3).

@@ -4,7 +4,9 @@ use crate::engine::models::alm::{MU_MAX, Penalty, Residual, ascend, residuals_be
 use super::params::RmnmfParams;
 use crate::engine::data::Dataset;
 use crate::engine::eval::kmeans;
-use crate::engine::linalg::{Csr, Op, gemm, gemm_into, procrustes, shrink_columns};
+use crate::engine::linalg::{
+    Csr, Op, for_each_part, gemm, gemm_into, procrustes, shrink_columns,
+};
 use crate::engine::models::{Outputs, 
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
 };
@@ -18,6 +20,11 @@ use std::sync::Arc;
 /// cap, so a tighter tolerance would never fire; at 1e-5 no label changes any more
 /// (docs/models.md §3.4).
 pub const RESIDUAL_TOL: f64 = 1e-5;
+
+/// Samples per part of the two element-wise passes over the n×m arrays: the parts run on the
+/// fit's threads, and every sum is per sample or over the samples in order, so the bits do
+/// not depend on the thread count.
+const PASS_ROWS: usize = 256;
 
 /// Added to the one-hot k-means indicator of the start (the authors' code).
 const ONE_HOT_OFFSET: f64 = 0.2;
@@ -302,23 +309,33 @@ impl Model for Rmnmf {
         let lam_mu = self.params.lambda * inv;
         // 1. (3.41) E ← Shrink_{1/μ}(R + Γ/μ) and 2. B = X − E + Γ/μ, in one pass over the
         //    samples (each row of Eᵀ shrunk and used while in cache).
-        Zip::from(self.et.rows_mut())
-            .and(self.bt.rows_mut())
-            .and(self.rt.rows())
-            .and(self.gammat.rows())
-            .and(self.xt.rows())
-            .for_each(|mut e, mut b, r, gm, x| {
-                Zip::from(&mut e)
-                    .and(&r)
-                    .and(&gm)
-                    .for_each(|e, &r, &gm| *e = r + inv * gm);
-                shrink_columns(e.view_mut().insert_axis(Axis(1)), inv);
-                Zip::from(&mut b)
-                    .and(&x)
-                    .and(&e)
-                    .and(&gm)
-                    .for_each(|b, &x, &e, &gm| *b = x - e + inv * gm);
-            });
+        let parts: Vec<_> = self
+            .et
+            .axis_chunks_iter_mut(Axis(0), PASS_ROWS)
+            .zip(self.bt.axis_chunks_iter_mut(Axis(0), PASS_ROWS))
+            .zip(self.rt.axis_chunks_iter(Axis(0), PASS_ROWS))
+            .zip(self.gammat.axis_chunks_iter(Axis(0), PASS_ROWS))
+            .zip(self.xt.axis_chunks_iter(Axis(0), PASS_ROWS))
+            .collect();
+        for_each_part(parts, |_, ((((mut et, mut bt), rt), gammat), xt)| {
+            Zip::from(et.rows_mut())
+                .and(bt.rows_mut())
+                .and(rt.rows())
+                .and(gammat.rows())
+                .and(xt.rows())
+                .for_each(|mut e, mut b, r, gm, x| {
+                    Zip::from(&mut e)
+                        .and(&r)
+                        .and(&gm)
+                        .for_each(|e, &r, &gm| *e = r + inv * gm);
+                    shrink_columns(e.view_mut().insert_axis(Axis(1)), inv);
+                    Zip::from(&mut b)
+                        .and(&x)
+                        .and(&e)
+                        .and(&gm)
+                        .for_each(|b, &x, &e, &gm| *b = x - e + inv * gm);
+                });
+        });
         // 2. (3.42) W ← B G (GᵀG)⁻¹ (GᵀG = I after the first iteration).
         gemm_into(
             &mut self.w.view_mut(),
@@ -376,27 +393,44 @@ impl Model for Rmnmf {
             Op::T,
             false,
         );
+        // Per sample: ‖r_i‖² and ‖r_i − e_i‖², added over the samples in order afterwards.
+        let mut sums = vec![(0.0, 0.0); self.rt.nrows()];
+        let parts: Vec<_> = self
+            .rt
+            .axis_chunks_iter_mut(Axis(0), PASS_ROWS)
+            .zip(self.gammat.axis_chunks_iter_mut(Axis(0), PASS_ROWS))
+            .zip(self.xt.axis_chunks_iter(Axis(0), PASS_ROWS))
+            .zip(self.et.axis_chunks_iter(Axis(0), PASS_ROWS))
+            .zip(sums.chunks_mut(PASS_ROWS))
+            .collect();
+        for_each_part(parts, |_, ((((mut rt, mut gammat), xt), et), sums)| {
+            Zip::from(rt.rows_mut())
+                .and(gammat.rows_mut())
+                .and(xt.rows())
+                .and(et.rows())
+                .and(sums)
+                .for_each(|mut r, mut gm, x, e, out| {
+                    let (mut rr, mut dd) = (0.0, 0.0);
+                    Zip::from(&mut r)
+                        .and(&mut gm)
+                        .and(&x)
+                        .and(&e)
+                        .for_each(|r, gm, &x, &e| {
+                            let v = x - *r;
+                            *r = v;
+                            rr += v * v;
+                            let d = v - e;
+                            *gm += mu * d;
+                            dd += d * d;
+                        });
+                    *out = (rr, dd);
+                });
+        });
         let (mut sq, mut l21) = (0.0, 0.0);
-        Zip::from(self.rt.rows_mut())
-            .and(self.gammat.rows_mut())
-            .and(self.xt.rows())
-            .and(self.et.rows())
-            .for_each(|mut r, mut gm, x, e| {
-                let mut rr = 0.0;
-                Zip::from(&mut r)
-                    .and(&mut gm)
-                    .and(&x)
-                    .and(&e)
-                    .for_each(|r, gm, &x, &e| {
-                        let v = x - *r;
-                        *r = v;
-                        rr += v * v;
-                        let d = v - e;
-                        *gm += mu * d;
-                        sq += d * d;
-                    });
-                l21 += rr.sqrt();
-            });
+        for &(rr, dd) in &sums {
+            l21 += rr.sqrt();
+            sq += dd;
+        }
         self.res_e.norm = sq.sqrt();
         self.l21 = l21;
         self.res_z.norm = ascend(self.sigma.view_mut(), mu, self.g.view(), self.z.view());
