@@ -139,6 +139,11 @@ fn a_saved_session_opens_with_its_data_constraints_settings_and_runs() {
     );
     assert!(!g.state().session().has_unsaved_constraints());
     assert_eq!(g.state().settings().seed, 99);
+    assert_eq!(
+        g.state().view().path_input,
+        shown,
+        "the Data panel's Path shows the data that was opened"
+    );
     let hist = &g.state().session().history;
     assert_eq!(hist.len(), 1);
     assert_eq!(hist[0].seed, 99);

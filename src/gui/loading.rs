@@ -46,6 +46,11 @@ impl App {
         let ticket = self.load_ticket;
         let what = source.describe();
         self.session.labels_pending = Some(super::LabelChoice::of(&opts));
+        if let DataSource::Path(p) = &source {
+            // The Path field shows what is loaded, however it was chosen (typed, picked,
+            // dropped, a session's or the command line's).
+            self.view.path_input = p.display().to_string();
+        }
         let spawned = self.tasks.spawn("loader", move || {
             let t0 = Instant::now();
             let result = match &source {
