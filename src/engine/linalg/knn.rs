@@ -182,7 +182,8 @@ impl BlockScan<'_> {
             best.clear();
             let mut bar = f64::INFINITY;
             let mut keep = |d: f64, c: usize, best: &mut Vec<(f64, usize)>| {
-                if !(d < bar) && best.len() == own_p {
+                // Not below the bar (a NaN distance included).
+                if d.partial_cmp(&bar) != Some(Ordering::Less) && best.len() == own_p {
                     return;
                 }
                 let mut pos = best.len();
@@ -206,7 +207,10 @@ impl BlockScan<'_> {
                 let off = rb + slot;
                 let d = dist(off);
                 keep(d, b0 + off, &mut best);
-                if !(d >= *b) && later.offer(slot, (d, i)) {
+                // Below the column's bar, or a NaN distance (which the list then ranks).
+                let at_or_above =
+                    matches!(d.partial_cmp(b), Some(Ordering::Greater | Ordering::Equal));
+                if !at_or_above && later.offer(slot, (d, i)) {
                     *b = later.bar(slot);
                 }
             }
