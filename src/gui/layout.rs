@@ -19,13 +19,26 @@ const HISTORY_HEIGHT: f32 = 190.0;
 /// Width of the left panel's combo boxes.
 const COMBO_WIDTH: f32 = 150.0;
 
+/// Width the scatter keeps between the side panels wherever the window allows: its toolbar's
+/// one row (four tools, the colour box, "Show…") needs this much.
+const CENTRE_MIN: f32 = 480.0;
+
+/// The right panel's width at 800 px, where its rows (a hyperparameter's slider, value and
+/// *grid* button) are known to fit: it is not made narrower than this for the scatter's sake.
+const RIGHT_FLOOR: f32 = 264.0;
+
 /// The widest the left and right panels may be in a window `width` points wide: together
-/// at most 60 % of it, so the scatter keeps the rest (at 1280 px: 300 + 330; at 800 px:
-/// 200 + 240).
+/// at most 60 % of it, the left 45 % of that; the right gives up width, down to
+/// [`RIGHT_FLOOR`], so that the scatter keeps [`CENTRE_MIN`] (at 1280 px: 300 + 340; at
+/// 1024 px: 276 + 268; at 800 px: 216 + 264). A panel widened by hand in a larger window is
+/// narrowed to this when the window shrinks.
 pub fn side_panel_widths(width: f32) -> (f32, f32) {
-    let total = 0.6 * width;
-    let left = (total * 0.45).clamp(SIDE_MIN, 300.0);
-    let right = (total * 0.55).clamp(SIDE_MIN, 340.0);
+    let share = 0.6 * width;
+    let left = (share * 0.45).clamp(SIDE_MIN, 300.0);
+    let right = (share * 0.55)
+        .min(width - CENTRE_MIN - left)
+        .max(RIGHT_FLOOR.min(share * 0.55))
+        .clamp(SIDE_MIN, 340.0);
     (left, right)
 }
 
@@ -211,5 +224,31 @@ impl App {
         panels::session_modals(&ctx, &self.session, &mut self.commands);
         panels::file_prompt::window(&ctx, &mut self.view, &mut self.commands);
         self.drop_overlay(&ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_scatter_keeps_room_for_its_toolbar_and_small_windows_keep_their_panels() {
+        let centre = |w: f32| {
+            let (l, r) = side_panel_widths(w);
+            w - l - r
+        };
+        assert!(centre(1024.0) >= CENTRE_MIN, "{}", centre(1024.0));
+        assert!(centre(1100.0) >= CENTRE_MIN);
+        let near =
+            |(a, b): (f32, f32), (c, d): (f32, f32)| (a - c).abs() < 0.01 && (b - d).abs() < 0.01;
+        assert!(near(side_panel_widths(1280.0), (300.0, 340.0)));
+        assert!(
+            near(side_panel_widths(800.0), (216.0, 264.0)),
+            "{:?}",
+            side_panel_widths(800.0)
+        );
+        // Continuous: no jump where the floor takes over.
+        let (a, b) = (side_panel_widths(929.0), side_panel_widths(931.0));
+        assert!((a.0 + a.1 - b.0 - b.1).abs() < 2.0, "{a:?} {b:?}");
     }
 }
