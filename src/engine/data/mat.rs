@@ -11,7 +11,6 @@
 //! files, sparse, cell, struct, char and logical variables (they are skipped while parsing, so
 //! a sparse `fea` reads as "no numeric variable `fea`"), and complex data.
 
-use super::image_folder::thumbnail_from_column;
 use super::labels::index_labels;
 use super::{Column, DataError, Dataset, LoadOptions, Place, check_value};
 use matfile::{MatFile, NumericData};
@@ -213,7 +212,7 @@ pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     let mut ds = Dataset::raw(x, path.display().to_string());
     ds.sample_names = (1..=n).map(|i| format!("row {i}")).collect();
     if let Some(s) = side {
-        attach_images(&mut ds, s, s, !pixel_like);
+        super::attach_images(&mut ds, s, s, !pixel_like);
     }
     if let Some(g) = gnd {
         let raw: Vec<String> = g.iter().map(|v| format!("{v}")).collect();
@@ -223,22 +222,4 @@ pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     }
     ds.warnings = warnings;
     Ok(ds)
-}
-
-/// Mark `ds`'s samples as `width`×`height` images (row-major pixels) and make their
-/// thumbnails. Thumbnails want [0, 1]: with `stretch` (values that are not known to be pixels
-/// in [0, 1]) they are scaled by the data's maximum, for display only; X is left as it is.
-pub(crate) fn attach_images(ds: &mut Dataset, width: usize, height: usize, stretch: bool) {
-    ds.image_shape = Some((width, height));
-    let max = ds.x.iter().copied().fold(0.0, f64::max);
-    let k = if !stretch || max <= 0.0 {
-        1.0
-    } else {
-        1.0 / max
-    };
-    ds.thumbnails =
-        ds.x.columns()
-            .into_iter()
-            .map(|c| thumbnail_from_column(c.mapv(|v| v * k).view(), width, height))
-            .collect();
 }

@@ -271,12 +271,7 @@ impl Dataset {
         (preprocess, auto_for): (Preprocess, AutoFor),
     ) -> Result<Dataset, DataError> {
         let path = Path::new(source);
-        if let Some(((i, j), &v)) = samples
-            .indexed_iter()
-            .find(|(_, v)| !value_ok(**v, preprocess))
-        {
-            check_array_value(v, path, preprocess, i, j)?;
-        }
+        check_samples(samples, path, preprocess)?;
         let raw = Dataset::raw(features_by_samples(samples, path)?, source);
         refuse_unusable(&raw, path)?;
         let opts = LoadOptions {
@@ -301,12 +296,7 @@ impl Dataset {
         source: &str,
     ) -> Result<(Array2<f64>, usize), DataError> {
         let path = Path::new(source);
-        if let Some(((i, j), &v)) = samples
-            .indexed_iter()
-            .find(|(_, v)| !value_ok(**v, preprocess))
-        {
-            check_array_value(v, path, preprocess, i, j)?;
-        }
+        check_samples(samples, path, preprocess)?;
         let m = samples.ncols();
         if let Some(fitted) = steps.iter().find_map(|s| s.features()).filter(|&f| f != m) {
             return Err(DataError::BadArray {
@@ -505,6 +495,40 @@ fn features_by_samples(
         out.assign(&samples.t());
     }
     Ok(out)
+}
+
+/// Mark `ds`'s samples as `width`×`height` images (row-major pixels) and make their
+/// thumbnails. Thumbnails want [0, 1]: with `stretch` (values that are not known to be pixels
+/// in [0, 1]) they are scaled by the data's maximum, for display only; X is left as it is.
+pub(crate) fn attach_images(ds: &mut Dataset, width: usize, height: usize, stretch: bool) {
+    ds.image_shape = Some((width, height));
+    let max = ds.x.iter().copied().fold(0.0, f64::max);
+    let k = if !stretch || max <= 0.0 {
+        1.0
+    } else {
+        1.0 / max
+    };
+    ds.thumbnails =
+        ds.x.columns()
+            .into_iter()
+            .map(|c| image_folder::thumbnail_from_column(c.mapv(|v| v * k).view(), width, height))
+            .collect();
+}
+
+/// Every value of an array in memory (n×m, a row per sample) checked as a `.npy` file's are;
+/// the error names the first bad one's 1-based row and column.
+fn check_samples(
+    samples: ArrayView2<'_, f64>,
+    path: &Path,
+    preprocess: Preprocess,
+) -> Result<(), DataError> {
+    match samples
+        .indexed_iter()
+        .find(|(_, v)| !value_ok(**v, preprocess))
+    {
+        Some(((i, j), &v)) => check_array_value(v, path, preprocess, i, j),
+        None => Ok(()),
+    }
 }
 
 /// Common tail of every loader: fingerprint of the raw matrix, data-quality warnings

@@ -616,7 +616,7 @@ pub fn load_npy(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     let mut ds = Dataset::raw(x, path.display().to_string());
     ds.sample_names = (1..=n).map(|i| format!("row {i}")).collect();
     if let Some((w, h)) = image {
-        super::mat::attach_images(&mut ds, w, h, true);
+        super::attach_images(&mut ds, w, h, true);
     }
     Ok(ds)
 }

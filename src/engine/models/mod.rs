@@ -11,6 +11,7 @@ pub mod footprint;
 pub mod mu;
 pub mod params;
 pub mod registry;
+pub mod stop;
 pub mod warm;
 
 /// Declares each model folder and lists its descriptor in [`MODELS`], in menu order. Adding a

@@ -5,8 +5,8 @@
 //! add graph, constraint or ranking terms on the fitted samples only: new samples carry none).
 
 use super::rule::mu_update;
-use crate::engine::jobs::experiment::converged;
 use crate::engine::linalg::{Op, gemm_into, gram_of_columns};
+use crate::engine::models::stop::converged;
 use ndarray::{Array2, ArrayView2, Zip};
 
 /// H of the new samples, the iterations run and `‖X − WH‖²_F` at the end.
