@@ -91,7 +91,7 @@ for kind, name in [("trait", "Model"), ("enum", "UiCommand"), ("enum", "TaskDone
     print(f"{name + ' ' + {'enum': 'variants', 'trait': 'methods'}.get(kind, 'fields') + ':':27}{item_members(kind, name)}")
 print(f"functions over 100 lines:  {sum(1 for f in fns if f[2] > 100)}")
 print(f"functions over 150 lines:  {sum(1 for f in fns if f[2] > 150)}")
-for path, name, n in sorted(fns, key=lambda f: -f[2])[:8]:
+for path, name, n in sorted((f for f in fns if f[2] > 100), key=lambda f: -f[2]):
     print(f"    {n:4}  {path}::{name}")
 print(f"gui/mod.rs lines:          {len((SRC / 'gui/mod.rs').read_text().splitlines())}")
 print(f"README lines:              {len(pathlib.Path('README.md').read_text().splitlines())}")

@@ -256,46 +256,14 @@ fn square_image(m: usize) -> Option<(usize, usize)> {
 }
 
 fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
-    let run_path = dir.join("run.json");
-    let run = read_json(&run_path)?;
+    let run = read_json(&dir.join("run.json"))?;
     let model = run.get("model").map(show).unwrap_or_default();
     page.title = format!(
         "Run: {model} on {}",
         run.pointer("/dataset/path").map(show).unwrap_or_default()
     );
     page.header = vec!["quantity".into(), "value".into()];
-    for (label, ptr) in [
-        ("model", "/model"),
-        ("dataset", "/dataset/path"),
-        ("samples (n)", "/dataset/n"),
-        ("features (m)", "/dataset/m"),
-        ("preprocess", "/dataset/preprocess"),
-        ("k", "/k"),
-        ("seed", "/seed"),
-        ("iterations", "/iterations"),
-        ("stop", "/stop"),
-        ("seconds", "/seconds"),
-        ("triplets", "/triplets/count"),
-        ("known labels", "/known_labels"),
-    ] {
-        if let Some(v) = run.pointer(ptr) {
-            page.rows.push(vec![label.into(), show(v)]);
-        }
-    }
-    if let Some(last) = run
-        .get("objective")
-        .and_then(Value::as_array)
-        .and_then(|a| a.last())
-    {
-        page.rows.push(vec!["final objective".into(), show(last)]);
-    }
-    if let Some(m) = run.get("metrics").and_then(Value::as_object) {
-        for (k, v) in m {
-            if !v.is_object() && !v.is_array() {
-                page.rows.push(vec![k.clone(), show(v)]);
-            }
-        }
-    }
+    page.rows = run_rows(&run);
 
     // Classes for colour and the confusion matrix: predictions.csv when there, else clusters.
     let pred_path = dir.join("predictions.csv");
@@ -306,38 +274,15 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
     };
     let h_path = dir.join("H.csv");
     let h = read_matrix(&h_path)?;
-    let n = h.ncols();
     let (class, class_names) = match &predictions {
-        Some((header, rows)) => {
-            let col = column(header, "predicted")
-                .ok_or_else(|| bad(anyhow!("{}: no `predicted` column", pred_path.display())))?;
-            let names: Vec<String> = rows
-                .iter()
-                .map(|r| r.get(col).cloned().unwrap_or_default())
-                .collect();
-            let uniq = sorted_names(names.iter().map(String::as_str));
-            let idx = names
-                .iter()
-                .map(|s| uniq.iter().position(|u| u == s))
-                .collect();
-            (idx, uniq)
-        }
-        None => {
-            let cl_path = dir.join("clusters.csv");
-            let (_, rows) = read_table(&cl_path)?;
-            let idx: Vec<Option<usize>> = rows
-                .iter()
-                .map(|r| r.first().and_then(|v| v.trim().parse().ok()))
-                .collect();
-            let k = idx.iter().flatten().max().map_or(0, |m| m + 1);
-            (idx, (0..k).map(|c| format!("cluster {}", c + 1)).collect())
-        }
+        Some((header, rows)) => predicted_classes(&pred_path, header, rows)?,
+        None => cluster_classes(&dir.join("clusters.csv"))?,
     };
-    if class.len() != n {
+    if class.len() != h.ncols() {
         return Err(bad(anyhow!(
             "{}: {} samples (columns), but {} rows of classes",
             h_path.display(),
-            n,
+            h.ncols(),
             class.len()
         )));
     }
@@ -360,85 +305,22 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
 
     let conv_path = dir.join("convergence.csv");
     if conv_path.is_file() {
-        let (header, rows) = read_table(&conv_path)?;
-        let obj = column(&header, "objective");
-        let (round, stage) = (column(&header, "round"), column(&header, "stage"));
-        let get = |r: &Vec<String>, c: Option<usize>| c.and_then(|c| r.get(c)).and_then(|v| num(v));
-        let objective: Vec<f64> = rows
-            .iter()
-            .map(|r| get(r, obj).unwrap_or(f64::NAN))
-            .collect();
-        let skip = ["iteration", "objective", "round", "stage"];
-        let terms = header
-            .iter()
-            .enumerate()
-            .filter(|(_, h)| !skip.contains(&h.as_str()))
-            .map(|(c, name)| {
-                (
-                    name.clone(),
-                    rows.iter()
-                        .map(|r| get(r, Some(c)).unwrap_or(f64::NAN))
-                        .collect(),
-                )
-            })
-            .collect();
-        let phase = |r: &Vec<String>| (get(r, round), get(r, stage));
-        let boundaries = rows
-            .windows(2)
-            .enumerate()
-            .filter(|(_, w)| round.is_some() && phase(&w[0]) != phase(&w[1]))
-            .map(|(i, _)| i + 1)
-            .collect();
         page.add(
             "convergence",
             "Objective and its terms per iteration (log scale); dashed lines mark new stages or rounds.",
-            &figures::Convergence {
-                title: format!("{model}: convergence"),
-                objective,
-                terms,
-                boundaries,
-            },
+            &convergence_figure(&conv_path, &model)?,
         )?;
     }
-
-    if let Some((header, rows)) = &predictions {
-        let (t, k, p) = (
-            column(header, "truth"),
-            column(header, "known"),
-            column(header, "predicted"),
-        );
-        if let (Some(t), Some(k), Some(p)) = (t, k, p) {
-            let scored: Vec<(&str, &str)> = rows
-                .iter()
-                .filter(|r| r.get(k).map(String::as_str) == Some("0"))
-                .filter_map(|r| Some((r.get(t)?.as_str(), r.get(p)?.as_str())))
-                .filter(|(t, _)| !t.is_empty())
-                .collect();
-            if !scored.is_empty() {
-                let names = sorted_names(scored.iter().flat_map(|(a, b)| [*a, *b]));
-                let at = |s: &str| names.iter().position(|n| n == s).unwrap_or(0);
-                let mut counts = vec![vec![0usize; names.len()]; names.len()];
-                for (a, b) in &scored {
-                    counts[at(a)][at(b)] += 1;
-                }
-                page.add(
-                    "confusion",
-                    "Confusion matrix on the samples whose labels were not given.",
-                    &figures::Confusion {
-                        title: format!("{model}: confusion matrix (not given)"),
-                        counts,
-                        row_names: names.clone(),
-                        col_names: names,
-                    },
-                )?;
-            }
-        }
-    }
-
-    let shown_from_predictions = page.figures.iter().any(|f| f.slug == "confusion");
     let labels_path = dir.join("labels.csv");
-    if !shown_from_predictions
-        && labels_path.is_file()
+    if let Some((header, rows)) = &predictions
+        && let Some(conf) = prediction_confusion(header, rows, &model)
+    {
+        page.add(
+            "confusion",
+            "Confusion matrix on the samples whose labels were not given.",
+            &conf,
+        )?;
+    } else if labels_path.is_file()
         && let Some(conf) = cluster_confusion(&labels_path, &model)?
     {
         page.add(
@@ -467,6 +349,150 @@ fn run_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
         )?;
     }
     Ok(())
+}
+
+/// The run's summary table: what was run, how it stopped and its scalar metrics.
+fn run_rows(run: &Value) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for (label, ptr) in [
+        ("model", "/model"),
+        ("dataset", "/dataset/path"),
+        ("samples (n)", "/dataset/n"),
+        ("features (m)", "/dataset/m"),
+        ("preprocess", "/dataset/preprocess"),
+        ("k", "/k"),
+        ("seed", "/seed"),
+        ("iterations", "/iterations"),
+        ("stop", "/stop"),
+        ("seconds", "/seconds"),
+        ("triplets", "/triplets/count"),
+        ("known labels", "/known_labels"),
+    ] {
+        if let Some(v) = run.pointer(ptr) {
+            rows.push(vec![label.into(), show(v)]);
+        }
+    }
+    if let Some(last) = run
+        .get("objective")
+        .and_then(Value::as_array)
+        .and_then(|a| a.last())
+    {
+        rows.push(vec!["final objective".into(), show(last)]);
+    }
+    if let Some(m) = run.get("metrics").and_then(Value::as_object) {
+        for (k, v) in m {
+            if !v.is_object() && !v.is_array() {
+                rows.push(vec![k.clone(), show(v)]);
+            }
+        }
+    }
+    rows
+}
+
+/// Each sample's class index and the class names, from predictions.csv's `predicted` column.
+fn predicted_classes(
+    path: &Path,
+    header: &[String],
+    rows: &[Vec<String>],
+) -> Result<(Vec<Option<usize>>, Vec<String>), CliError> {
+    let col = column(header, "predicted")
+        .ok_or_else(|| bad(anyhow!("{}: no `predicted` column", path.display())))?;
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| r.get(col).cloned().unwrap_or_default())
+        .collect();
+    let uniq = sorted_names(names.iter().map(String::as_str));
+    let idx = names
+        .iter()
+        .map(|s| uniq.iter().position(|u| u == s))
+        .collect();
+    Ok((idx, uniq))
+}
+
+/// Each sample's cluster and the names "cluster 1".."cluster k", from clusters.csv.
+fn cluster_classes(path: &Path) -> Result<(Vec<Option<usize>>, Vec<String>), CliError> {
+    let (_, rows) = read_table(path)?;
+    let idx: Vec<Option<usize>> = rows
+        .iter()
+        .map(|r| r.first().and_then(|v| v.trim().parse().ok()))
+        .collect();
+    let k = idx.iter().flatten().max().map_or(0, |m| m + 1);
+    Ok((idx, (0..k).map(|c| format!("cluster {}", c + 1)).collect()))
+}
+
+/// The convergence figure from convergence.csv: the objective, every term column, and a
+/// boundary wherever the round or stage changes.
+fn convergence_figure(path: &Path, model: &str) -> Result<figures::Convergence, CliError> {
+    let (header, rows) = read_table(path)?;
+    let obj = column(&header, "objective");
+    let (round, stage) = (column(&header, "round"), column(&header, "stage"));
+    let get = |r: &Vec<String>, c: Option<usize>| c.and_then(|c| r.get(c)).and_then(|v| num(v));
+    let objective: Vec<f64> = rows
+        .iter()
+        .map(|r| get(r, obj).unwrap_or(f64::NAN))
+        .collect();
+    let skip = ["iteration", "objective", "round", "stage"];
+    let terms = header
+        .iter()
+        .enumerate()
+        .filter(|(_, h)| !skip.contains(&h.as_str()))
+        .map(|(c, name)| {
+            (
+                name.clone(),
+                rows.iter()
+                    .map(|r| get(r, Some(c)).unwrap_or(f64::NAN))
+                    .collect(),
+            )
+        })
+        .collect();
+    let phase = |r: &Vec<String>| (get(r, round), get(r, stage));
+    let boundaries = rows
+        .windows(2)
+        .enumerate()
+        .filter(|(_, w)| round.is_some() && phase(&w[0]) != phase(&w[1]))
+        .map(|(i, _)| i + 1)
+        .collect();
+    Ok(figures::Convergence {
+        title: format!("{model}: convergence"),
+        objective,
+        terms,
+        boundaries,
+    })
+}
+
+/// Truth against prediction on the samples whose labels were not given (predictions.csv's
+/// `truth`, `known` and `predicted` columns); none when nothing is scored.
+fn prediction_confusion(
+    header: &[String],
+    rows: &[Vec<String>],
+    model: &str,
+) -> Option<figures::Confusion> {
+    let (t, k, p) = (
+        column(header, "truth")?,
+        column(header, "known")?,
+        column(header, "predicted")?,
+    );
+    let scored: Vec<(&str, &str)> = rows
+        .iter()
+        .filter(|r| r.get(k).map(String::as_str) == Some("0"))
+        .filter_map(|r| Some((r.get(t)?.as_str(), r.get(p)?.as_str())))
+        .filter(|(t, _)| !t.is_empty())
+        .collect();
+    if scored.is_empty() {
+        return None;
+    }
+    let names = sorted_names(scored.iter().flat_map(|(a, b)| [*a, *b]));
+    let at = |s: &str| names.iter().position(|n| n == s).unwrap_or(0);
+    let mut counts = vec![vec![0usize; names.len()]; names.len()];
+    for (a, b) in &scored {
+        counts[at(a)][at(b)] += 1;
+    }
+    Some(figures::Confusion {
+        title: format!("{model}: confusion matrix (not given)"),
+        counts,
+        row_names: names.clone(),
+        col_names: names,
+    })
 }
 
 /// Sort key that puts "s2" before "s10" (a trailing number compared as a number).
@@ -577,6 +603,31 @@ fn sweep_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
         .map(show)
         .unwrap_or_default();
     page.title = format!("Sweep ({protocol}): {}", dir.display());
+    sweep_table(cells, page);
+    cell_figures(dir, cells, page)?;
+    if let Some(budget) = label_budget(&summary, cells) {
+        page.add(
+            "label_budget",
+            "Accuracy on the samples not given against the share of labels given (mean ± std over the repeats' seeded splits).",
+            &budget,
+        )?;
+    }
+    let ks_path = dir.join("k_selection.csv");
+    if ks_path.is_file() {
+        for (i, plot) in k_selection_plots(&ks_path)?.iter().enumerate() {
+            page.add(
+                &format!("k_selection_{}", i + 1),
+                "Choosing k: reconstruction error, clustering scores and cophenetic correlation per k.",
+                plot,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// One row per cell: its model, parameters, runs and failures, then the mean ± std of every
+/// metric some cell has.
+fn sweep_table(cells: &[Value], page: &mut Page) {
     let shown: Vec<&str> = [
         "acc",
         "nmi_max",
@@ -612,12 +663,12 @@ fn sweep_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
         }
         page.rows.push(row);
     }
+}
 
-    cell_figures(dir, cells, page)?;
-
-    // Label budget: cells whose params carry reveal=P, grouped by model and the other params.
-    type Group = BTreeMap<String, Vec<(f64, Value)>>;
-    let mut groups: Group = BTreeMap::new();
+/// Accuracy against the share of labels given, for the cells whose params carry `reveal=P`,
+/// grouped by model and their other params; none when no cell has a share.
+fn label_budget(summary: &Value, cells: &[Value]) -> Option<figures::LabelBudget> {
+    let mut groups: BTreeMap<String, Vec<(f64, Value)>> = BTreeMap::new();
     for c in cells {
         let params = c.get("params").and_then(Value::as_str).unwrap_or("");
         let (rest, reveal) = split_param(params, "reveal");
@@ -637,97 +688,92 @@ fn sweep_page(dir: &Path, page: &mut Page) -> Result<(), CliError> {
                 .push((share, c.get("metrics").cloned().unwrap_or(Value::Null)));
         }
     }
-    if !groups.is_empty() {
-        let several = groups.len() > 1;
-        let mut series = Vec::new();
-        for (metric, label) in [
-            ("class_acc", ""),
-            ("svm_x_acc", "linear SVM on X"),
-            ("svm_nmf_h_acc", "linear SVM on NMF's H"),
-        ] {
-            for (key, cells) in &groups {
-                let points: Vec<figures::BudgetPoint> = cells
-                    .iter()
-                    .filter_map(|(share, m)| {
-                        mean_std(m, metric).map(|(mean, std)| figures::BudgetPoint {
-                            share: *share,
-                            mean,
-                            std,
-                        })
+    if groups.is_empty() {
+        return None;
+    }
+    let several = groups.len() > 1;
+    let mut series = Vec::new();
+    for (metric, label) in [
+        ("class_acc", ""),
+        ("svm_x_acc", "linear SVM on X"),
+        ("svm_nmf_h_acc", "linear SVM on NMF's H"),
+    ] {
+        for (key, cells) in &groups {
+            let points: Vec<figures::BudgetPoint> = cells
+                .iter()
+                .filter_map(|(share, m)| {
+                    mean_std(m, metric).map(|(mean, std)| figures::BudgetPoint {
+                        share: *share,
+                        mean,
+                        std,
                     })
-                    .collect();
-                if points.is_empty() {
-                    continue;
-                }
-                let name = match (label, several) {
-                    ("", _) => key.clone(),
-                    (l, true) => format!("{l} [{key}]"),
-                    (l, false) => l.to_owned(),
-                };
-                series.push(figures::BudgetSeries { name, points });
+                })
+                .collect();
+            if points.is_empty() {
+                continue;
             }
+            let name = match (label, several) {
+                ("", _) => key.clone(),
+                (l, true) => format!("{l} [{key}]"),
+                (l, false) => l.to_owned(),
+            };
+            series.push(figures::BudgetSeries { name, points });
         }
-        let data = summary
-            .pointer("/manifest/data")
-            .or_else(|| summary.pointer("/manifest/dataset"))
-            .map(show)
-            .and_then(|d| {
-                Path::new(&d)
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-            })
-            .unwrap_or_default();
-        let repeats = summary.get("repeats").map(show).unwrap_or_default();
-        page.add(
-            "label_budget",
-            "Accuracy on the samples not given against the share of labels given (mean ± std over the repeats' seeded splits).",
-            &figures::LabelBudget {
-                title: format!("Label budget: {data} ({repeats} seeded splits per share)"),
-                series,
-            },
-        )?;
     }
+    let data = summary
+        .pointer("/manifest/data")
+        .or_else(|| summary.pointer("/manifest/dataset"))
+        .map(show)
+        .and_then(|d| {
+            Path::new(&d)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_default();
+    let repeats = summary.get("repeats").map(show).unwrap_or_default();
+    Some(figures::LabelBudget {
+        title: format!("Label budget: {data} ({repeats} seeded splits per share)"),
+        series,
+    })
+}
 
-    let ks_path = dir.join("k_selection.csv");
-    if ks_path.is_file() {
-        let (header, rows) = read_table(&ks_path)?;
-        let col = |n: &str| column(&header, n);
-        let (cm, cp, ck) = (col("model"), col("params"), col("k"));
-        let get = |r: &Vec<String>, c: Option<usize>| c.and_then(|c| r.get(c)).and_then(|v| num(v));
-        let mut by: BTreeMap<String, Vec<figures::KSelectionRow>> = BTreeMap::new();
-        for r in &rows {
-            let model = cm.and_then(|c| r.get(c)).cloned().unwrap_or_default();
-            let params = cp.and_then(|c| r.get(c)).map(String::as_str).unwrap_or("");
-            let (rest, _) = split_param(params, "k");
-            let Some(k) = get(r, ck) else {
-                return Err(bad(anyhow!("{}: a row without k", ks_path.display())));
-            };
-            let key = if rest.is_empty() {
-                model
-            } else {
-                format!("{model} ({rest})")
-            };
-            by.entry(key).or_default().push(figures::KSelectionRow {
-                k: k as usize,
-                recon_error: get(r, col("recon_error")),
-                acc: get(r, col("acc")),
-                nmi: get(r, col("nmi_max")),
-                cophenetic: get(r, col("cophenetic")),
-            });
-        }
-        for (i, (key, mut rows)) in by.into_iter().enumerate() {
-            rows.sort_by_key(|r| r.k);
-            page.add(
-                &format!("k_selection_{}", i + 1),
-                "Choosing k: reconstruction error, clustering scores and cophenetic correlation per k.",
-                &figures::KSelectionPlot {
-                    title: format!("Choosing k: {key}"),
-                    rows,
-                },
-            )?;
-        }
+/// One "choosing k" plot per model and its other params, from k_selection.csv.
+fn k_selection_plots(path: &Path) -> Result<Vec<figures::KSelectionPlot>, CliError> {
+    let (header, rows) = read_table(path)?;
+    let col = |n: &str| column(&header, n);
+    let (cm, cp, ck) = (col("model"), col("params"), col("k"));
+    let get = |r: &Vec<String>, c: Option<usize>| c.and_then(|c| r.get(c)).and_then(|v| num(v));
+    let mut by: BTreeMap<String, Vec<figures::KSelectionRow>> = BTreeMap::new();
+    for r in &rows {
+        let model = cm.and_then(|c| r.get(c)).cloned().unwrap_or_default();
+        let params = cp.and_then(|c| r.get(c)).map(String::as_str).unwrap_or("");
+        let (rest, _) = split_param(params, "k");
+        let Some(k) = get(r, ck) else {
+            return Err(bad(anyhow!("{}: a row without k", path.display())));
+        };
+        let key = if rest.is_empty() {
+            model
+        } else {
+            format!("{model} ({rest})")
+        };
+        by.entry(key).or_default().push(figures::KSelectionRow {
+            k: k as usize,
+            recon_error: get(r, col("recon_error")),
+            acc: get(r, col("acc")),
+            nmi: get(r, col("nmi_max")),
+            cophenetic: get(r, col("cophenetic")),
+        });
     }
-    Ok(())
+    Ok(by
+        .into_iter()
+        .map(|(key, mut rows)| {
+            rows.sort_by_key(|r| r.k);
+            figures::KSelectionPlot {
+                title: format!("Choosing k: {key}"),
+                rows,
+            }
+        })
+        .collect())
 }
 
 /// A cell's name as a reader sees it: the model as the app names it, then its grid values.

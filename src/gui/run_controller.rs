@@ -1,6 +1,6 @@
-//! The run controller: owns the current model run (the engine's [`JobHandle`] and the channel
-//! its events arrive on) and the run's live state (worker state, progress, convergence history,
-//! latest snapshot, result). The app asks it to start, pause, resume or stop, and reads its
+//! The run controller: owns the current model run (the handle of the engine pipeline's steered
+//! fit, [`Trial::spawn`], and the channel its events arrive on) and the run's live state
+//! (worker state, progress, convergence history, latest snapshot, result). The app asks it to start, pause, resume or stop, and reads its
 //! state; the controller alone applies the worker's events, so the rules "a replaced job's
 //! late events are ignored" and "draining never blocks the frame" live in one place.
 
@@ -11,9 +11,8 @@ use super::state::{Convergence, Progress, Status, WorkerState};
 use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use crate::engine::jobs::experiment::{FitOptions, StopReason};
-use crate::engine::jobs::worker::{
-    Command, Event, Job, JobHandle, JobId, RunResult, Snapshot, Waker,
-};
+use crate::engine::jobs::trial::{Side, Trial};
+use crate::engine::jobs::worker::{Command, Event, JobHandle, JobId, RunResult, Snapshot, Waker};
 use crate::engine::models::ModelSpec;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -118,13 +117,16 @@ impl RunController {
         self.next_job += 1;
         let label = format!("{} k = {}", spec.kind.label(), spec.k);
         self.side = Some(Arc::clone(&side));
-        // One fit on every core; the bits are those of one thread (linalg::parallel).
-        let mut job = Job::new(id, data, spec, fit).with_threads(linalg::available_threads());
-        job.side = side;
-        job.start_held = std::mem::take(&mut self.hold_start);
-        let held = job.start_held;
-        match JobHandle::spawn(job, self.events_tx.clone(), Arc::clone(&self.waker)) {
-            Ok(handle) => {
+        // The pipeline's steered form: its fit stage on a thread of its own (the scoring
+        // stages run later, on the user's protocol: evaluation.rs). One fit on every core;
+        // the bits are those of one thread (linalg::parallel).
+        let mut trial = Trial::new(data, spec, fit);
+        trial.side = Side::Shared(side);
+        trial.threads = linalg::available_threads();
+        trial.id = id;
+        let held = std::mem::take(&mut self.hold_start);
+        match trial.spawn(held, self.events_tx.clone(), Arc::clone(&self.waker)) {
+            Ok((handle, _)) => {
                 if self.rate > 0 {
                     handle.send(Command::Throttle(self.rate));
                 }
@@ -140,7 +142,7 @@ impl RunController {
             }
             Err(e) => {
                 self.worker = WorkerState::Failed;
-                Status::error(format!("could not start the worker thread: {e}"))
+                Status::error(e.to_string())
             }
         }
     }

@@ -6,7 +6,9 @@
 //! header name), because that is what a user needs to open the file and fix it.
 
 use super::labels::index_labels;
-use super::{Column, DataError, Dataset, LabelColumn, LoadOptions, Place, check_value, excerpt};
+use super::{
+    Column, DataError, Dataset, LabelColumn, LoadOptions, Place, Preprocess, check_value, excerpt,
+};
 use crate::engine::machine::limits;
 use ndarray::Array2;
 use std::path::Path;
@@ -88,20 +90,7 @@ pub(crate) fn load_table_within(
     opts: &LoadOptions,
     memory: impl Fn() -> u64,
 ) -> Result<Dataset, DataError> {
-    let too_large = |t: limits::TooLarge| DataError::Unsupported {
-        path: path.to_path_buf(),
-        why: format!("{t}; use fewer samples or features (split the file, or drop columns)"),
-    };
-    if let Ok(meta) = std::fs::metadata(path) {
-        limits::check_against(
-            &format!("reading the file ({})", limits::human(meta.len())),
-            u128::from(meta.len()),
-            1,
-            memory(),
-        )
-        .map_err(too_large)?;
-    }
-    let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
+    let bytes = read_within(path, &memory)?;
     let text = String::from_utf8_lossy(&bytes);
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     if text.trim().is_empty() {
@@ -114,49 +103,104 @@ pub(crate) fn load_table_within(
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("tsv") || e.eq_ignore_ascii_case("tab"));
     let delimiter = if is_tsv { b'\t' } else { sniff_delimiter(text) };
-
     let decimal_comma = delimiter == b';';
-    let mut reader = ::csv::ReaderBuilder::new()
+    let mut records = ::csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .delimiter(delimiter)
         .trim(::csv::Trim::All)
-        .from_reader(text.as_bytes());
+        .from_reader(text.as_bytes())
+        .into_records();
 
-    let bad = |line: usize, why: String| DataError::Unsupported {
-        path: path.to_path_buf(),
-        why: format!("line {line}: {why}"),
-    };
-
-    let mut records = reader.records();
-    // First non-blank record: header or first data row.
-    let (first, first_line) = loop {
-        match records.next() {
-            None => {
-                return Err(DataError::Empty {
-                    path: path.to_path_buf(),
-                    why: "the file has no rows".into(),
-                });
-            }
-            Some(Err(e)) => {
-                let line = e.position().map_or(0, |p| p.line() as usize);
-                return Err(bad(line, format!("cannot parse as a table: {e}")));
-            }
-            Some(Ok(r)) => {
-                let line = r.position().map_or(1, |p| p.line() as usize);
-                if r.iter().all(str::is_empty) {
-                    continue;
-                }
-                break (r, line);
-            }
+    let (first, first_line) = first_record(path, &mut records)?;
+    let layout = Layout::read(path, &opts.label_column, &first, first_line, decimal_comma)?;
+    let mut rows = Rows::new(path, &layout, text, memory(), opts, decimal_comma)?;
+    if layout.header.is_none() {
+        rows.push(&first, first_line)?;
+    }
+    for rec in records {
+        let rec = rec.map_err(|e| parse_error(path, &e))?;
+        let line = rec.position().map_or(0, |p| p.line() as usize);
+        if rec.len() == 1 && rec.iter().all(str::is_empty) {
+            continue; // a blank (whitespace-only) line
         }
-    };
-    let ncols = first.len();
+        rows.push(&rec, line)?;
+    }
+    rows.into_dataset()
+}
 
-    // Label column known by index before we know whether there is a header.
-    let label_index = match &opts.label_column {
-        LabelColumn::Index(i) => {
-            if *i >= ncols {
+/// The refusal for a table that does not fit the memory budget.
+fn too_large(path: &Path, t: limits::TooLarge) -> DataError {
+    DataError::Unsupported {
+        path: path.to_path_buf(),
+        why: format!("{t}; use fewer samples or features (split the file, or drop columns)"),
+    }
+}
+
+/// A record the csv reader cannot parse, named by its line.
+fn parse_error(path: &Path, e: &::csv::Error) -> DataError {
+    let line = e.position().map_or(0, |p| p.line() as usize);
+    DataError::Unsupported {
+        path: path.to_path_buf(),
+        why: format!("line {line}: cannot parse as a table: {e}"),
+    }
+}
+
+/// The file's bytes, after checking that the text itself fits the budget.
+fn read_within(path: &Path, memory: &impl Fn() -> u64) -> Result<Vec<u8>, DataError> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        limits::check_against(
+            &format!("reading the file ({})", limits::human(meta.len())),
+            u128::from(meta.len()),
+            1,
+            memory(),
+        )
+        .map_err(|t| too_large(path, t))?;
+    }
+    std::fs::read(path).map_err(|e| DataError::io(path, e))
+}
+
+/// The first non-blank record (a header or the first data row) and its line.
+fn first_record(
+    path: &Path,
+    records: &mut impl Iterator<Item = Result<::csv::StringRecord, ::csv::Error>>,
+) -> Result<(::csv::StringRecord, usize), DataError> {
+    for rec in records {
+        let r = rec.map_err(|e| parse_error(path, &e))?;
+        let line = r.position().map_or(1, |p| p.line() as usize);
+        if !r.iter().all(str::is_empty) {
+            return Ok((r, line));
+        }
+    }
+    Err(DataError::Empty {
+        path: path.to_path_buf(),
+        why: "the file has no rows".into(),
+    })
+}
+
+/// What the first record tells about the table: its width, its header and its label column.
+struct Layout<'a> {
+    path: &'a Path,
+    ncols: usize,
+    first_line: usize,
+    header: Option<Vec<String>>,
+    label_col: Option<usize>,
+    /// Features: the columns other than the label column.
+    m: usize,
+}
+
+impl<'a> Layout<'a> {
+    fn read(
+        path: &'a Path,
+        wanted: &LabelColumn,
+        first: &::csv::StringRecord,
+        first_line: usize,
+        decimal_comma: bool,
+    ) -> Result<Self, DataError> {
+        let ncols = first.len();
+        // A label column given by index is known before we know whether there is a header.
+        let label_index = match wanted {
+            LabelColumn::Index(i) if *i >= ncols => {
                 return Err(DataError::LabelColumnOutOfRange {
                     path: path.to_path_buf(),
                     line: first_line,
@@ -164,187 +208,243 @@ pub(crate) fn load_table_within(
                     columns: ncols,
                 });
             }
-            Some(*i)
-        }
-        _ => None,
-    };
-    let has_header = first
-        .iter()
-        .enumerate()
-        .any(|(j, cell)| Some(j) != label_index && parse_number(cell, decimal_comma).is_none());
-    let header: Option<Vec<String>> = has_header.then(|| first.iter().map(String::from).collect());
-
-    let available = || match &header {
-        Some(h) => format!(
-            "columns {}",
-            h.iter()
-                .map(|s| format!("{:?}", excerpt(s)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        None => "no header row (use a column index instead)".to_string(),
-    };
-    let label_col: Option<usize> = match &opts.label_column {
-        LabelColumn::None => None,
-        LabelColumn::Index(_) => label_index,
-        LabelColumn::Auto => header.as_ref().and_then(|h| {
-            h.iter()
-                .position(|s| s.eq_ignore_ascii_case("label"))
-                .or_else(|| h.iter().position(|s| s.eq_ignore_ascii_case("class")))
-        }),
-        LabelColumn::Name(name) => {
-            let found = header.as_ref().and_then(|h| {
+            LabelColumn::Index(i) => Some(*i),
+            _ => None,
+        };
+        let has_header = first
+            .iter()
+            .enumerate()
+            .any(|(j, cell)| Some(j) != label_index && parse_number(cell, decimal_comma).is_none());
+        let header: Option<Vec<String>> =
+            has_header.then(|| first.iter().map(String::from).collect());
+        let label_col = match wanted {
+            LabelColumn::None => None,
+            LabelColumn::Index(_) => label_index,
+            LabelColumn::Auto => header.as_ref().and_then(|h| {
                 h.iter()
-                    .position(|s| s == name)
-                    .or_else(|| h.iter().position(|s| s.eq_ignore_ascii_case(name)))
-            });
-            match found {
-                Some(j) => Some(j),
-                None => {
-                    return Err(DataError::UnknownLabelColumn {
-                        path: path.to_path_buf(),
-                        line: first_line,
-                        wanted: name.clone(),
-                        available: available(),
-                    });
-                }
+                    .position(|s| s.eq_ignore_ascii_case("label"))
+                    .or_else(|| h.iter().position(|s| s.eq_ignore_ascii_case("class")))
+            }),
+            LabelColumn::Name(name) => {
+                Some(named_column(path, header.as_deref(), name, first_line)?)
             }
+        };
+        let layout = Self {
+            path,
+            ncols,
+            first_line,
+            m: ncols - usize::from(label_col.is_some()),
+            header,
+            label_col,
+        };
+        if layout.m == 0 {
+            return Err(DataError::NoFeatures {
+                path: path.to_path_buf(),
+                column: layout.column(label_col.unwrap_or(0)),
+            });
         }
-    };
-    let column = |j: usize| Column {
-        index: j + 1,
-        name: header.as_ref().and_then(|h| h.get(j).map(|s| excerpt(s))),
-    };
-    let m = ncols - usize::from(label_col.is_some());
-    if m == 0 {
-        return Err(DataError::NoFeatures {
-            path: path.to_path_buf(),
-            column: column(label_col.unwrap_or(0)),
-        });
+        Ok(layout)
     }
 
-    // The cells the budget allows, and the rows the first bytes predict.
-    let budget = memory();
-    let cap_cells = usize::try_from(u128::from(budget) / BYTES_PER_CELL).unwrap_or(usize::MAX);
-    let sample = &text.as_bytes()[..text.len().min(ESTIMATE_SAMPLE)];
-    let sample_lines = sample.iter().filter(|&&b| b == b'\n').count().max(1);
-    let est_rows = (text.len() as u128 * sample_lines as u128).div_ceil(sample.len() as u128);
-    // `how`: "about" (estimated) or "at least … (line L)" (counted).
-    let refuse = |rows: u128, how: &str, at: &str| {
-        too_large(limits::TooLarge {
-            what: format!(
-                "X of {how} {rows} samples{at} × {m} features (f64, held twice while loading)"
-            ),
-            bytes: u64::try_from(rows * m as u128 * BYTES_PER_CELL).unwrap_or(u64::MAX),
-            available: budget,
-        })
-    };
-    // Every cell takes at least two bytes of text ("1,"): no estimate goes beyond that.
-    let est_cells = (est_rows * m as u128).min(text.len() as u128 / 2 + m as u128);
-    if est_cells > cap_cells as u128 {
-        return Err(refuse(est_rows, "about", " (estimated from the file size)"));
+    /// Column `j` (0-based) as errors name it: its 1-based index and header name.
+    fn column(&self, j: usize) -> Column {
+        Column {
+            index: j + 1,
+            name: self
+                .header
+                .as_ref()
+                .and_then(|h| h.get(j).map(|s| excerpt(s))),
+        }
     }
-    let mut values: Vec<f64> =
-        Vec::with_capacity(usize::try_from(est_cells).unwrap_or(0).min(cap_cells));
-    let mut raw_labels: Vec<String> = Vec::new();
-    let mut names: Vec<String> = Vec::new();
-    let mut handle = |rec: &::csv::StringRecord, line: usize| -> Result<(), DataError> {
-        if rec.len() != ncols {
+}
+
+/// The header column named `name` (exactly, else ignoring case), or the error listing the
+/// columns there are.
+fn named_column(
+    path: &Path,
+    header: Option<&[String]>,
+    name: &str,
+    line: usize,
+) -> Result<usize, DataError> {
+    let found = header.and_then(|h| {
+        h.iter()
+            .position(|s| s == name)
+            .or_else(|| h.iter().position(|s| s.eq_ignore_ascii_case(name)))
+    });
+    found.ok_or_else(|| DataError::UnknownLabelColumn {
+        path: path.to_path_buf(),
+        line,
+        wanted: name.to_owned(),
+        available: match header {
+            Some(h) => format!(
+                "columns {}",
+                h.iter()
+                    .map(|s| format!("{:?}", excerpt(s)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            None => "no header row (use a column index instead)".to_string(),
+        },
+    })
+}
+
+/// The data rows parsed so far, within a cap on the cells the memory budget allows.
+struct Rows<'a> {
+    layout: &'a Layout<'a>,
+    preprocess: Preprocess,
+    decimal_comma: bool,
+    budget: u64,
+    cap_cells: usize,
+    /// n×m row-major (rows = samples).
+    values: Vec<f64>,
+    raw_labels: Vec<String>,
+    names: Vec<String>,
+}
+
+impl<'a> Rows<'a> {
+    /// Refuses up front when the rows the first bytes predict would not fit.
+    fn new(
+        path: &Path,
+        layout: &'a Layout<'a>,
+        text: &str,
+        budget: u64,
+        opts: &LoadOptions,
+        decimal_comma: bool,
+    ) -> Result<Self, DataError> {
+        let cap_cells = usize::try_from(u128::from(budget) / BYTES_PER_CELL).unwrap_or(usize::MAX);
+        let sample = &text.as_bytes()[..text.len().min(ESTIMATE_SAMPLE)];
+        let sample_lines = sample.iter().filter(|&&b| b == b'\n').count().max(1);
+        let est_rows = (text.len() as u128 * sample_lines as u128).div_ceil(sample.len() as u128);
+        let rows = Self {
+            layout,
+            preprocess: opts.preprocess,
+            decimal_comma,
+            budget,
+            cap_cells,
+            values: Vec::new(),
+            raw_labels: Vec::new(),
+            names: Vec::new(),
+        };
+        let m = layout.m as u128;
+        // Every cell takes at least two bytes of text ("1,"): no estimate goes beyond that.
+        let est_cells = (est_rows * m).min(text.len() as u128 / 2 + m);
+        if est_cells > cap_cells as u128 {
+            return Err(rows.refuse(path, est_rows, "about", " (estimated from the file size)"));
+        }
+        Ok(Self {
+            values: Vec::with_capacity(usize::try_from(est_cells).unwrap_or(0).min(cap_cells)),
+            ..rows
+        })
+    }
+
+    /// The refusal for `rows` samples; `how` is "about" (estimated) or "at least" (counted).
+    fn refuse(&self, path: &Path, rows: u128, how: &str, at: &str) -> DataError {
+        let m = self.layout.m;
+        too_large(
+            path,
+            limits::TooLarge {
+                what: format!(
+                    "X of {how} {rows} samples{at} × {m} features (f64, held twice while loading)"
+                ),
+                bytes: u64::try_from(rows * m as u128 * BYTES_PER_CELL).unwrap_or(u64::MAX),
+                available: self.budget,
+            },
+        )
+    }
+
+    /// Parse and check one data row at `line`.
+    fn push(&mut self, rec: &::csv::StringRecord, line: usize) -> Result<(), DataError> {
+        let layout = self.layout;
+        let path = layout.path;
+        if rec.len() != layout.ncols {
             return Err(DataError::Ragged {
                 path: path.to_path_buf(),
                 line,
-                first_line,
-                expected: ncols,
+                first_line: layout.first_line,
+                expected: layout.ncols,
                 found: rec.len(),
             });
         }
-        if values.len() + m > cap_cells {
-            return Err(refuse(
-                names.len() as u128 + 1,
-                "at least",
-                &format!(" (by line {line})"),
-            ));
+        let m = layout.m;
+        if self.values.len() + m > self.cap_cells {
+            let counted = self.names.len() as u128 + 1;
+            return Err(self.refuse(path, counted, "at least", &format!(" (by line {line})")));
         }
-        if values.len() + m > values.capacity() {
+        if self.values.len() + m > self.values.capacity() {
             // Grow by doubling, but never past the cap.
-            let want = (2 * values.capacity()).max(values.len() + m).min(cap_cells);
-            values.reserve_exact(want - values.len());
+            let want = (2 * self.values.capacity())
+                .max(self.values.len() + m)
+                .min(self.cap_cells);
+            self.values.reserve_exact(want - self.values.len());
         }
         for (j, cell) in rec.iter().enumerate() {
             let place = || Place {
                 unit: "line",
                 number: line,
-                column: column(j),
+                column: layout.column(j),
             };
-            if Some(j) == label_col {
+            if Some(j) == layout.label_col {
                 if cell.is_empty() {
                     return Err(DataError::EmptyLabel {
                         path: path.to_path_buf(),
                         at: place().to_string(),
                     });
                 }
-                raw_labels.push(cell.to_string());
+                self.raw_labels.push(cell.to_string());
                 continue;
             }
-            let Some(v) = parse_number(cell, decimal_comma) else {
+            let Some(v) = parse_number(cell, self.decimal_comma) else {
                 return Err(DataError::NotANumber {
                     path: path.to_path_buf(),
                     at: place(),
                     cell: excerpt(cell),
                 });
             };
-            check_value(v, path, opts.preprocess, || excerpt(cell), place)?;
-            values.push(v);
+            check_value(v, path, self.preprocess, || excerpt(cell), place)?;
+            self.values.push(v);
         }
-        names.push(format!("row {line}"));
+        self.names.push(format!("row {line}"));
         Ok(())
-    };
-    if !has_header {
-        handle(&first, first_line)?;
     }
-    for rec in records {
-        let rec = match rec {
-            Ok(r) => r,
-            Err(e) => {
-                let line = e.position().map_or(0, |p| p.line() as usize);
-                return Err(bad(line, format!("cannot parse as a table: {e}")));
-            }
-        };
-        let line = rec.position().map_or(0, |p| p.line() as usize);
-        if rec.len() == 1 && rec.iter().all(str::is_empty) {
-            continue; // a blank (whitespace-only) line
+
+    /// The dataset: X (m×n) from the rows, sample and feature names, and the labels.
+    fn into_dataset(self) -> Result<Dataset, DataError> {
+        let layout = self.layout;
+        let path = layout.path;
+        let n = self.names.len();
+        if n == 0 {
+            return Err(DataError::Empty {
+                path: path.to_path_buf(),
+                why: format!(
+                    "line {} is a header but there are no data rows",
+                    layout.first_line
+                ),
+            });
         }
-        handle(&rec, line)?;
+        let xt = Array2::from_shape_vec((n, layout.m), self.values).map_err(|e| {
+            DataError::BadArray {
+                path: path.to_path_buf(),
+                why: format!("internal shape error: {e}"),
+            }
+        })?;
+        let x = xt.t().as_standard_layout().into_owned();
+        let mut ds = Dataset::raw(x, path.display().to_string());
+        ds.sample_names = self.names;
+        if let Some(h) = &layout.header {
+            ds.feature_names = h
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| Some(j) != layout.label_col)
+                .map(|(_, name)| name.trim().to_owned())
+                .collect();
+        }
+        if layout.label_col.is_some() {
+            let (labels, class_names) = index_labels(&self.raw_labels);
+            ds.labels = Some(labels);
+            ds.class_names = class_names;
+        }
+        Ok(ds)
     }
-    let n = names.len();
-    if n == 0 {
-        return Err(DataError::Empty {
-            path: path.to_path_buf(),
-            why: format!("line {first_line} is a header but there are no data rows"),
-        });
-    }
-    // values is n×m row-major (rows = samples); X is m×n.
-    let xt = Array2::from_shape_vec((n, m), values).map_err(|e| DataError::BadArray {
-        path: path.to_path_buf(),
-        why: format!("internal shape error: {e}"),
-    })?;
-    let x = xt.t().as_standard_layout().into_owned();
-    let mut ds = Dataset::raw(x, path.display().to_string());
-    ds.sample_names = names;
-    if let Some(h) = &header {
-        ds.feature_names = h
-            .iter()
-            .enumerate()
-            .filter(|&(j, _)| Some(j) != label_col)
-            .map(|(_, name)| name.trim().to_owned())
-            .collect();
-    }
-    if label_col.is_some() {
-        let (labels, class_names) = index_labels(&raw_labels);
-        ds.labels = Some(labels);
-        ds.class_names = class_names;
-    }
-    Ok(ds)
 }
 
 #[cfg(test)]

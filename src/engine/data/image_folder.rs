@@ -154,21 +154,136 @@ pub fn load_folder(dir: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
             why: format!("cannot resize images to {w}×{h}; both sides must be in 1..={MAX_SIDE}"),
         });
     }
-    let (top_files, subdirs) = list_sorted(dir)?;
-    let mut skipped: Vec<String> = Vec::new();
-    let mut warnings = Vec::new();
+    let listing = Listing::read(dir)?;
+    let first = common_size(&listing.items, opts.resize.is_some())?;
+    let (w, h) = opts.resize.unwrap_or((first.1, first.2));
+    check_size(dir, listing.items.len(), w, h)?;
+    let (x, thumbnails) = decode(&listing.items, (w, h), opts.resize.is_some(), &first)?;
 
-    // (path, sample name, class name)
-    let mut items: Vec<(PathBuf, String, Option<String>)> = Vec::new();
+    let mut ds = Dataset::raw(x, dir.display().to_string());
+    ds.image_shape = Some((w as usize, h as usize));
+    ds.thumbnails = thumbnails;
+    ds.sample_names = listing.items.iter().map(|it| it.name.clone()).collect();
+    if listing.labelled {
+        let raw: Vec<&str> = listing
+            .items
+            .iter()
+            .map(|it| it.class.as_deref().unwrap_or(""))
+            .collect();
+        let (labels, class_names) = index_labels(&raw);
+        ds.labels = Some(labels);
+        ds.class_names = class_names;
+    }
+    ds.warnings = listing.warnings;
+    Ok(ds)
+}
+
+/// One image to read: its path, its sample name and its class (the subfolder), if any.
+struct Item {
+    path: PathBuf,
+    name: String,
+    class: Option<String>,
+}
+
+/// The images of a folder: those in class subfolders when there are any (labelled), else
+/// those at the top; what was skipped is said in the warnings.
+struct Listing {
+    items: Vec<Item>,
+    labelled: bool,
+    warnings: Vec<String>,
+}
+
+impl Listing {
+    fn read(dir: &Path) -> Result<Self, DataError> {
+        let (top_files, subdirs) = list_sorted(dir)?;
+        let mut skipped: Vec<String> = Vec::new();
+        let mut warnings = Vec::new();
+        let (mut items, empty_classes) = class_items(&subdirs, &mut skipped)?;
+        let labelled = !items.is_empty();
+        if labelled {
+            let ignored = top_files.iter().filter(|f| is_image_file(f)).count();
+            if ignored > 0 {
+                warnings.push(format!(
+                    "ignored {ignored} image file(s) at the top of the folder: with class \
+                     subfolders, only images inside them are read"
+                ));
+            }
+            for f in top_files.iter().filter(|f| !is_image_file(f)) {
+                skipped.push(file_name(f));
+            }
+            if !empty_classes.is_empty() {
+                warnings.push(format!(
+                    "ignored {} subfolder(s) without images: {}",
+                    empty_classes.len(),
+                    empty_classes.join(", ")
+                ));
+            }
+        } else {
+            for f in &top_files {
+                if is_image_file(f) {
+                    items.push(Item {
+                        path: f.clone(),
+                        name: file_name(f),
+                        class: None,
+                    });
+                } else {
+                    skipped.push(file_name(f));
+                }
+            }
+        }
+        if items.is_empty() {
+            return Err(DataError::Empty {
+                path: dir.to_path_buf(),
+                why: format!(
+                    "no image files ({}) in the folder or in class subfolders{}",
+                    IMAGE_EXTENSIONS.join(", "),
+                    if skipped.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; {} other file(s) skipped", skipped.len())
+                    }
+                ),
+            });
+        }
+        if !skipped.is_empty() {
+            let mut shown: Vec<String> = skipped.iter().take(5).cloned().collect();
+            if skipped.len() > 5 {
+                shown.push("…".into());
+            }
+            warnings.push(format!(
+                "skipped {} file(s) that are not images (by extension): {}",
+                skipped.len(),
+                shown.join(", ")
+            ));
+        }
+        Ok(Self {
+            items,
+            labelled,
+            warnings,
+        })
+    }
+}
+
+/// The images inside the class subfolders, and the subfolders that hold none; other files
+/// and nested folders go to `skipped`.
+fn class_items(
+    subdirs: &[PathBuf],
+    skipped: &mut Vec<String>,
+) -> Result<(Vec<Item>, Vec<String>), DataError> {
+    let mut items = Vec::new();
     let mut empty_classes = Vec::new();
-    for sub in &subdirs {
+    for sub in subdirs {
         let class = file_name(sub);
         let (files, nested) = list_sorted(sub)?;
         let before = items.len();
         for f in files {
             if is_image_file(&f) {
                 let name = format!("{class}/{}", file_name(&f));
-                items.push((f, name, Some(class.clone())));
+                items.push(Item {
+                    path: f,
+                    name,
+                    class: Some(class.clone()),
+                });
             } else {
                 skipped.push(format!("{class}/{}", file_name(&f)));
             }
@@ -180,73 +295,24 @@ pub fn load_folder(dir: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
             empty_classes.push(class);
         }
     }
-    let labelled = !items.is_empty();
-    if labelled {
-        let ignored = top_files.iter().filter(|f| is_image_file(f)).count();
-        if ignored > 0 {
-            warnings.push(format!(
-                "ignored {ignored} image file(s) at the top of the folder: with class \
-                 subfolders, only images inside them are read"
-            ));
-        }
-        for f in top_files.iter().filter(|f| !is_image_file(f)) {
-            skipped.push(file_name(f));
-        }
-        if !empty_classes.is_empty() {
-            warnings.push(format!(
-                "ignored {} subfolder(s) without images: {}",
-                empty_classes.len(),
-                empty_classes.join(", ")
-            ));
-        }
-    } else {
-        for f in &top_files {
-            if is_image_file(f) {
-                items.push((f.clone(), file_name(f), None));
-            } else {
-                skipped.push(file_name(f));
-            }
-        }
-    }
-    if items.is_empty() {
-        return Err(DataError::Empty {
-            path: dir.to_path_buf(),
-            why: format!(
-                "no image files ({}) in the folder or in class subfolders{}",
-                IMAGE_EXTENSIONS.join(", "),
-                if skipped.is_empty() {
-                    String::new()
-                } else {
-                    format!("; {} other file(s) skipped", skipped.len())
-                }
-            ),
-        });
-    }
-    if !skipped.is_empty() {
-        let mut shown: Vec<String> = skipped.iter().take(5).cloned().collect();
-        if skipped.len() > 5 {
-            shown.push("…".into());
-        }
-        warnings.push(format!(
-            "skipped {} file(s) that are not images (by extension): {}",
-            skipped.len(),
-            shown.join(", ")
-        ));
-    }
+    Ok((items, empty_classes))
+}
 
-    // Pass 1: sizes from headers only.
+/// The first image's path and size, read from the headers only; without resizing, every
+/// other image must have the same size.
+fn common_size(items: &[Item], resize: bool) -> Result<(PathBuf, u32, u32), DataError> {
     let mut first: Option<(PathBuf, u32, u32)> = None;
-    for (p, _, _) in &items {
-        let (w, h) = image_dimensions(p)?;
+    for it in items {
+        let (w, h) = image_dimensions(&it.path)?;
         match &first {
-            None => first = Some((p.clone(), w, h)),
+            None => first = Some((it.path.clone(), w, h)),
             Some((p1, w1, h1)) => {
-                if opts.resize.is_none() && (w, h) != (*w1, *h1) {
+                if !resize && (w, h) != (*w1, *h1) {
                     return Err(DataError::ImageSizeMismatch {
                         first: p1.clone(),
                         w1: *w1,
                         h1: *h1,
-                        other: p.clone(),
+                        other: it.path.clone(),
                         w2: w,
                         h2: h,
                     });
@@ -254,11 +320,12 @@ pub fn load_folder(dir: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
             }
         }
     }
-    let (first_path, w0, h0) = first.unwrap_or_default();
-    let (w, h) = opts.resize.unwrap_or((w0, h0));
-    let (wu, hu) = (w as usize, h as usize);
-    let m = wu * hu;
-    let n = items.len();
+    Ok(first.unwrap_or_default())
+}
+
+/// Refuse `n` images of `w`×`h` pixels beyond [`MAX_VALUES`] or the memory budget.
+fn check_size(dir: &Path, n: usize, w: u32, h: u32) -> Result<(), DataError> {
+    let m = w as usize * h as usize;
     if m.saturating_mul(n) > MAX_VALUES {
         return Err(DataError::Unsupported {
             path: dir.to_path_buf(),
@@ -269,7 +336,6 @@ pub fn load_folder(dir: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
             ),
         });
     }
-
     crate::engine::machine::limits::check_alloc(
         &format!("{n} images of {w}×{h} pixels as f64"),
         (m * n) as u128,
@@ -278,22 +344,30 @@ pub fn load_folder(dir: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
     .map_err(|t| DataError::Unsupported {
         path: dir.to_path_buf(),
         why: format!("{t}; use `--resize WxH` to make them smaller, or fewer images"),
-    })?;
+    })
+}
 
-    // Pass 2: decode, convert, resize, write column i of X.
-    let mut x = Array2::<f64>::zeros((m, n));
-    let mut thumbnails = Vec::with_capacity(n);
-    for (i, (p, _, _)) in items.iter().enumerate() {
-        let mut gray = read_gray(p)?;
+/// Decode every image to gray, resize it to `(w, h)` when asked, and write it as column i of
+/// X (values in [0, 1]), with its thumbnail.
+fn decode(
+    items: &[Item],
+    (w, h): (u32, u32),
+    resize: bool,
+    first: &(PathBuf, u32, u32),
+) -> Result<(Array2<f64>, Vec<Thumbnail>), DataError> {
+    let mut x = Array2::<f64>::zeros((w as usize * h as usize, items.len()));
+    let mut thumbnails = Vec::with_capacity(items.len());
+    for (i, it) in items.iter().enumerate() {
+        let mut gray = read_gray(&it.path)?;
         if (gray.width(), gray.height()) != (w, h) {
-            if opts.resize.is_some() {
+            if resize {
                 gray = image::imageops::resize(&gray, w, h, FilterType::Lanczos3);
             } else {
                 return Err(DataError::ImageSizeMismatch {
-                    first: first_path.clone(),
-                    w1: w0,
-                    h1: h0,
-                    other: p.clone(),
+                    first: first.0.clone(),
+                    w1: first.1,
+                    h1: first.2,
+                    other: it.path.clone(),
                     w2: gray.width(),
                     h2: gray.height(),
                 });
@@ -304,20 +378,5 @@ pub fn load_folder(dir: &Path, opts: &LoadOptions) -> Result<Dataset, DataError>
         }
         thumbnails.push(thumbnail(&gray));
     }
-
-    let mut ds = Dataset::raw(x, dir.display().to_string());
-    ds.image_shape = Some((wu, hu));
-    ds.thumbnails = thumbnails;
-    ds.sample_names = items.iter().map(|(_, s, _)| s.clone()).collect();
-    if labelled {
-        let raw: Vec<&str> = items
-            .iter()
-            .map(|(_, _, c)| c.as_deref().unwrap_or(""))
-            .collect();
-        let (labels, class_names) = index_labels(&raw);
-        ds.labels = Some(labels);
-        ds.class_names = class_names;
-    }
-    ds.warnings = warnings;
-    Ok(ds)
+    Ok((x, thumbnails))
 }

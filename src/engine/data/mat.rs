@@ -12,7 +12,7 @@
 //! a sparse `fea` reads as "no numeric variable `fea`"), and complex data.
 
 use super::labels::index_labels;
-use super::{Column, DataError, Dataset, LoadOptions, Place, check_value};
+use super::{Column, DataError, Dataset, LoadOptions, Place, Preprocess, check_value};
 use matfile::{MatFile, NumericData};
 use ndarray::Array2;
 use std::path::Path;
@@ -53,27 +53,11 @@ fn square_side(m: usize) -> Option<usize> {
 /// Load a Cai-style `.mat` file.
 pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     let bytes = std::fs::read(path).map_err(|e| DataError::io(path, e))?;
+    check_version(path, &bytes)?;
     let bad = |why: String| DataError::BadArray {
         path: path.to_path_buf(),
         why,
     };
-    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(116)]);
-    if head.starts_with("MATLAB 7.3") || bytes.get(512..516) == Some(b"\x89HDF") {
-        return Err(DataError::Unsupported {
-            path: path.to_path_buf(),
-            why: "MATLAB v7.3 (HDF5) .mat files are not supported; re-save in MATLAB with \
-                  `save(file, 'fea', 'gnd', '-v7')` or export to .npy/.csv"
-                .into(),
-        });
-    }
-    if !head.starts_with("MATLAB 5.0") {
-        return Err(DataError::Unsupported {
-            path: path.to_path_buf(),
-            why: "not a MATLAB v5/v7 .mat file (its header does not start with \"MATLAB 5.0 \
-                  MAT-file\"); v4 files are not supported"
-                .into(),
-        });
-    }
     // `matfile` can panic on crafted input (e.g. an i32 overflow in the product of the
     // dimensions); user files must give an error, never a crash.
     // The pre-walk refuses what would make `matfile` panic, print or over-allocate, and
@@ -97,19 +81,6 @@ pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
             names()
         )));
     };
-    let size = fea.size();
-    if size.len() != 2 {
-        return Err(bad(format!("`fea` must be 2-D, found size {size:?}")));
-    }
-    let (r, c) = (size[0], size[1]);
-    let (fea_vals, is_u8) = to_f64(fea.data()).map_err(|w| bad(format!("`fea`: {w}")))?;
-    if r == 0 || c == 0 || fea_vals.len() != r * c {
-        return Err(DataError::Empty {
-            path: path.to_path_buf(),
-            why: format!("`fea` is {r}×{c}: no data"),
-        });
-    }
-
     let mut warnings = Vec::new();
     let gnd = match mf.find_by_name("gnd") {
         Some(g) => {
@@ -124,93 +95,26 @@ pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
             None
         }
     };
-    // Cai's layout is fea n×m; accept m×n when only that matches the label count.
-    let samples_in_rows = match &gnd {
-        Some(g) if g.len() == r => true,
-        Some(g) if g.len() == c => {
-            warnings.push(format!(
-                "`fea` is {r}×{c} and `gnd` has {c} labels: reading the columns of `fea` as samples"
-            ));
-            false
-        }
-        Some(g) => {
-            return Err(bad(format!(
-                "`gnd` has {} labels but `fea` is {r}×{c}; expected one label per sample \
-                 (row of `fea`)",
-                g.len()
-            )));
-        }
-        None => true,
-    };
-    let (n, m) = if samples_in_rows { (r, c) } else { (c, r) };
-    // Value of sample i, feature p (p in fea's own order), from column-major storage.
-    let at = |i: usize, p: usize| -> f64 {
-        if samples_in_rows {
-            fea_vals[i + p * r]
-        } else {
-            fea_vals[p + i * r]
-        }
-    };
-    for i in 0..n {
-        for p in 0..m {
-            let v = at(i, p);
-            check_value(
-                v,
-                path,
-                opts.preprocess,
-                || v.to_string(),
-                || {
-                    let (row, col) = if samples_in_rows { (i, p) } else { (p, i) };
-                    Place {
-                        unit: "`fea` row",
-                        number: row + 1,
-                        column: Column {
-                            index: col + 1,
-                            name: None,
-                        },
-                    }
-                },
-            )?;
-        }
-    }
+    let fea = Fea::read(path, fea, gnd.as_ref().map(Vec::len), &mut warnings)?;
+    fea.check_values(path, opts.preprocess)?;
 
-    let side = square_side(m).filter(|&s| s >= MIN_IMAGE_SIDE);
-    let pixel_like = is_u8
+    let side = square_side(fea.m).filter(|&s| s >= MIN_IMAGE_SIDE);
+    let pixel_like = fea.is_u8
         || (side.is_some()
-            && fea_vals
+            && fea
+                .vals
                 .iter()
                 .all(|&v| (0.0..=255.0).contains(&v) && v.fract() == 0.0)
-            && fea_vals.iter().any(|&v| v > 1.0));
-    // Divide (not multiply by 1/255) so values equal the image loader's `pixel / 255` bit for bit.
-    let divisor = if pixel_like { 255.0 } else { 1.0 };
-    if pixel_like && !is_u8 {
+            && fea.vals.iter().any(|&v| v > 1.0));
+    if pixel_like && !fea.is_u8 {
         warnings.push(
             "`fea` holds integers in 0..=255: read as 8-bit pixels and scaled to [0, 1]".into(),
         );
     }
-
-    let mut x = Array2::<f64>::zeros((m, n));
-    for i in 0..n {
-        let mut col = x.column_mut(i);
-        match side {
-            Some(s) => {
-                // fea pixel p = c*s + r (column-major) → our j = r*s + c (row-major).
-                for rr in 0..s {
-                    for cc in 0..s {
-                        col[rr * s + cc] = at(i, cc * s + rr) / divisor;
-                    }
-                }
-            }
-            None => {
-                for p in 0..m {
-                    col[p] = at(i, p) / divisor;
-                }
-            }
-        }
-    }
+    let x = fea.to_x(side, if pixel_like { 255.0 } else { 1.0 });
 
     let mut ds = Dataset::raw(x, path.display().to_string());
-    ds.sample_names = (1..=n).map(|i| format!("row {i}")).collect();
+    ds.sample_names = (1..=fea.n).map(|i| format!("row {i}")).collect();
     if let Some(s) = side {
         super::attach_images(&mut ds, s, s, !pixel_like);
     }
@@ -222,4 +126,150 @@ pub fn load_mat(path: &Path, opts: &LoadOptions) -> Result<Dataset, DataError> {
     }
     ds.warnings = warnings;
     Ok(ds)
+}
+
+/// Refuse what is not a MATLAB v5/v7 file (v7.3 is HDF5; v4 has no text header).
+fn check_version(path: &Path, bytes: &[u8]) -> Result<(), DataError> {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(116)]);
+    if head.starts_with("MATLAB 7.3") || bytes.get(512..516) == Some(b"\x89HDF") {
+        return Err(DataError::Unsupported {
+            path: path.to_path_buf(),
+            why: "MATLAB v7.3 (HDF5) .mat files are not supported; re-save in MATLAB with \
+                  `save(file, 'fea', 'gnd', '-v7')` or export to .npy/.csv"
+                .into(),
+        });
+    }
+    if !head.starts_with("MATLAB 5.0") {
+        return Err(DataError::Unsupported {
+            path: path.to_path_buf(),
+            why: "not a MATLAB v5/v7 .mat file (its header does not start with \"MATLAB 5.0 \
+                  MAT-file\"); v4 files are not supported"
+                .into(),
+        });
+    }
+    Ok(())
+}
+
+/// The `fea` variable: r×c values in MATLAB's column-major order, with the samples in its
+/// rows (Cai's layout, n×m) or in its columns when only that matches the label count.
+struct Fea {
+    vals: Vec<f64>,
+    is_u8: bool,
+    r: usize,
+    samples_in_rows: bool,
+    n: usize,
+    m: usize,
+}
+
+impl Fea {
+    fn read(
+        path: &Path,
+        fea: &matfile::Array,
+        labels: Option<usize>,
+        warnings: &mut Vec<String>,
+    ) -> Result<Self, DataError> {
+        let bad = |why: String| DataError::BadArray {
+            path: path.to_path_buf(),
+            why,
+        };
+        let size = fea.size();
+        if size.len() != 2 {
+            return Err(bad(format!("`fea` must be 2-D, found size {size:?}")));
+        }
+        let (r, c) = (size[0], size[1]);
+        let (vals, is_u8) = to_f64(fea.data()).map_err(|w| bad(format!("`fea`: {w}")))?;
+        if r == 0 || c == 0 || vals.len() != r * c {
+            return Err(DataError::Empty {
+                path: path.to_path_buf(),
+                why: format!("`fea` is {r}×{c}: no data"),
+            });
+        }
+        let samples_in_rows = match labels {
+            Some(g) if g == r => true,
+            Some(g) if g == c => {
+                warnings.push(format!(
+                    "`fea` is {r}×{c} and `gnd` has {c} labels: reading the columns of `fea` as samples"
+                ));
+                false
+            }
+            Some(g) => {
+                return Err(bad(format!(
+                    "`gnd` has {g} labels but `fea` is {r}×{c}; expected one label per sample \
+                     (row of `fea`)"
+                )));
+            }
+            None => true,
+        };
+        let (n, m) = if samples_in_rows { (r, c) } else { (c, r) };
+        Ok(Self {
+            vals,
+            is_u8,
+            r,
+            samples_in_rows,
+            n,
+            m,
+        })
+    }
+
+    /// Value of sample i, feature p (p in `fea`'s own order).
+    fn at(&self, i: usize, p: usize) -> f64 {
+        if self.samples_in_rows {
+            self.vals[i + p * self.r]
+        } else {
+            self.vals[p + i * self.r]
+        }
+    }
+
+    /// Every value checked for the preprocessing, the place named as `fea`'s row and column.
+    fn check_values(&self, path: &Path, preprocess: Preprocess) -> Result<(), DataError> {
+        for i in 0..self.n {
+            for p in 0..self.m {
+                let v = self.at(i, p);
+                check_value(
+                    v,
+                    path,
+                    preprocess,
+                    || v.to_string(),
+                    || {
+                        let (row, col) = if self.samples_in_rows { (i, p) } else { (p, i) };
+                        Place {
+                            unit: "`fea` row",
+                            number: row + 1,
+                            column: Column {
+                                index: col + 1,
+                                name: None,
+                            },
+                        }
+                    },
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// X (m×n) divided by `divisor`; square images (`side`) go from MATLAB's column-major
+    /// pixels to row-major. Divide (not multiply by 1/255) so values equal the image loader's
+    /// `pixel / 255` bit for bit.
+    fn to_x(&self, side: Option<usize>, divisor: f64) -> Array2<f64> {
+        let mut x = Array2::<f64>::zeros((self.m, self.n));
+        for i in 0..self.n {
+            let mut col = x.column_mut(i);
+            match side {
+                Some(s) => {
+                    // fea pixel p = c*s + r (column-major) → our j = r*s + c (row-major).
+                    for rr in 0..s {
+                        for cc in 0..s {
+                            col[rr * s + cc] = self.at(i, cc * s + rr) / divisor;
+                        }
+                    }
+                }
+                None => {
+                    for p in 0..self.m {
+                        col[p] = self.at(i, p) / divisor;
+                    }
+                }
+            }
+        }
+        x
+    }
 }

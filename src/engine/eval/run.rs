@@ -165,76 +165,22 @@ pub fn evaluate_run_with(
         svm: protocol.svm,
         ..RunEvaluation::default()
     };
-    let own_labels = input.assignments.is_some_and(|a| a.len() == n);
+    let own = input.assignments.filter(|a| a.len() == n);
     let svms = match truth {
         Some(_) if protocol.classify && input.classifier.is_none() => {
             input.n_classes.max(2) - usize::from(input.n_classes <= 2)
         }
         _ => 0,
     };
-    progress.start(if own_labels { 0 } else { ev.restarts } + svms);
-    match input.assignments.filter(|a| a.len() == n) {
-        Some(own) => {
-            ev.cluster_method = ClusterMethod::Model;
-            ev.restarts = 1;
-            ev.clusters = own.to_vec();
-            if let Some(t) = truth {
-                match clustering_scores(t, own) {
-                    Ok(s) => {
-                        let one = |v: f64| MeanStd::of(&[v]);
-                        ev.clustering = Some(ClusteringSummary {
-                            acc: one(s.acc),
-                            nmi_max: one(s.nmi_max),
-                            nmi_sqrt: one(s.nmi_sqrt),
-                            nmi_arith: one(s.nmi_arith),
-                            restarts: 1,
-                            best_restart: 0,
-                            best: s,
-                            per_restart: vec![s],
-                        });
-                    }
-                    Err(e) => ev.notes.push(format!("clustering scores: {e}")),
-                }
-            }
-        }
-        None => {
-            let params = KMeansParams {
-                n_clusters: c,
-                max_iter: KMEANS_MAX_ITER,
-                restarts: ev.restarts,
-                seed: input.seed,
-            };
-            match repeated_kmeans_with(input.h, &params, &|| progress.step()) {
-                Ok(rep) => {
-                    if let Some(best) = rep.best_run() {
-                        ev.clusters = best.labels.clone();
-                    }
-                    if let Some(t) = truth {
-                        match summarize_repeated_kmeans(t, &rep) {
-                            Ok(summary) => ev.clustering = Some(summary),
-                            Err(e) => ev.notes.push(format!("clustering scores: {e}")),
-                        }
-                    }
-                }
-                Err(e) => ev.notes.push(format!("k-means: {e}")),
-            }
-        }
+    progress.start(if own.is_some() { 0 } else { ev.restarts } + svms);
+    match own {
+        Some(own) => ev.score_own_labels(own, truth),
+        None => ev.cluster_h(input, truth, progress),
     }
     if let Some(t) = truth
         && !ev.clusters.is_empty()
     {
-        match best_map(t, &ev.clusters) {
-            Ok(map) => {
-                let to_class: HashMap<usize, usize> = map.pairs.into_iter().collect();
-                ev.misassigned = ev
-                    .clusters
-                    .iter()
-                    .zip(t)
-                    .map(|(g, t)| to_class.get(g) != Some(t))
-                    .collect();
-            }
-            Err(e) => ev.notes.push(format!("best map: {e}")),
-        }
+        ev.mark_misassigned(t);
     }
     if let (Some(t), Some(out)) = (truth, input.classifier.as_ref()) {
         match score_semi(out, t, input.x, input.baseline_h, input.seed, protocol.svm) {
@@ -263,19 +209,96 @@ pub fn evaluate_run_with(
         }
     }
     if !input.triplets.is_empty() {
-        match triplets_kept(input.h, input.triplets) {
-            Ok(kept) => ev.kept_h = Some(kept),
-            Err(e) => ev.notes.push(format!("triplets kept: {e}")),
-        }
-        if let Some(x) = input.x {
-            match triplets_kept(x, input.triplets) {
-                Ok(kept) => ev.kept_x = Some(kept),
-                Err(e) => ev.notes.push(format!("triplets kept in X: {e}")),
-            }
-        }
+        ev.measure_triplets(input);
     }
     ev.seconds = t0.elapsed().as_secs_f64();
     ev
+}
+
+impl RunEvaluation {
+    /// A model with its own labels: they are the clusters, scored once against the truth.
+    fn score_own_labels(&mut self, own: &[usize], truth: Option<&[usize]>) {
+        self.cluster_method = ClusterMethod::Model;
+        self.restarts = 1;
+        self.clusters = own.to_vec();
+        let Some(t) = truth else { return };
+        match clustering_scores(t, own) {
+            Ok(s) => {
+                let one = |v: f64| MeanStd::of(&[v]);
+                self.clustering = Some(ClusteringSummary {
+                    acc: one(s.acc),
+                    nmi_max: one(s.nmi_max),
+                    nmi_sqrt: one(s.nmi_sqrt),
+                    nmi_arith: one(s.nmi_arith),
+                    restarts: 1,
+                    best_restart: 0,
+                    best: s,
+                    per_restart: vec![s],
+                });
+            }
+            Err(e) => self.notes.push(format!("clustering scores: {e}")),
+        }
+    }
+
+    /// The protocol's k-means restarts on H: the best restart's clusters, and the scores
+    /// over every restart when the truth is known.
+    fn cluster_h(
+        &mut self,
+        input: &RunInput<'_>,
+        truth: Option<&[usize]>,
+        progress: &EvalProgress,
+    ) {
+        let params = KMeansParams {
+            n_clusters: self.n_clusters,
+            max_iter: KMEANS_MAX_ITER,
+            restarts: self.restarts,
+            seed: input.seed,
+        };
+        match repeated_kmeans_with(input.h, &params, &|| progress.step()) {
+            Ok(rep) => {
+                if let Some(best) = rep.best_run() {
+                    self.clusters = best.labels.clone();
+                }
+                if let Some(t) = truth {
+                    match summarize_repeated_kmeans(t, &rep) {
+                        Ok(summary) => self.clustering = Some(summary),
+                        Err(e) => self.notes.push(format!("clustering scores: {e}")),
+                    }
+                }
+            }
+            Err(e) => self.notes.push(format!("k-means: {e}")),
+        }
+    }
+
+    /// Which samples the Hungarian best map of the clusters to the classes gets wrong.
+    fn mark_misassigned(&mut self, truth: &[usize]) {
+        match best_map(truth, &self.clusters) {
+            Ok(map) => {
+                let to_class: HashMap<usize, usize> = map.pairs.into_iter().collect();
+                self.misassigned = self
+                    .clusters
+                    .iter()
+                    .zip(truth)
+                    .map(|(g, t)| to_class.get(g) != Some(t))
+                    .collect();
+            }
+            Err(e) => self.notes.push(format!("best map: {e}")),
+        }
+    }
+
+    /// The share of the triplets kept in H, and in X when X is given.
+    fn measure_triplets(&mut self, input: &RunInput<'_>) {
+        match triplets_kept(input.h, input.triplets) {
+            Ok(kept) => self.kept_h = Some(kept),
+            Err(e) => self.notes.push(format!("triplets kept: {e}")),
+        }
+        if let Some(x) = input.x {
+            match triplets_kept(x, input.triplets) {
+                Ok(kept) => self.kept_x = Some(kept),
+                Err(e) => self.notes.push(format!("triplets kept in X: {e}")),
+            }
+        }
+    }
 }
 
 impl RunEvaluation {

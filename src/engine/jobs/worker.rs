@@ -461,115 +461,155 @@ fn run_job_inner(
         }
     };
     model.set_interrupt(job.interrupt.clone());
-    let mut projector = Projector::new();
-    let mut sub_projector = Projector::new();
-    let mut last_snapshot: Option<Instant> = None;
-    let mut last_progress: Option<Instant> = None;
-    let mut control = Control::new();
-    control.step = job.start_held;
-    let started = Instant::now();
-    let mut receiver_gone = false;
-
+    let mut stream = Stream::new(&job, send);
     let outcome = experiment::fit(model.as_mut(), &job.fit, |t, obj, m| {
         iterations.set(t);
-        let progress_due = job.progress_interval.is_zero()
-            || last_progress.is_none_or(|p| p.elapsed() >= job.progress_interval);
-        if progress_due {
-            last_progress = Some(Instant::now());
-            let elapsed = started
-                .elapsed()
-                .saturating_sub(control.waited)
-                .as_secs_f64();
-            if !send(Event::Progress {
-                job: id,
-                iteration: t,
-                objective: obj.clone(),
-                elapsed,
-                phase: m.phase(),
-            }) {
-                receiver_gone = true;
-                return ControlFlow::Break(());
-            }
-        }
-        // A stepped iteration always sends its snapshot: the scatter shows every step.
-        let due = job.snapshot_interval.is_some_and(|every| {
-            control.step || last_snapshot.is_none_or(|s| s.elapsed() >= every)
-        });
-        if due {
-            last_snapshot = Some(Instant::now());
-            let h = m.h().to_owned();
-            if let Ok(projection) = projector.project(h.view()) {
-                let snap = Snapshot {
-                    iteration: t,
-                    h,
-                    projection,
-                    w: m.w().map(|w| w.to_owned()),
-                    outputs: project_subspace(m.outputs(), &mut sub_projector, true),
-                };
-                if !send(Event::Snapshot {
-                    job: id,
-                    snapshot: Arc::new(snap),
-                }) {
-                    receiver_gone = true;
-                    return ControlFlow::Break(());
-                }
-            }
+        if !stream.progress(t, obj, m) || !stream.snapshot(t, m) {
+            stream.receiver_gone = true;
+            return ControlFlow::Break(());
         }
         // Commands (Pause blocks until Resume, Step or Cancel; a Step holds after one more
         // iteration; the throttle waits here), after the events so a held job shows its state.
         match commands {
-            Some(commands) => control.between_iterations(commands),
+            Some(commands) => stream.control.between_iterations(commands),
             None => ControlFlow::Continue(()),
         }
     });
-    if receiver_gone {
+    if stream.receiver_gone {
         return;
     }
-    match outcome {
-        Ok(out) => {
-            let h = model.h().to_owned();
-            let projection = job
-                .snapshot_interval
-                .and_then(|_| projector.project(h.view()).ok());
-            let iterations = out.record.iterations();
-            let stop = out.stop;
-            // Fit time, as the progress events report it: time held (paused, stepping,
-            // throttled) is not fitting.
-            let mut record = out.record;
-            record.seconds = (record.seconds - control.waited.as_secs_f64()).max(0.0);
-            let result = Box::new(RunResult {
-                spec: job.spec.clone(),
-                fit: job.fit,
-                record,
-                stop,
-                w: model.w().map(|w| w.to_owned()),
-                h,
-                projection,
-                notes: out.notes,
-                exports: model.exports(),
-                outputs: project_subspace(
-                    model.outputs(),
-                    &mut sub_projector,
-                    job.snapshot_interval.is_some(),
-                ),
-            });
-            send(if stop == StopReason::Cancelled {
-                Event::Cancelled {
-                    job: id,
-                    iterations,
-                    result,
-                }
-            } else {
-                Event::Finished { job: id, result }
-            });
+    let event = match outcome {
+        Ok(out) => stream.finished(model.as_ref(), out),
+        Err(e) => Event::Failed {
+            job: id,
+            error: e.error.to_string(),
+            iterations: e.record.iterations(),
+            at_build: false,
+        },
+    };
+    (stream.send)(event);
+}
+
+/// A running fit's events: progress at the job's interval, snapshots (the projection of H
+/// and of the model's subspace) at its snapshot interval, and the pause/step/throttle
+/// control between iterations.
+struct Stream<'a> {
+    job: &'a Job,
+    send: &'a mut dyn FnMut(Event) -> bool,
+    projector: Projector,
+    sub_projector: Projector,
+    last_snapshot: Option<Instant>,
+    last_progress: Option<Instant>,
+    control: Control,
+    started: Instant,
+    receiver_gone: bool,
+}
+
+impl<'a> Stream<'a> {
+    fn new(job: &'a Job, send: &'a mut dyn FnMut(Event) -> bool) -> Self {
+        let mut control = Control::new();
+        control.step = job.start_held;
+        Self {
+            job,
+            send,
+            projector: Projector::new(),
+            sub_projector: Projector::new(),
+            last_snapshot: None,
+            last_progress: None,
+            control,
+            started: Instant::now(),
+            receiver_gone: false,
         }
-        Err(e) => {
-            send(Event::Failed {
-                job: id,
-                error: e.error.to_string(),
-                iterations: e.record.iterations(),
-                at_build: false,
-            });
+    }
+
+    /// Send a progress event when one is due; false when the receiver is gone.
+    fn progress(&mut self, t: usize, obj: &Objective, m: &dyn models::Model) -> bool {
+        let every = self.job.progress_interval;
+        if !(every.is_zero() || self.last_progress.is_none_or(|p| p.elapsed() >= every)) {
+            return true;
+        }
+        self.last_progress = Some(Instant::now());
+        let elapsed = self
+            .started
+            .elapsed()
+            .saturating_sub(self.control.waited)
+            .as_secs_f64();
+        (self.send)(Event::Progress {
+            job: self.job.id,
+            iteration: t,
+            objective: obj.clone(),
+            elapsed,
+            phase: m.phase(),
+        })
+    }
+
+    /// Send a snapshot when one is due; false when the receiver is gone. A stepped iteration
+    /// always sends its snapshot: the scatter shows every step.
+    fn snapshot(&mut self, t: usize, m: &dyn models::Model) -> bool {
+        let due = self.job.snapshot_interval.is_some_and(|every| {
+            self.control.step || self.last_snapshot.is_none_or(|s| s.elapsed() >= every)
+        });
+        if !due {
+            return true;
+        }
+        self.last_snapshot = Some(Instant::now());
+        let h = m.h().to_owned();
+        let Ok(projection) = self.projector.project(h.view()) else {
+            return true;
+        };
+        let snap = Snapshot {
+            iteration: t,
+            h,
+            projection,
+            w: m.w().map(|w| w.to_owned()),
+            outputs: project_subspace(m.outputs(), &mut self.sub_projector, true),
+        };
+        (self.send)(Event::Snapshot {
+            job: self.job.id,
+            snapshot: Arc::new(snap),
+        })
+    }
+
+    /// The event for a fit that ran to its end (finished, or cancelled with its result).
+    fn finished(&mut self, model: &dyn models::Model, out: experiment::FitOutcome) -> Event {
+        let job = self.job;
+        let h = model.h().to_owned();
+        let projection = job
+            .snapshot_interval
+            .and_then(|_| self.projector.project(h.view()).ok());
+        let iterations = out.record.iterations();
+        let stop = out.stop;
+        // Fit time, as the progress events report it: time held (paused, stepping,
+        // throttled) is not fitting.
+        let mut record = out.record;
+        record.seconds = (record.seconds - self.control.waited.as_secs_f64()).max(0.0);
+        let result = Box::new(RunResult {
+            spec: job.spec.clone(),
+            fit: job.fit,
+            record,
+            stop,
+            w: model.w().map(|w| w.to_owned()),
+            h,
+            projection,
+            notes: out.notes,
+            exports: model.exports(),
+            outputs: project_subspace(
+                model.outputs(),
+                &mut self.sub_projector,
+                job.snapshot_interval.is_some(),
+            ),
+        });
+        if stop == StopReason::Cancelled {
+            Event::Cancelled {
+                job: job.id,
+                iterations,
+                result,
+            }
+        } else {
+            Event::Finished {
+                job: job.id,
+                result,
+            }
         }
     }
 }

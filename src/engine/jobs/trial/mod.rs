@@ -26,10 +26,11 @@ pub use side::{GeneratedInfo, Hand, LabelPolicy, Resolved, Side, TripletPolicy};
 use crate::engine::data::Dataset;
 use crate::engine::eval::{EvalProgress, relative_error, run_labelling};
 use crate::engine::jobs::experiment::{FitOptions, FitRecord, StopReason};
-use crate::engine::jobs::worker::{self, Event, Job, JobId, RunResult};
+use crate::engine::jobs::worker::{self, Event, Job, JobHandle, JobId, RunResult, Waker};
 use crate::engine::models::{Export, LabelOrigin, ModelSpec, Predictions};
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
+use std::sync::mpsc::Sender;
 
 /// One fit of one model, scored (see the module docs).
 #[derive(Clone, Debug)]
@@ -89,6 +90,9 @@ pub enum TrialError {
     /// The fit was stopped by the caller before it ended.
     #[error("{label}: the job ended without a result")]
     NoResult { label: &'static str },
+    /// The steered form's thread could not be started.
+    #[error("could not start the worker thread: {0}")]
+    Thread(String),
 }
 
 impl TrialError {
@@ -188,6 +192,33 @@ impl Trial {
         })
     }
 
+    /// The steered form, for a front end that draws the fit as it runs (the app): the side
+    /// information resolved here, then the fit stage on a thread of its own, with snapshots,
+    /// its events sent to `events` (each waking `waker`) and steered through the returned
+    /// handle (pause, resume, step, throttle, cancel). `hold` holds the fit after its first
+    /// iteration (the teaching controls' "reset to start"). Scoring is the caller's, when it
+    /// asks for it ([`score`]), because the app lets the user change the protocol afterwards.
+    pub fn spawn(
+        &self,
+        hold: bool,
+        events: Sender<Event>,
+        waker: Waker,
+    ) -> Result<(JobHandle, Resolved), TrialError> {
+        let side = self.resolve_side()?;
+        let mut job = self.job(&side);
+        job.start_held = hold;
+        let handle =
+            JobHandle::spawn(job, events, waker).map_err(|e| TrialError::Thread(e.to_string()))?;
+        Ok((handle, side))
+    }
+
+    /// The fit's job: this trial's spec, fit options and threads, with `side` handed to it.
+    fn job(&self, side: &Resolved) -> Job {
+        Job::new(self.id, Arc::clone(&self.data), self.spec.clone(), self.fit)
+            .with_side(Arc::clone(&side.handed))
+            .with_threads(self.threads)
+    }
+
     /// The fit stage: the worker's job body on this thread, its terminal event as the result.
     fn fit(
         &self,
@@ -195,10 +226,7 @@ impl Trial {
         on_event: &mut dyn FnMut(TrialEvent<'_>) -> bool,
     ) -> Result<Box<RunResult>, TrialError> {
         let label = self.spec.kind.label();
-        let job = Job::new(self.id, Arc::clone(&self.data), self.spec.clone(), self.fit)
-            .with_side(Arc::clone(&side.handed))
-            .with_threads(self.threads)
-            .headless();
+        let job = self.job(side).headless();
         let mut last = None;
         worker::run_blocking(job, |e| {
             if e.is_terminal() {

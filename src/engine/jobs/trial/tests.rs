@@ -225,3 +225,67 @@ fn a_fit_only_protocol_ends_after_the_fit_with_the_same_bits() {
     assert_eq!(bare.scores, Scores::default());
     assert_eq!(bare.fit().h, scored.fit().h);
 }
+
+/// Receive events until the terminal one (or fail after a generous wait).
+fn until_terminal(rx: &std::sync::mpsc::Receiver<Event>, seen: &mut Vec<Event>) -> Event {
+    loop {
+        let e = rx
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the spawned fit sends its events");
+        if e.is_terminal() {
+            return e;
+        }
+        seen.push(e);
+    }
+}
+
+#[test]
+fn the_steered_form_gives_the_blocking_forms_bits_and_obeys_its_commands() {
+    let data = groups(8);
+    let trial = Trial::new(Arc::clone(&data), ModelSpec::new(nmf::KIND, 3, 5), fit());
+    let blocking = trial.run().unwrap();
+
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (handle, side) = trial.spawn(false, tx, Arc::new(|| {})).unwrap();
+    assert!(side.triplets.is_empty());
+    let mut seen = Vec::new();
+    let Event::Finished { result, .. } = until_terminal(&rx, &mut seen) else {
+        panic!("the fit finishes");
+    };
+    assert_eq!(
+        result.h, blocking.result.h,
+        "the same bits as the blocking form"
+    );
+    assert!(
+        seen.iter().any(|e| matches!(e, Event::Snapshot { .. })),
+        "the steered form sends snapshots for the app to draw"
+    );
+    drop(handle);
+
+    // Held after its first iteration: nothing more arrives until a Step, then a Cancel ends
+    // it with its result.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (handle, _) = trial.spawn(true, tx, Arc::new(|| {})).unwrap();
+    let progress_at = |e: &Event| match e {
+        Event::Progress { iteration, .. } => Some(*iteration),
+        _ => None,
+    };
+    let mut last = 0;
+    while last < 1 {
+        let e = rx.recv_timeout(std::time::Duration::from_secs(30)).unwrap();
+        last = progress_at(&e).unwrap_or(last);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(150));
+    let quiet: Vec<usize> = rx.try_iter().filter_map(|e| progress_at(&e)).collect();
+    assert!(quiet.is_empty(), "a held fit makes no progress: {quiet:?}");
+    handle.send(worker::Command::Step);
+    handle.send(worker::Command::Cancel);
+    let mut seen = Vec::new();
+    let end = until_terminal(&rx, &mut seen);
+    let stepped: Vec<usize> = seen.iter().filter_map(progress_at).collect();
+    assert!(
+        stepped.iter().all(|&t| t <= 2),
+        "one step at most: {stepped:?}"
+    );
+    assert!(matches!(end, Event::Cancelled { .. }), "{end:?}");
+}
