@@ -17,6 +17,7 @@ use ndarray::{Array2, ArrayView2, Zip};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Names of the objective terms, stage 1 then stage 2 (docs/models.md §7.2, §7.3).
 pub const TERM_NAMES: [&str; 6] = [
@@ -572,15 +573,15 @@ fn build_round(
         y[[r, c]] = 1.0;
     }
     // P: test–train, relative by row, dual-sparse; the nearest training sample on the way.
-    let mut nearest = vec![0usize; n_t];
+    let nearest: Vec<AtomicUsize> = (0..n_t).map(|_| AtomicUsize::new(0)).collect();
     let p = dual_sparse(
         n_t,
         n_l,
         params.n_p,
-        &mut |r0, r1| {
+        &|r0, r1| {
             let mut b = sim.block(&te, r0, r1, &tr);
             for (r, mut row) in b.rows_mut().into_iter().enumerate() {
-                nearest[r0 + r] = argmax(row.iter().copied());
+                nearest[r0 + r].store(argmax(row.iter().copied()), Ordering::Relaxed);
                 if let Some(sl) = row.as_slice_mut() {
                     relative(sl, None);
                 }
@@ -590,10 +591,11 @@ fn build_round(
         stop,
     )?;
     // K: test–test without the diagonal, relative, row-sparse, symmetrised.
+    let nearest: Vec<usize> = nearest.into_iter().map(AtomicUsize::into_inner).collect();
     let kk = row_sparse(
         n_t,
         params.n_k,
-        &mut |r0, r1| {
+        &|r0, r1| {
             let mut b = sim.block(&te, r0, r1, &te);
             for (r, mut row) in b.rows_mut().into_iter().enumerate() {
                 row[r0 + r] = 0.0;

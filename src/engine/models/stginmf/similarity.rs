@@ -5,11 +5,12 @@
 //! computed in blocks, reduced to its kept entries, and dropped).
 
 use super::params::{SigmaRule, SimKind};
-use crate::engine::linalg::Csr;
+use crate::engine::linalg::{Csr, parallel};
 use crate::engine::models::ModelError;
 use ndarray::{Array2, ArrayView2, s};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::{Mutex, PoisonError};
 
 /// Rows of similarities computed at once (one matrix product of this many samples).
 const BLOCK: usize = 256;
@@ -184,8 +185,44 @@ pub fn nth_largest(vals: &[f64], n: usize) -> f64 {
 pub type Stop<'a> = &'a dyn Fn() -> bool;
 
 /// The rows of a similarity matrix, produced in blocks: `rows(r0, r1)` returns rows r0..r1,
-/// already made relative.
-pub type RowBlocks<'a> = &'a mut dyn FnMut(usize, usize) -> Array2<f64>;
+/// already made relative. Blocks are independent, so several are made at once on the fit's
+/// threads ([`in_waves`]).
+pub type RowBlocks<'a> = &'a (dyn Fn(usize, usize) -> Array2<f64> + Sync);
+
+/// Hand every block of [`BLOCK`] rows of `nrows` to `take`, in row order, making them a wave
+/// of one block per fit thread at a time ([`parallel::for_each_part`]). A block's entries do
+/// not depend on which thread made it, nor on the others of its wave, so the result is the
+/// same bits for any thread count; the wave holds one block per thread in memory. `stop` is
+/// polled before each wave.
+fn in_waves(
+    nrows: usize,
+    rows: RowBlocks<'_>,
+    stop: Stop<'_>,
+    mut take: impl FnMut(usize, Array2<f64>),
+) -> Result<(), ModelError> {
+    let wave = parallel::threads().max(1) * BLOCK;
+    let mut w0 = 0;
+    while w0 < nrows {
+        if stop() {
+            return Err(ModelError::Interrupted);
+        }
+        let w1 = (w0 + wave).min(nrows);
+        let starts: Vec<usize> = (w0..w1).step_by(BLOCK).collect();
+        let made: Vec<Mutex<Option<Array2<f64>>>> =
+            starts.iter().map(|_| Mutex::new(None)).collect();
+        parallel::for_each_part(starts.clone(), |i, r0| {
+            let block = rows(r0, (r0 + BLOCK).min(nrows));
+            *made[i].lock().unwrap_or_else(PoisonError::into_inner) = Some(block);
+        });
+        for (r0, slot) in starts.into_iter().zip(made) {
+            if let Some(block) = slot.into_inner().unwrap_or_else(PoisonError::into_inner) {
+                take(r0, block);
+            }
+        }
+        w0 = w1;
+    }
+    Ok(())
+}
 
 /// Dual-sparse operation (docs/models.md §7.1): entry (i, j) is kept when it is ≥ the N-th
 /// largest of row i **and** ≥ the N-th largest of column j (N capped at each length), and
@@ -203,13 +240,7 @@ pub fn dual_sparse(
     // the bit order is the numeric order).
     let mut cols: Vec<BinaryHeap<Reverse<u64>>> = vec![BinaryHeap::new(); ncols];
     let mut cand: Vec<(usize, usize, f64)> = Vec::new();
-    let mut r0 = 0;
-    while r0 < nrows {
-        if stop() {
-            return Err(ModelError::Interrupted);
-        }
-        let r1 = (r0 + BLOCK).min(nrows);
-        let block = rows(r0, r1);
+    in_waves(nrows, rows, stop, |r0, block| {
         for (r, row) in block.rows().into_iter().enumerate() {
             let Some(row) = row.as_slice() else {
                 continue;
@@ -229,8 +260,7 @@ pub fn dual_sparse(
                 }
             }
         }
-        r0 = r1;
-    }
+    })?;
     let col_t: Vec<f64> = cols
         .iter()
         .map(|h| h.peek().map_or(f64::INFINITY, |&Reverse(b)| f64::from_bits(b)))
@@ -250,13 +280,7 @@ pub fn row_sparse(
 ) -> Result<Csr, ModelError> {
     let mut kept: Vec<(usize, usize, f64)> = Vec::new();
     let mut off = Vec::with_capacity(n_rows);
-    let mut r0 = 0;
-    while r0 < n_rows {
-        if stop() {
-            return Err(ModelError::Interrupted);
-        }
-        let r1 = (r0 + BLOCK).min(n_rows);
-        let block = rows(r0, r1);
+    in_waves(n_rows, rows, stop, |r0, block| {
         for (r, row) in block.rows().into_iter().enumerate() {
             let i = r0 + r;
             off.clear();
@@ -268,8 +292,7 @@ pub fn row_sparse(
                 }
             }
         }
-        r0 = r1;
-    }
+    })?;
     Ok(Csr::from_entries(n_rows, n_rows, &kept))
 }
 

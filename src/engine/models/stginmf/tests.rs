@@ -103,7 +103,7 @@ fn dual_sparse_keeps_entries_in_the_top_n_of_their_row_and_of_their_column() {
         [0.05, 0.15, 0.35],
     ];
     let never = || false;
-    let p = dual_sparse(4, 3, 2, &mut |r0, r1| m.slice(s![r0..r1, ..]).to_owned(), &never)
+    let p = dual_sparse(4, 3, 2, &|r0, r1| m.slice(s![r0..r1, ..]).to_owned(), &never)
         .unwrap();
     // Row tops: r0 {0.9, 0.5}, r1 {0.8, 0.7}, r2 {0.6, 0.4}, r3 {0.35, 0.15}.
     // Column tops: c0 {0.9, 0.8}, c1 {0.7, 0.6}, c2 {0.5, 0.4}.
@@ -120,7 +120,7 @@ fn dual_sparse_keeps_entries_in_the_top_n_of_their_row_and_of_their_column() {
         assert!(p.row(i).0.len() <= 2);
     }
     // N larger than the lengths keeps everything.
-    let all = dual_sparse(4, 3, 50, &mut |r0, r1| m.slice(s![r0..r1, ..]).to_owned(), &never)
+    let all = dual_sparse(4, 3, 50, &|r0, r1| m.slice(s![r0..r1, ..]).to_owned(), &never)
         .unwrap();
     assert_eq!(all.nnz(), 12);
     assert_eq!(nth_largest(&[3.0, 1.0, 2.0], 2), 2.0);
@@ -136,7 +136,7 @@ fn row_sparse_keeps_the_top_n_off_the_diagonal_and_max_symmetrises() {
         [0.1, 0.2, 0.3, 9.0],
     ];
     let never = || false;
-    let k = rs(4, 2, &mut |r0, r1| m.slice(s![r0..r1, ..]).to_owned(), &never).unwrap();
+    let k = rs(4, 2, &|r0, r1| m.slice(s![r0..r1, ..]).to_owned(), &never).unwrap();
     let want = array![
         [0.0, 0.0, 0.8, 0.5],
         [0.3, 0.0, 0.0, 0.9],
