@@ -9,10 +9,7 @@ impl App {
     /// Keyboard shortcuts (undo/redo/save, Space run/pause/resume, Esc cancel), the close
     /// request with unsaved constraints, and dropped files; all become commands.
     pub(super) fn handle_input(&mut self, ctx: &egui::Context) {
-        if ctx.input(|i| i.viewport().close_requested())
-            && self.session.has_unsaved_constraints()
-            && !self.allow_close
-        {
+        if ctx.input(|i| i.viewport().close_requested()) && self.session.has_unsaved_constraints() {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.session.pending = Some(Pending::Quit);
         }

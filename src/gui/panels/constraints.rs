@@ -5,7 +5,7 @@
 use eframe::egui;
 
 use crate::engine::constraints::AnchorPool;
-use crate::gui::UiCommand;
+use crate::gui::command::UiCommand;
 use crate::gui::command::{Commands, FileAction, Resolution};
 use crate::gui::state::{Pending, Session};
 use crate::gui::view::ViewState;
@@ -114,13 +114,17 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
         if file_button(ui, "Save…", "Save triplets and labels as JSON (Ctrl+S)") {
             cmds.push(match &path {
                 Some(p) => UiCommand::SaveConstraints(Some(p.clone())),
-                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::Save)),
+                None => {
+                    UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(FileAction::Save))
+                }
             });
         }
         if file_button(ui, "Load…", "Load a constraints JSON made for this dataset") {
             cmds.push(match &path {
                 Some(p) => UiCommand::LoadConstraints(p.clone()),
-                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::Load)),
+                None => {
+                    UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(FileAction::Load))
+                }
             });
         }
         if file_button(
@@ -130,13 +134,17 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
         ) {
             cmds.push(match &path {
                 Some(p) => UiCommand::ImportTripletsCsv(p.clone()),
-                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::ImportCsv)),
+                None => UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(
+                    FileAction::ImportCsv,
+                )),
             });
         }
         if file_button(ui, "Export CSV…", "Write the triplets as i,j,q") {
             cmds.push(match &path {
                 Some(p) => UiCommand::ExportTripletsCsv(p.clone()),
-                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::ExportCsv)),
+                None => UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(
+                    FileAction::ExportCsv,
+                )),
             });
         }
     });

@@ -4,8 +4,8 @@ use eframe::egui;
 
 use super::{ERROR_RED, sample_items};
 use crate::engine::data::Preprocess;
-use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::command::UiCommand;
 use crate::gui::state::{Session, Settings};
 use crate::gui::view::ViewState;
 use egui::{Color32, RichText};

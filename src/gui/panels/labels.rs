@@ -7,8 +7,8 @@
 use eframe::egui;
 
 use crate::engine::data::LabelColumn;
-use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::command::UiCommand;
 use crate::gui::state::{LabelChoice, Session};
 use crate::gui::view::ViewState;
 use egui::RichText;
@@ -19,7 +19,7 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
     let Some(source) = &session.source else {
         return;
     };
-    let is_csv = matches!(source, crate::gui::DataSource::Path(p) if p
+    let is_csv = matches!(source, crate::gui::state::DataSource::Path(p) if p
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| ["csv", "tsv", "txt", "tab"].contains(&e.to_ascii_lowercase().as_str())));

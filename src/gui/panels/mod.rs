@@ -14,8 +14,8 @@ pub mod results;
 pub mod scatter;
 pub mod teaching;
 
-use super::UiCommand;
 use super::command::Commands;
+use super::command::UiCommand;
 use super::feature::{Features, Place, Shared};
 use super::format::counted;
 use super::run_controller::RunController;
@@ -39,15 +39,17 @@ pub fn top_bar(ui: &mut egui::Ui, app: &mut Shared<'_>, features: &mut Features)
                 }
                 ui.separator();
                 if ui.button("Open session… (Ctrl+O)").clicked() {
-                    app.commands
-                        .push(UiCommand::AskPath(crate::gui::PathAsk::OpenSession));
+                    app.commands.push(UiCommand::AskPath(
+                        crate::gui::command::PathAsk::OpenSession,
+                    ));
                 }
                 if ui.button("Save session (Ctrl+Shift+S)").clicked() {
                     app.commands.push(UiCommand::SaveSession(None));
                 }
                 if ui.button("Save session as…").clicked() {
-                    app.commands
-                        .push(UiCommand::AskPath(crate::gui::PathAsk::SaveSession));
+                    app.commands.push(UiCommand::AskPath(
+                        crate::gui::command::PathAsk::SaveSession,
+                    ));
                 }
                 ui.checkbox(
                     &mut app.settings.session_factors,
