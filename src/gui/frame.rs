@@ -61,4 +61,3 @@ impl eframe::App for App {
         }
     }
 }
-

@@ -6,9 +6,10 @@
 
 mod files;
 mod generate;
+mod panel;
 
 use super::command::{Addressed, FileAction, PathAsk, Resolution, UiCommand};
-use super::feature::{Feature, Shared, TaskPanicked};
+use super::feature::{Feature, Place, Shared, TaskPanicked};
 use super::state::{DataSource, KeptCache, Pending};
 use crate::engine::constraints::{ConstraintError, Store};
 use crate::engine::eval::triplets_satisfied;
@@ -36,6 +37,8 @@ impl Addressed for Done {
 pub struct Constraints {
     /// Save was chosen in the unsaved-constraints question but needs a path first.
     save_then_resume: bool,
+    /// What the panel shows that is counted from the store.
+    summary: panel::Summary,
 }
 
 impl Feature for Constraints {
@@ -45,6 +48,21 @@ impl Feature for Constraints {
 
     fn logic(&mut self, app: &mut Shared<'_>) {
         update_kept(app);
+        self.summary.prepare(app.session);
+    }
+
+    fn ui(&mut self, place: Place, ui: &mut eframe::egui::Ui, app: &mut Shared<'_>) {
+        match place {
+            Place::Left => {
+                ui.separator();
+                panel::show(ui, app.session, app.view, app.commands, &self.summary);
+            }
+            Place::Windows => {
+                panel::generate_window(ui.ctx(), app.session, app.view, app.commands);
+                panel::unsaved_modal(ui.ctx(), app.session, app.view, app.commands);
+            }
+            _ => {}
+        }
     }
 
     fn on_command(&mut self, cmd: UiCommand, app: &mut Shared<'_>) -> Option<UiCommand> {

@@ -95,22 +95,18 @@ fn path_row(
     button: &str,
     label: egui::Id,
 ) -> bool {
-    let row = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
-    ui.allocate_ui_with_layout(
-        row,
-        egui::Layout::right_to_left(egui::Align::Center),
-        |ui| {
-            let clicked = ui.button(button).clicked();
-            let resp = ui
-                .add(
-                    egui::TextEdit::singleline(text)
-                        .hint_text(hint)
-                        .desired_width(ui.available_width()),
-                )
-                .labelled_by(label);
-            let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            clicked || enter
-        },
-    )
-    .inner
+    let mut hit = false;
+    crate::gui::style::right_aligned(ui, |ui| {
+        let clicked = ui.button(button).clicked();
+        let resp = ui
+            .add(
+                egui::TextEdit::singleline(text)
+                    .hint_text(hint)
+                    .desired_width(ui.available_width()),
+            )
+            .labelled_by(label);
+        let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        hit = clicked || enter;
+    });
+    hit
 }

@@ -2,7 +2,6 @@
 
 use eframe::egui;
 
-pub mod constraints;
 pub mod convergence;
 pub mod data;
 pub mod features;
@@ -309,4 +308,29 @@ pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Command
     if resp.should_close() {
         cmds.push(UiCommand::SessionDataChanged(false));
     }
+}
+
+/// While files are dragged over the window: a dimmed overlay naming what would open.
+pub fn drop_overlay(ctx: &egui::Context) {
+    let hovered = ctx.input(|i| i.raw.hovered_files.clone());
+    if hovered.is_empty() {
+        return;
+    }
+    let what = hovered
+        .first()
+        .and_then(|f| f.path.as_ref())
+        .map_or_else(|| "file".to_owned(), |p| p.display().to_string());
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Foreground,
+        egui::Id::unique("drop_overlay"),
+    ));
+    let rect = ctx.content_rect();
+    painter.rect_filled(rect, 0.0, egui::Color32::from_black_alpha(180));
+    painter.text(
+        rect.center(),
+        egui::Align2::CENTER_CENTER,
+        format!("Drop to open\n{what}"),
+        egui::FontId::proportional(24.0),
+        egui::Color32::WHITE,
+    );
 }
