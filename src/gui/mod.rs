@@ -1,10 +1,23 @@
-//! The egui desktop app (feature `gui`). Draws only; all math runs in the engine's worker.
+//! The egui desktop app (feature `gui`). Draws only; all math runs in the engine's worker and
+//! in background tasks.
 //!
-//! `logic` drains background tasks and worker events under a small time budget and never
-//! blocks; `ui` draws the panels, which push [`UiCommand`]s that are applied at the end of the
-//! frame. State is kept in four parts: persisted [`Settings`], the domain [`Session`]
-//! (dataset, constraints, finished runs), the live run in the [`RunController`], and the
-//! [`ViewState`] (tool mode, hover, selections, typed text).
+//! The app is shared state plus features. The shared state, borrowed by every feature as
+//! [`shared::Shared`], has four parts:
+//! - persisted [`Settings`];
+//! - the domain [`Session`]: dataset, constraints, finished runs, status line;
+//! - the live run, in the [`RunController`];
+//! - the [`ViewState`] that several panels draw from.
+//!
+//! Each feature is a folder: `data`, `constraints`, `sessions`, `runs`, `compare`, `kscan`,
+//! `export`, `tour`, `search`, `suggest`. The folder holds the feature's own state, commands,
+//! task results and drawing behind [`feature::Feature`]. [`App`] only routes:
+//! - `frame.rs` delivers task results and runs each feature's `logic` (never blocking);
+//! - `layout.rs` draws the panels and the features' places;
+//! - `dispatch.rs` offers each [`UiCommand`] to the features and tells them the events they
+//!   raised.
+//!
+//! A feature asks another for something with a command or a message, never with a call.
+//! Adding a feature is a folder plus one line in `fn features()`.
 
 use eframe::egui;
 
