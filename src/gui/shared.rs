@@ -119,7 +119,7 @@ impl Tasks {
     pub fn new(ctx: &egui::Context) -> Self {
         Self(Background::new(ctx, |task, message| Routed {
             to: "",
-            msg: Box::new(TaskPanicked(format!("{task}: {message}"))),
+            msg: Box::new(TaskPanicked(format!("{task}: {message}"), task.to_owned())),
         }))
     }
 
@@ -130,12 +130,13 @@ impl Tasks {
         name: &str,
         task: impl FnOnce() -> M + Send + 'static,
     ) -> Result<(), String> {
+        let task_name = name.to_owned();
         self.0.spawn(name, move || {
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(task)) {
                 Ok(msg) => Routed::new(msg),
                 Err(payload) => Routed {
                     to: M::FEATURE,
-                    msg: Box::new(TaskPanicked(panic_text(payload.as_ref()))),
+                    msg: Box::new(TaskPanicked(panic_text(payload.as_ref()), task_name)),
                 },
             }
         })

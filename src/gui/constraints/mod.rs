@@ -119,11 +119,14 @@ impl Feature for Constraints {
             Err(msg) => msg,
         };
         if let Ok(p) = msg.downcast::<TaskPanicked>() {
-            app.session.generating = false;
-            app.view.dialog_open = false;
+            let TaskPanicked(message, task) = *p;
+            match task.as_str() {
+                "generate" => app.session.generating = false,
+                "file-dialog" => app.view.dialog_open = false,
+                _ => {}
+            }
             app.session.set_error(format!(
-                "A constraints task stopped unexpectedly (a bug: please report it): {}",
-                p.0
+                "The {task} task stopped unexpectedly (a bug: please report it): {message}"
             ));
         }
     }

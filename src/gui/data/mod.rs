@@ -105,14 +105,19 @@ impl Feature for Data {
             Err(msg) => msg,
         };
         if let Ok(p) = msg.downcast::<TaskPanicked>() {
-            let s = &mut *app.session;
-            s.loading = None;
-            s.labels_pending = None;
-            s.load_error = Some(format!("The loader stopped unexpectedly: {}", p.0));
-            app.view.dialog_open = false;
+            let TaskPanicked(message, task) = *p;
+            match task.as_str() {
+                "loader" => {
+                    let s = &mut *app.session;
+                    s.loading = None;
+                    s.labels_pending = None;
+                    s.load_error = Some(format!("The loader stopped unexpectedly: {message}"));
+                }
+                "file-dialog" => app.view.dialog_open = false,
+                _ => {}
+            }
             app.session.set_error(format!(
-                "A data task stopped unexpectedly (a bug: please report it): {}",
-                p.0
+                "The {task} task stopped unexpectedly (a bug: please report it): {message}"
             ));
         }
     }
