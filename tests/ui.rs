@@ -14,7 +14,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::NodeT;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::models::{HyperParam, ParamKind, ParamValue, rpnmf};
-use nmf_playground::gui::{App, ParamEdit, Settings, WorkerState, hyperparameter_row};
+use nmf_playground::gui::panels::model::{ParamEdit, hyperparameter_row};
+use nmf_playground::gui::{App, Settings, WorkerState};
 use std::time::Duration;
 
 /// Settings for a run that lasts long enough to be paused or stopped.

@@ -17,8 +17,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::ProtocolOptions;
 use nmf_playground::engine::data::samples::Sample;
-use nmf_playground::gui::compare::{Command, CompareView};
-use nmf_playground::gui::{App, Pane, UiCommand, WorkerState};
+use nmf_playground::gui::compare::{Command, CompareView, Pane};
+use nmf_playground::gui::{App, UiCommand, WorkerState};
 use pointer::click_at;
 
 /// The comparison feature's state.

@@ -14,9 +14,8 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::ProtocolOptions;
 use nmf_playground::gui::export::Exports;
-use nmf_playground::gui::{
-    App, ColorBy, EvalInput, UiCommand, WorkerState, evaluate, metric_lines,
-};
+use nmf_playground::gui::panels::results::metric_lines;
+use nmf_playground::gui::{App, ColorBy, EvalInput, UiCommand, WorkerState, evaluate};
 
 fn loaded() -> Harness<'static, App> {
     let mut h = common::loaded();

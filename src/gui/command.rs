@@ -136,9 +136,10 @@ impl Routed {
     }
 }
 
-/// What a feature's background task sends when it panicked (a bug): the panic's text.
+/// What a feature's background task sends when it panicked (a bug): the panic's text, and
+/// the task's name (to clear the right busy flag when a feature runs several).
 #[derive(Debug)]
-pub struct TaskPanicked(pub String);
+pub struct TaskPanicked(pub String, pub String);
 
 /// The list panels push commands onto during a frame: the app's own, and those addressed to
 /// one feature.

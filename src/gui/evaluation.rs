@@ -5,18 +5,15 @@
 //! message, tagged with the run's history id; a stale one (a newer
 //! run finished meanwhile) is dropped.
 
-use super::{App, TaskDone};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::engine::eval::{EvalProgress, SvmScaling};
-use crate::engine::jobs::experiment::StopReason;
-use crate::engine::jobs::trial::{FitView, Protocol, ScoreInput, score};
-use crate::engine::machine::fsutil::{csv_field, write_atomic};
-use crate::engine::models::{Predictions, WarmStart, params_string};
-use crate::gui::state::{Evaluation, HistoryRow, Series};
+use crate::engine::jobs::trial::{Protocol, ScoreInput, score};
+use crate::engine::machine::fsutil::csv_field;
+use crate::engine::models::Predictions;
+use crate::gui::state::{Evaluation, HistoryRow};
 use ndarray::Array2;
 use std::fmt::Write as _;
-use std::path::Path;
 use std::sync::Arc;
 
 /// What the evaluation thread needs (owned, so the thread borrows nothing from the UI).
@@ -128,138 +125,4 @@ pub fn history_csv(rows: &[HistoryRow]) -> String {
 pub fn short_name(source: &str) -> String {
     let s = source.trim_end_matches(['/', '\\']);
     s.rsplit(['/', '\\']).next().unwrap_or(s).to_owned()
-}
-
-impl App {
-    /// Add the finished run to the history and start its evaluation on a background thread.
-    pub(super) fn run_finished(&mut self) {
-        let s = &mut self.session;
-        let Some(result) = &self.run.result else {
-            return;
-        };
-        let fit = FitView::of(result);
-        let id = s.history.last().map_or(1, |r| r.id + 1);
-        let mut curve = Series::default();
-        for (it, &v) in fit.record.objective.iter().enumerate() {
-            curve.push(it + 1, v);
-        }
-        let mut params = format!("k={}", fit.spec.k);
-        let resolved = fit.spec.resolved_params();
-        if !resolved.is_empty() {
-            let _ = write!(params, " {}", params_string(&resolved, " "));
-        }
-        let side = self.run.side.as_deref();
-        s.history.push(HistoryRow {
-            id,
-            model: fit.spec.kind.label().to_owned(),
-            params,
-            seed: fit.spec.seed,
-            iterations: fit.record.iterations(),
-            seconds: fit.record.seconds,
-            acc: None,
-            nmi: None,
-            kept: None,
-            triplets: side.map_or(0, |side| side.triplets.len()),
-            curve,
-            convergence: Arc::new(self.run.convergence.clone()),
-            k: fit.spec.k,
-            factors: Arc::new(WarmStart::new(
-                fit.w.cloned(),
-                fit.h.clone(),
-                format!("run {id}"),
-            )),
-            data: s.dataset.as_ref().map(|d| d.fingerprint),
-            dataset: s
-                .dataset
-                .as_ref()
-                .map_or_else(String::new, |d| short_name(&d.source)),
-            stop: match fit.stop {
-                StopReason::Converged => "converged".to_owned(),
-                StopReason::MaxIter => "iteration cap".to_owned(),
-                StopReason::Cancelled => {
-                    format!("stopped at iteration {}", fit.record.iterations())
-                }
-            },
-            snapshot: self.run.snapshot.clone(),
-            evaluation: None,
-            predictions: fit.predictions.cloned(),
-            exports: Arc::new(fit.exports.to_vec()),
-        });
-        s.shown_run = Some(id);
-        let data = s.dataset.as_ref();
-        let input = EvalInput {
-            run: id,
-            h: fit.h.clone(),
-            assignments: fit.assignments.map(<[usize]>::to_vec),
-            labels: data.and_then(|d| d.labels.clone()),
-            n_classes: data.map_or(0, |d| d.n_classes()),
-            triplets: side.map(|side| side.triplets.clone()).unwrap_or_default(),
-            seed: fit.spec.seed,
-            restarts: self.settings.kmeans_restarts.max(1),
-            svm: self.settings.svm,
-            predictions: fit.predictions.cloned(),
-            known: side.map(|side| side.labels.clone()).unwrap_or_default(),
-            data: s.dataset.clone(),
-            progress: Arc::new(EvalProgress::default()),
-        };
-        s.eval_progress = Arc::clone(&input.progress);
-        let spawned = self.tasks.spawn("evaluate", move || {
-            TaskDone::Evaluated(Box::new(evaluate(&input)))
-        });
-        match spawned {
-            Ok(()) => s.evaluating = Some(id),
-            Err(e) => s.set_error(e),
-        }
-    }
-
-    /// An evaluation arrived: keep it if it belongs to the run being evaluated.
-    pub(super) fn evaluated(&mut self, ev: Evaluation) {
-        let s = &mut self.session;
-        if s.evaluating != Some(ev.run) {
-            return; // a newer run replaced it
-        }
-        s.evaluating = None;
-        if let Some(row) = s.history.iter_mut().find(|r| r.id == ev.run) {
-            row.acc = ev.clustering.as_ref().map(|c| c.acc.mean);
-            row.nmi = ev.clustering.as_ref().map(|c| c.nmi_sqrt.mean);
-            row.kept = ev.kept_h;
-        }
-        let ev = Arc::new(ev);
-        if let Some(row) = s.history.iter_mut().find(|r| r.id == ev.run) {
-            row.evaluation = Some(Arc::clone(&ev));
-        }
-        // Another run brought back with "show" meanwhile keeps the screen.
-        if s.shown_run.is_some_and(|id| id != ev.run) {
-            return;
-        }
-        s.evaluation = Some(ev);
-        // The status line keeps the run's "Finished" message; the scores are in the panel.
-        self.view.rebuild_scatter(
-            s.dataset.as_deref(),
-            self.run.snapshot.as_deref(),
-            s.x_view.as_deref(),
-            s.evaluation.as_deref(),
-        );
-    }
-
-    /// Write the history table to `path` (atomically).
-    pub(super) fn export_history(&mut self, path: &Path) {
-        let s = &mut self.session;
-        if path.as_os_str().is_empty() {
-            s.set_error("Type a path for the history CSV first");
-            return;
-        }
-        let csv = history_csv(&s.history);
-        match write_atomic(path, csv.as_bytes()) {
-            Ok(()) => s.set_status(format!(
-                "Exported {} runs to {}",
-                s.history.len(),
-                path.display()
-            )),
-            Err(e) => s.set_error(format!(
-                "{}: could not write the history: {e}",
-                path.display()
-            )),
-        }
-    }
 }

@@ -12,7 +12,8 @@ use std::any::Any;
 
 use super::command::Routed;
 pub use super::command::TaskPanicked;
-pub use super::shared::Shared;
+pub use super::command::UiCommand;
+pub use super::shared::{Event, Shared};
 
 /// Where in the window a feature draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,14 +34,6 @@ pub enum Place {
     Windows,
 }
 
-/// Something that happened to the shared state, told to every feature.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Event {
-    /// A dataset was installed (a load, a reload, a session): what referred to the previous
-    /// one is stale.
-    DatasetChanged,
-}
-
 /// One feature of the app (see the module docs). Every method but the name has a default
 /// that does nothing, so a feature implements only what it uses.
 pub trait Feature: Any {
@@ -53,6 +46,15 @@ pub trait Feature: Any {
 
     /// Something happened to the shared state.
     fn on_event(&mut self, _event: Event, _app: &mut Shared<'_>) {}
+
+    /// One of the shared commands ([`UiCommand`]: what panels, shortcuts and tests ask for):
+    /// carry it out and return `None`, or hand it back when it is not this feature's.
+    fn on_command(&mut self, cmd: UiCommand, _app: &mut Shared<'_>) -> Option<UiCommand> {
+        Some(cmd)
+    }
+
+    /// The window is closing: write what must not be lost.
+    fn on_exit(&mut self, _app: &mut Shared<'_>) {}
 
     /// A message addressed to it: one of its commands, or its background task's result
     /// ([`TaskPanicked`] when the task panicked).
@@ -95,6 +97,21 @@ impl Features {
                 "A background task stopped unexpectedly (a bug: please report it): {}",
                 p.0
             ));
+        }
+    }
+
+    /// Offer `cmd` to each feature in turn; what none carried out comes back.
+    pub fn command(&mut self, cmd: UiCommand, app: &mut Shared<'_>) -> Option<UiCommand> {
+        let mut cmd = Some(cmd);
+        for f in &mut self.0 {
+            cmd = f.on_command(cmd?, app);
+        }
+        cmd
+    }
+
+    pub fn exit(&mut self, app: &mut Shared<'_>) {
+        for f in &mut self.0 {
+            f.on_exit(app);
         }
     }
 

@@ -9,10 +9,7 @@ impl App {
     /// Keyboard shortcuts (undo/redo/save, Space run/pause/resume, Esc cancel), the close
     /// request with unsaved constraints, and dropped files; all become commands.
     pub(super) fn handle_input(&mut self, ctx: &egui::Context) {
-        if ctx.input(|i| i.viewport().close_requested())
-            && self.session.has_unsaved_constraints()
-            && !self.allow_close
-        {
+        if ctx.input(|i| i.viewport().close_requested()) && self.session.has_unsaved_constraints() {
             ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
             self.session.pending = Some(Pending::Quit);
         }
@@ -78,30 +75,5 @@ impl App {
         if let Some(p) = dropped {
             self.commands.push(UiCommand::LoadPath(p));
         }
-    }
-
-    /// While files are dragged over the window: a dimmed overlay naming what would open.
-    pub(super) fn drop_overlay(&self, ctx: &egui::Context) {
-        let hovered = ctx.input(|i| i.raw.hovered_files.clone());
-        if hovered.is_empty() {
-            return;
-        }
-        let what = hovered
-            .first()
-            .and_then(|f| f.path.as_ref())
-            .map_or_else(|| "file".to_owned(), |p| p.display().to_string());
-        let painter = ctx.layer_painter(egui::LayerId::new(
-            egui::Order::Foreground,
-            egui::Id::unique("drop_overlay"),
-        ));
-        let rect = ctx.content_rect();
-        painter.rect_filled(rect, 0.0, egui::Color32::from_black_alpha(180));
-        painter.text(
-            rect.center(),
-            egui::Align2::CENTER_CENTER,
-            format!("Drop to open\n{what}"),
-            egui::FontId::proportional(24.0),
-            egui::Color32::WHITE,
-        );
     }
 }

@@ -5,6 +5,8 @@
 use eframe::egui;
 
 use super::feature::Place;
+use super::state::Settings;
+use super::view::ViewState;
 use super::{App, panels};
 
 /// The narrowest a side panel gets (its widgets wrap or scroll below that).
@@ -42,20 +44,20 @@ pub fn side_panel_widths(width: f32) -> (f32, f32) {
     (left, right)
 }
 
-impl App {
-    /// Fold the data panel away when the window becomes narrower than [`FOLD_BELOW`] and
-    /// bring it back when it grows past it again (only on crossing: the user's own choice, from
-    /// the top bar's "Data" toggle, holds in between).
-    fn fold_data_panel(&mut self, width: f32) {
-        let narrow = width < FOLD_BELOW;
-        if self.view.was_narrow != Some(narrow) {
-            if self.view.was_narrow.is_some() || narrow {
-                self.settings.show_data_panel = !narrow;
-            }
-            self.view.was_narrow = Some(narrow);
+/// Fold the data panel away when the window becomes narrower than [`FOLD_BELOW`] and bring
+/// it back when it grows past it again (only on crossing: the user's own choice, from the top
+/// bar's "Data" toggle, holds in between).
+fn fold_data_panel(view: &mut ViewState, settings: &mut Settings, width: f32) {
+    let narrow = width < FOLD_BELOW;
+    if view.was_narrow != Some(narrow) {
+        if view.was_narrow.is_some() || narrow {
+            settings.show_data_panel = !narrow;
         }
+        view.was_narrow = Some(narrow);
     }
+}
 
+impl App {
     /// Draw every panel; the commands they push are applied afterwards by the caller.
     pub(super) fn draw_panels(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
@@ -77,18 +79,37 @@ impl App {
         // Side panels shrink with the window so that the plots keep at least ~40 % of its
         // width; each scrolls, and either can be hidden from the View menu.
         let width = ctx.content_rect().width();
-        self.fold_data_panel(width);
+        fold_data_panel(&mut self.view, &mut self.settings, width);
         let (left_max, right_max) = side_panel_widths(width);
         let (mut show_left, mut show_right) = (
             self.settings.show_data_panel,
             self.settings.show_model_panel,
         );
-        let left = egui::Panel::left("data_panel")
+        let left = self.left_panel(ui, left_max, &mut show_left);
+        let right = self.right_panel(ui, right_max, &mut show_right);
+        self.view.panel_rects = [
+            left.map(|r| r.response.rect),
+            right.map(|r| r.response.rect),
+        ];
+        self.settings.show_data_panel = show_left;
+        self.settings.show_model_panel = show_right;
+        self.central(ui);
+        self.windows(ui);
+    }
+
+    /// The left panel: data, then what the features draw there (constraints, suggestions).
+    fn left_panel(
+        &mut self,
+        ui: &mut egui::Ui,
+        max: f32,
+        show: &mut bool,
+    ) -> Option<egui::InnerResponse<()>> {
+        egui::Panel::left("data_panel")
             .resizable(true)
-            .default_size(280.0f32.min(left_max))
-            .min_size(SIDE_MIN.min(left_max))
-            .max_size(left_max)
-            .show_collapsible(ui, &mut show_left, |ui| {
+            .default_size(280.0f32.min(max))
+            .min_size(SIDE_MIN.min(max))
+            .max_size(max)
+            .show_collapsible(ui, show, |ui| {
                 egui::ScrollArea::vertical()
                     .id_salt("left_scroll")
                     .show(ui, |ui| {
@@ -102,23 +123,26 @@ impl App {
                             &mut self.view,
                             &mut self.commands,
                         );
-                        ui.separator();
-                        panels::constraints::show(
-                            ui,
-                            &self.session,
-                            &mut self.view,
-                            &mut self.commands,
-                        );
                         let (features, mut app) = self.parts();
                         features.ui(Place::Left, ui, &mut app);
                     });
-            });
-        let right = egui::Panel::right("model_panel")
+            })
+    }
+
+    /// The right panel: the model, teaching controls and scores scroll in the upper part;
+    /// the run history stays at the foot.
+    fn right_panel(
+        &mut self,
+        ui: &mut egui::Ui,
+        max: f32,
+        show: &mut bool,
+    ) -> Option<egui::InnerResponse<()>> {
+        egui::Panel::right("model_panel")
             .resizable(true)
-            .default_size(300.0f32.min(right_max))
-            .min_size(SIDE_MIN.min(right_max))
-            .max_size(right_max)
-            .show_collapsible(ui, &mut show_right, |ui| {
+            .default_size(300.0f32.min(max))
+            .min_size(SIDE_MIN.min(max))
+            .max_size(max)
+            .show_collapsible(ui, show, |ui| {
                 // The run history at the foot, in view whatever scrolls above it: the model
                 // and the scores scroll in the upper part, the history in the lower.
                 let total = ui.available_height();
@@ -171,13 +195,12 @@ impl App {
                         // bottom edge.
                         ui.add_space(16.0);
                     });
-            });
-        self.view.panel_rects = [
-            left.map(|r| r.response.rect),
-            right.map(|r| r.response.rect),
-        ];
-        self.settings.show_data_panel = show_left;
-        self.settings.show_model_panel = show_right;
+            })
+    }
+
+    /// The middle: the convergence plot at the bottom, the scatter above it.
+    fn central(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
         egui::CentralPanel::no_frame().show(ui, |ui| {
             // At most a third of the height, so that a short window keeps the scatter.
             let height = ctx.content_rect().height();
@@ -205,6 +228,11 @@ impl App {
                 );
             });
         });
+    }
+
+    /// Floating windows and modals: the panels' and the features'.
+    fn windows(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
         panels::windows(&ctx, &self.settings, &mut self.view);
         panels::gallery::window(
             &ctx,
@@ -214,16 +242,9 @@ impl App {
         );
         let (features, mut app) = self.parts();
         features.ui(Place::Windows, ui, &mut app);
-        panels::constraints::generate_window(
-            &ctx,
-            &self.session,
-            &mut self.view,
-            &mut self.commands,
-        );
-        panels::constraints::unsaved_modal(&ctx, &self.session, &mut self.view, &mut self.commands);
         panels::session_modals(&ctx, &self.session, &mut self.commands);
         panels::file_prompt::window(&ctx, &mut self.view, &mut self.commands);
-        self.drop_overlay(&ctx);
+        panels::drop_overlay(&ctx);
     }
 }
 

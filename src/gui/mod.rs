@@ -1,38 +1,52 @@
-//! The egui desktop app (feature `gui`). Draws only; all math runs in the engine's worker.
+//! The egui desktop app (feature `gui`). Draws only; all math runs in the engine's worker and
+//! in background tasks.
 //!
-//! `logic` drains background tasks and worker events under a small time budget and never
-//! blocks; `ui` draws the panels, which push [`UiCommand`]s that are applied at the end of the
-//! frame. State is kept in four parts: persisted [`Settings`], the domain [`Session`]
-//! (dataset, constraints, finished runs), the live run in the [`RunController`], and the
-//! [`ViewState`] (tool mode, hover, selections, typed text).
+//! The app is shared state plus features. The shared state, borrowed by every feature as
+//! [`shared::Shared`], has four parts:
+//! - persisted [`Settings`];
+//! - the domain [`Session`]: dataset, constraints, finished runs, status line;
+//! - the live run, in the [`RunController`];
+//! - the [`ViewState`] that several panels draw from.
+//!
+//! Each feature is a folder: `data`, `constraints`, `sessions`, `runs`, `compare`, `kscan`,
+//! `export`, `tour`, `search`, `suggest`. The folder holds the feature's own state, commands,
+//! task results and drawing behind [`feature::Feature`]. [`App`] only routes:
+//! - `frame.rs` delivers task results and runs each feature's `logic` (never blocking);
+//! - `layout.rs` draws the panels and the features' places;
+//! - `dispatch.rs` offers each [`UiCommand`] to the features and tells them the events they
+//!   raised.
+//!
+//! A feature asks another for something with a command or a message, never with a call.
+//! Adding a feature is a folder plus one line in `fn features()`.
 
 use eframe::egui;
 
 mod background;
 mod command;
 pub mod compare;
-mod constraint_actions;
+mod constraints;
+mod data;
 mod dispatch;
 mod evaluation;
 mod exit_plan;
 mod explore;
-mod explore_actions;
 pub mod export;
 mod feature;
 mod file_prompt;
 mod format;
+mod frame;
 mod input;
 pub mod kscan;
 mod layout;
-mod loading;
 mod model_docs;
-mod panels;
+pub mod panels;
 mod point_image;
 mod points;
 mod run_controller;
+mod runs;
 mod scatter_cache;
 mod search;
-mod session_actions;
+mod sessions;
 mod shared;
 mod state;
 mod style;
@@ -42,28 +56,21 @@ pub mod tour;
 mod view;
 
 pub use command::{FileAction, PathAsk, Resolution, UiCommand};
-pub use compare::{CompareView, Comparison, PLAY_SECONDS, Pane};
 pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use exit_plan::ExitPlan;
 pub use file_prompt::FilePrompt;
 pub use kscan::{KScan, ScanForm};
-pub use panels::convergence::prepared as convergence_points;
-pub use panels::model::{ModelGroup, ParamEdit, hyperparameter_row};
-pub use panels::results::metric_lines;
 pub use points::{NEIGHBOURS, SnapshotKey};
 pub use run_controller::RunController;
+pub use scatter_cache::{PALETTE, ScatterCache, ScatterGroup};
 pub use state::{
     ColorBy, Convergence, DataSource, Evaluation, HistoryRow, KeptCache, LabelChoice,
-    OpeningSession, PALETTE, Pending, Progress, ScatterCache, ScatterGroup, Series, Session,
-    Settings, Status, Tool, WorkerState,
+    OpeningSession, Pending, Progress, Series, Session, Settings, Status, Tool, WorkerState,
 };
 pub use view::ViewState;
 
-use crate::engine::constraints::Generated;
 use crate::engine::data::Dataset;
-use crate::engine::data::Fingerprint;
 use crate::engine::data::samples::Sample;
-use background::Background;
 use command::{Addressed, Commands};
 use feature::{Feature, Features};
 use shared::Shared;
@@ -72,9 +79,6 @@ use std::time::{Duration, Instant};
 
 /// Window title and app id.
 pub const APP_NAME: &str = "NMF Playground";
-
-/// How long `logic` may spend draining worker events per frame.
-const DRAIN_BUDGET: Duration = Duration::from_millis(5);
 
 /// Open the desktop app, on `path` (a dataset file or folder) or on the bundled sample.
 ///
@@ -116,11 +120,8 @@ pub fn run(path: Option<PathBuf>, session: Option<PathBuf>, exit: ExitPlan) -> a
                 path.filter(|_| session.is_none()),
                 crate::engine::files::recovery::default_dir(),
             );
-            if let Some(s) = session
-                && let Err(e) = app.open_session(&s)
-            {
-                app.session
-                    .set_error(format!("Could not open the session: {e}"));
+            if let Some(s) = session {
+                app.push_command(UiCommand::OpenSession(s));
             }
             app.exit = exit;
             Ok(Box::new(app))
@@ -129,69 +130,25 @@ pub fn run(path: Option<PathBuf>, session: Option<PathBuf>, exit: ExitPlan) -> a
     .map_err(|e| anyhow::anyhow!("could not open the window: {e}"))
 }
 
-/// The result of a finished background task, delivered by [`Background`].
-enum TaskDone {
-    /// A dataset load, tagged with its ticket (a newer load replaces it).
-    Loaded {
-        ticket: u64,
-        source: DataSource,
-        result: Result<Box<Dataset>, String>,
-        seconds: f64,
-    },
-    /// The session dialog's choice, to save or to open (None: cancelled).
-    SessionPicked { save: bool, path: Option<PathBuf> },
-    /// The dataset dialog's choice (None: cancelled).
-    Picked(Option<PathBuf>),
-    /// A path chosen for a constraint file action (None: dialog cancelled).
-    ConstraintsPicked(FileAction, Option<PathBuf>),
-    /// Triplets generated for the dataset `fingerprint`.
-    Generated {
-        fingerprint: Fingerprint,
-        source: &'static str,
-        seed: u64,
-        result: Result<Generated, String>,
-    },
-    /// The evaluation of a finished run (tagged inside with the run's history id).
-    Evaluated(Box<Evaluation>),
-    /// The PCA-2D of the dataset `fingerprint`'s X (n×2), for the scatter before any run.
-    DataProjected {
-        fingerprint: Fingerprint,
-        result: Result<ndarray::Array2<f64>, String>,
-    },
-    /// A background task panicked (a bug): its busy flag is cleared and the error shown.
-    Panicked { task: String, message: String },
-}
-
 /// The desktop app.
 pub struct App {
     settings: Settings,
     session: Session,
     view: ViewState,
     run: RunController,
-    tasks: Background<TaskDone>,
     commands: Commands,
-    load_ticket: u64,
-    /// A native file dialog is open (at most one at a time).
-    dialog_open: bool,
-    /// The user agreed to close with unsaved constraints (or saved them).
-    allow_close: bool,
     /// What the command line asked for at closing (`--save-on-exit`, `--close-when-loaded`).
     exit: ExitPlan,
-    /// Save was chosen in the unsaved-constraints question but needs a path first.
-    save_then_resume: bool,
     frame_start: Option<Instant>,
     /// The UI thread's CPU time when this frame's `logic` began.
     frame_cpu_start: Option<Duration>,
     ctx: egui::Context,
-    /// Where unsaved edits are journalled (`None`: not journalled, e.g. tests without
-    /// `NMF_PLAYGROUND_RECOVERY_DIR`).
-    recovery_dir: Option<PathBuf>,
-    /// The journal of the current store.
-    journal: Option<crate::engine::files::recovery::Journal>,
     /// The features, each with its own state, commands, tasks and drawing.
     features: Features,
     /// The features' background tasks (results routed back to the feature).
-    feature_tasks: shared::Tasks,
+    tasks: shared::Tasks,
+    /// Events raised during the current call, told to every feature after it.
+    events: Vec<feature::Event>,
 }
 
 impl App {
@@ -247,23 +204,14 @@ impl App {
             settings,
             session: Session::default(),
             run: RunController::new(ctx),
-            tasks: Background::new(ctx, |task, message| TaskDone::Panicked {
-                task: task.to_owned(),
-                message,
-            }),
             commands: Commands::default(),
-            load_ticket: 0,
-            dialog_open: false,
-            allow_close: false,
             exit: ExitPlan::default(),
-            save_then_resume: false,
             frame_start: None,
             frame_cpu_start: None,
             ctx: ctx.clone(),
-            recovery_dir,
-            journal: None,
-            features: features(),
-            feature_tasks: shared::Tasks::new(ctx),
+            features: features(recovery_dir),
+            tasks: shared::Tasks::new(ctx),
+            events: Vec::new(),
         };
         let source = match path {
             Some(p) => DataSource::Path(p),
@@ -276,7 +224,10 @@ impl App {
                     .unwrap_or(Sample::Glyphs),
             ),
         };
-        app.start_load(source);
+        let (features, mut shared) = app.parts();
+        if let Some(data) = features.get_mut::<data::Data>() {
+            data.start_load(source, &mut shared);
+        }
         app.session.set_status("Welcome: loading data…");
         app
     }
@@ -341,112 +292,40 @@ impl App {
                 session: &mut self.session,
                 run: &mut self.run,
                 view: &mut self.view,
-                tasks: &self.feature_tasks,
+                tasks: &self.tasks,
                 commands: &mut self.commands,
                 ctx: &self.ctx,
+                events: &mut self.events,
             },
         )
     }
 
     /// Replace the dataset directly (tests, embedding): cancels any run.
     pub fn set_dataset(&mut self, data: Dataset) {
-        self.load_ticket += 1;
-        self.session.loading = None;
-        self.install_dataset(data, None);
-    }
-
-    /// Apply worker events (within the frame's budget) and what they call for: the status
-    /// line, the scatter, the history and evaluation of a finished run.
-    fn drain_run(&mut self, deadline: Instant) {
-        let n = self.session.dataset.as_ref().map(|d| d.n());
-        let drained = self.run.drain(n, deadline);
-        if drained.snapshot_changed {
-            self.view.rebuild_scatter(
-                self.session.dataset.as_deref(),
-                self.run.snapshot.as_deref(),
-                self.session.x_view.as_deref(),
-                self.session.evaluation.as_deref(),
-            );
-        }
-        if let Some(status) = drained.status {
-            self.session.status = status;
-        }
-        if drained.finished {
-            self.run_finished();
-        }
-    }
-}
-
-impl eframe::App for App {
-    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
-        let start = Instant::now();
-        self.frame_start = Some(start);
-        self.frame_cpu_start = crate::engine::machine::sys::thread_cpu_time();
-        for done in self.tasks.drain() {
-            self.task_done(done);
-        }
-        for done in self.feature_tasks.drain() {
-            let (features, mut app) = self.parts();
-            features.deliver(done, &mut app);
-        }
-        self.drain_run(start + DRAIN_BUDGET);
-        self.run.reap();
-        self.update_kept();
         let (features, mut app) = self.parts();
-        features.logic(&mut app);
-        self.handle_input(ctx);
-        self.sync_journal();
-        self.exit.close_if_loaded(ctx, &self.session);
+        if let Some(f) = features.get_mut::<data::Data>() {
+            f.install_now(data, &mut app);
+        }
+        self.tell_events();
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        self.draw_panels(ui);
-        self.apply_commands();
-        for cmd in self.commands.take_routed() {
-            let (features, mut app) = self.parts();
-            features.deliver(cmd, &mut app);
-        }
-        if self.session.loading.is_some() || self.dialog_open {
-            // The loader wakes us when done; a slow tick keeps the spinner alive meanwhile.
-            ui.ctx().request_repaint_after(Duration::from_millis(100));
-        }
-        if let Some(start) = self.frame_start.take() {
-            let now = Instant::now();
-            let cpu = self
-                .frame_cpu_start
-                .take()
-                .zip(crate::engine::machine::sys::thread_cpu_time())
-                .map(|(a, b)| b.saturating_sub(a).as_secs_f32() * 1000.0);
-            self.view
-                .frame_time(now.duration_since(start).as_secs_f32() * 1000.0, cpu, now);
-        }
-    }
-
-    fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, eframe::APP_KEY, &self.settings);
-    }
-
-    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
-        // A clean quit: the journal is removed when nothing is unsaved, and otherwise holds
-        // the last edit (the user chose to quit without saving only through "Discard",
-        // which marks the store saved).
-        if let (Some(j), Some(store)) = (self.journal.as_mut(), &self.session.store) {
-            let _ = j.flush(store);
-        }
-        if let Some(path) = self.exit.save_session.clone()
-            && let Err(e) = self.save_session(&path)
-        {
-            crate::say!(
-                "error: could not save the session to {}: {e}",
-                path.display()
-            );
+    /// Write the session to `path` (File ▸ Save session, `--save-on-exit`, tests).
+    pub fn save_session(&mut self, path: &std::path::Path) -> Result<(), String> {
+        let (features, mut app) = self.parts();
+        match features.get_mut::<sessions::Sessions>() {
+            Some(f) => f.save(path, &mut app),
+            None => Err("sessions are not part of this app".into()),
         }
     }
 }
 
 /// The features, in drawing order: one line each.
-fn features() -> Features {
+fn features(recovery_dir: Option<PathBuf>) -> Features {
     Features::new(vec![
+        Box::new(data::Data::default()),
+        Box::new(runs::Runs),
+        Box::new(constraints::Constraints::default()),
+        Box::new(sessions::Sessions::new(recovery_dir)),
         Box::new(search::PointSearch),
         Box::new(suggest::Suggest::default()),
         Box::new(compare::CompareView::default()),

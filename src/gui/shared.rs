@@ -7,7 +7,9 @@
 //! - [`ViewState`]: what several panels draw from (the scatter's groups, hover, selections).
 //! - [`Tasks`]: the background-task helper, whose results come back to the feature that
 //!   spawned them.
-//! - [`Commands`]: the frame's deferred commands (the app's own and those for one feature).
+//! - [`Commands`]: the frame's deferred commands (the shared ones and those for one
+//!   feature); a feature asks another for something by pushing a command, never by a call.
+//! - The events raised for every feature ([`Shared::raise`]).
 
 use eframe::egui;
 
@@ -20,6 +22,18 @@ use crate::engine::constraints::{SideInfo, Store};
 use crate::engine::models::{ModelKind, ModelSpec};
 use std::sync::Arc;
 
+/// Something that happened to the shared state, told to every feature. A feature raises one
+/// with [`Shared::raise`]; the app tells every feature once the current call returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A dataset was installed (a load, a reload, a session): what referred to the previous
+    /// one is stale.
+    DatasetChanged,
+    /// The installed dataset came with a new, empty constraint store (other raw content than
+    /// the previous one).
+    NewStore,
+}
+
 /// The shared state, borrowed for one call of a feature (see the module docs).
 pub struct Shared<'a> {
     pub settings: &'a mut Settings,
@@ -29,9 +43,42 @@ pub struct Shared<'a> {
     pub tasks: &'a Tasks,
     pub commands: &'a mut Commands,
     pub ctx: &'a egui::Context,
+    pub events: &'a mut Vec<Event>,
 }
 
 impl Shared<'_> {
+    /// Tell every feature `event` (once the current call returns).
+    pub fn raise(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    /// Rebuild the scatter's groups from the current dataset, snapshot and evaluation.
+    pub fn redraw_scatter(&mut self) {
+        self.view.rebuild_scatter(
+            self.session.dataset.as_deref(),
+            self.run.snapshot.as_deref(),
+            self.session.x_view.as_deref(),
+            self.session.evaluation.as_deref(),
+        );
+    }
+
+    /// Forget everything about the previous run (new run or new dataset): its live state,
+    /// what was drawn of it, and its evaluation.
+    pub fn clear_run(&mut self) {
+        self.run.clear();
+        self.view.clear_run();
+        self.session.evaluating = None;
+        self.session.evaluation = None;
+        self.session.shown_run = None;
+        // Back to the data's own picture until the next run's first snapshot.
+        self.view.rebuild_scatter(
+            self.session.dataset.as_deref(),
+            None,
+            self.session.x_view.as_deref(),
+            None,
+        );
+    }
+
     /// The dataset and the model spec of the settings; `None` (with the reason on the status
     /// line) when there is no dataset or no model.
     pub fn data_and_spec(&mut self) -> Option<(Arc<crate::engine::data::Dataset>, ModelSpec)> {
@@ -72,7 +119,7 @@ impl Tasks {
     pub fn new(ctx: &egui::Context) -> Self {
         Self(Background::new(ctx, |task, message| Routed {
             to: "",
-            msg: Box::new(TaskPanicked(format!("{task}: {message}"))),
+            msg: Box::new(TaskPanicked(format!("{task}: {message}"), task.to_owned())),
         }))
     }
 
@@ -83,12 +130,13 @@ impl Tasks {
         name: &str,
         task: impl FnOnce() -> M + Send + 'static,
     ) -> Result<(), String> {
+        let task_name = name.to_owned();
         self.0.spawn(name, move || {
             match std::panic::catch_unwind(std::panic::AssertUnwindSafe(task)) {
                 Ok(msg) => Routed::new(msg),
                 Err(payload) => Routed {
                     to: M::FEATURE,
-                    msg: Box::new(TaskPanicked(panic_text(payload.as_ref()))),
+                    msg: Box::new(TaskPanicked(panic_text(payload.as_ref()), task_name)),
                 },
             }
         })

@@ -16,7 +16,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 // The scatter's groups live in their own module; re-exported for the panels' imports.
-pub use super::scatter_cache::{PALETTE, ScatterCache, ScatterGroup};
 
 /// Where a dataset comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,6 +16,14 @@ pub fn right_aligned(ui: &mut egui::Ui, add: impl FnOnce(&mut egui::Ui)) {
     ui.allocate_ui_with_layout(size, egui::Layout::right_to_left(egui::Align::Center), add);
 }
 
+/// The width from the cursor to the visible right edge of the panel (see [`right_aligned`]):
+/// what a field may take without running under the panel's edge.
+pub fn visible_width(ui: &egui::Ui) -> f32 {
+    (ui.clip_rect().right() - ui.cursor().left() - ui.spacing().item_spacing.x)
+        .min(ui.available_width())
+        .max(ui.spacing().interact_size.x)
+}
+
 /// Dark or light visuals.
 pub fn set_theme(ctx: &egui::Context, dark: bool) {
     ctx.set_theme(if dark {

@@ -14,7 +14,8 @@ use std::path::Path;
 use super::explore::ExploreView;
 use super::points::PointsView;
 use super::scatter_cache::PaintedRings;
-use super::state::{ColorBy, Evaluation, ScatterCache, Tool};
+use super::scatter_cache::ScatterCache;
+use super::state::{ColorBy, Evaluation, Tool};
 use super::textures::ThumbnailCache;
 
 /// How long the status line's slowest frame stays shown.
@@ -22,6 +23,8 @@ pub const FRAME_PEAK_WINDOW: std::time::Duration = std::time::Duration::from_sec
 
 /// See the module docs.
 pub struct ViewState {
+    /// A native file dialog is open (at most one at a time).
+    pub dialog_open: bool,
     // ----- scatter
     /// What a click on the scatter does.
     pub tool: Tool,
@@ -115,6 +118,7 @@ impl ViewState {
     /// The view of a fresh app; the path field shows the last dataset opened.
     pub fn new(last_path: Option<&Path>) -> Self {
         Self {
+            dialog_open: false,
             tool: Tool::default(),
             partial: Vec::new(),
             lasso: Vec::new(),

@@ -62,6 +62,7 @@ impl Feature for CompareView {
         match place {
             Place::Windows => panel::window(ui.ctx(), app.session, self, &mut app.view.thumbnails),
             Place::ViewMenu => self.menu_item(ui, app),
+            Place::History => self.history_button(ui, app),
             _ => {}
         }
     }
@@ -87,6 +88,21 @@ impl CompareView {
                 self.pair = None;
                 self.refusal = None;
             }
+        }
+    }
+
+    /// Under the run history, with two runs ticked: "Compare side by side".
+    fn history_button(&mut self, ui: &mut egui::Ui, app: &mut Shared<'_>) {
+        if let [a, b] = app.view.selected_runs[..]
+            && ui
+                .button("Compare side by side")
+                .on_hover_text(format!(
+                    "Run {a}'s and run {b}'s layouts side by side, run {b}'s aligned to run \
+                     {a}'s by Procrustes, with the triplets one keeps and the other violates"
+                ))
+                .clicked()
+        {
+            self.compare_runs([a, b], app);
         }
     }
 }

@@ -47,7 +47,9 @@ impl Feature for KScan {
     }
 
     fn on_event(&mut self, event: Event, app: &mut Shared<'_>) {
-        let Event::DatasetChanged = event;
+        if event != Event::DatasetChanged {
+            return;
+        }
         // A scan of the old data is cancelled and its curves forgotten; the next one is
         // centred on the new data's class count.
         self.reset();

@@ -4,8 +4,8 @@ use eframe::egui;
 
 use super::{ERROR_RED, sample_items};
 use crate::engine::data::Preprocess;
-use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::command::UiCommand;
 use crate::gui::state::{Session, Settings};
 use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
@@ -60,6 +60,7 @@ fn preprocess_label(p: Preprocess) -> &'static str {
         .map_or("?", |(_, l, _)| l)
 }
 
+/// The panel: where the data comes from, how it is read, and what was loaded.
 pub fn show(
     ui: &mut egui::Ui,
     settings: &mut Settings,
@@ -68,6 +69,17 @@ pub fn show(
     cmds: &mut Commands,
 ) {
     ui.heading("Data");
+    open_buttons(ui, cmds);
+    ui.add_space(4.0);
+    path_row(ui, view, cmds);
+    ui.add_space(4.0);
+    options(ui, settings, session, cmds);
+    ui.separator();
+    summary(ui, session, view, cmds);
+}
+
+/// Open file / folder / sample.
+fn open_buttons(ui: &mut egui::Ui, cmds: &mut Commands) {
     ui.horizontal_wrapped(|ui| {
         if ui
             .button("Open file…")
@@ -92,8 +104,10 @@ pub fn show(
             .weak()
             .small(),
     );
+}
 
-    ui.add_space(4.0);
+/// The typed path and its Load button (Enter loads too).
+fn path_row(ui: &mut egui::Ui, view: &mut ViewState, cmds: &mut Commands) {
     let path_label = ui.label("Path");
     let row = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
     ui.allocate_ui_with_layout(
@@ -114,8 +128,10 @@ pub fn show(
             }
         },
     );
+}
 
-    ui.add_space(4.0);
+/// Preprocessing (a change reloads) and resizing of images.
+fn options(ui: &mut egui::Ui, settings: &mut Settings, session: &Session, cmds: &mut Commands) {
     egui::Grid::new("data_options")
         .num_columns(2)
         .spacing([8.0, 4.0])
@@ -136,10 +152,14 @@ pub fn show(
             }
             ui.end_row();
 
-            ui.checkbox(&mut settings.resize_images, "Resize images")
-                .on_hover_text("Needed when images differ in size; applies on the next load");
+            ui.checkbox(&mut settings.resize_images, "Resize")
+                .on_hover_text(
+                    "Resize images to width × height: needed when images differ in size; \
+                     applies on the next load (Reload)",
+                );
             ui.add_enabled_ui(settings.resize_images, |ui| {
                 ui.horizontal(|ui| {
+                    ui.spacing_mut().item_spacing.x = 4.0;
                     ui.add(egui::DragValue::new(&mut settings.resize.0).range(2..=512))
                         .accessible_name("Resize width");
                     ui.label("×");
@@ -155,8 +175,11 @@ pub fn show(
             });
             ui.end_row();
         });
+}
 
-    ui.separator();
+/// The loading spinner, the load error, and the loaded dataset's summary with its labels
+/// picker.
+fn summary(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mut Commands) {
     if let Some(what) = &session.loading {
         ui.horizontal(|ui| {
             ui.spinner();

@@ -5,6 +5,8 @@
 use eframe::egui;
 
 use crate::engine::data::Dataset;
+use crate::engine::jobs::worker::Snapshot;
+use crate::gui::explore::Gallery;
 use crate::gui::run_controller::RunController;
 use crate::gui::view::ViewState;
 use egui::RichText;
@@ -59,31 +61,59 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
         g.order.len(),
         snap.iteration
     ));
-    let mut clicked = None;
-    if image.is_some() {
-        ui.horizontal_wrapped(|ui| {
-            for &c in &g.order {
-                let Some(tex) = g.textures.get(c) else {
-                    continue;
-                };
-                let [w, h] = tex.size();
-                let size = egui::vec2(TILE, TILE * h as f32 / w.max(1) as f32);
-                let button = egui::Button::image_and_text(
-                    egui::Image::new((tex.id(), size)),
-                    format!("basis {}", c + 1),
-                )
-                .selected(view.explore.basis == Some(c));
-                let r = ui.add(button).on_hover_text(format!(
-                    "norm of its H row {:.3}; {} samples load most on it",
-                    g.norms.get(c).copied().unwrap_or(0.0),
-                    g.dominant.get(c).map_or(0, Vec::len)
-                ));
-                if r.clicked() {
-                    clicked = Some(c);
-                }
-            }
-        });
+    let selected = view.explore.basis;
+    let clicked = if image.is_some() {
+        image_tiles(ui, g, selected)
     } else {
+        heat_map(ui, data, snap, g, selected)
+    };
+    if let Some(c) = clicked {
+        view.explore.toggle_basis(c);
+    }
+    if let Some(c) = view.explore.basis {
+        ui.separator();
+        basis_users(ui, data, snap, c, view);
+    }
+}
+
+/// The bases as image tiles, largest H row first; the one clicked.
+fn image_tiles(ui: &mut egui::Ui, g: &Gallery, selected: Option<usize>) -> Option<usize> {
+    let mut clicked = None;
+    ui.horizontal_wrapped(|ui| {
+        for &c in &g.order {
+            let Some(tex) = g.textures.get(c) else {
+                continue;
+            };
+            let [w, h] = tex.size();
+            let size = egui::vec2(TILE, TILE * h as f32 / w.max(1) as f32);
+            let button = egui::Button::image_and_text(
+                egui::Image::new((tex.id(), size)),
+                format!("basis {}", c + 1),
+            )
+            .selected(selected == Some(c));
+            let r = ui.add(button).on_hover_text(format!(
+                "norm of its H row {:.3}; {} samples load most on it",
+                g.norms.get(c).copied().unwrap_or(0.0),
+                g.dominant.get(c).map_or(0, Vec::len)
+            ));
+            if r.clicked() {
+                clicked = Some(c);
+            }
+        }
+    });
+    clicked
+}
+
+/// The bases as a heat map of W; the one clicked.
+fn heat_map(
+    ui: &mut egui::Ui,
+    data: &Dataset,
+    snap: &Snapshot,
+    g: &Gallery,
+    selected: Option<usize>,
+) -> Option<usize> {
+    let mut clicked = None;
+    {
         // A heat map of W: one row per basis (a strip over the features), features named.
         // Names are made where they are drawn (a hovered column, ≤ 12 labels, the first and
         // last), not for every feature each frame.
@@ -96,8 +126,7 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
             ui.horizontal(|ui| {
                 let r = ui
                     .add(
-                        egui::Button::new(format!("basis {}", c + 1))
-                            .selected(view.explore.basis == Some(c)),
+                        egui::Button::new(format!("basis {}", c + 1)).selected(selected == Some(c)),
                     )
                     .on_hover_text(format!(
                         "norm of its H row {:.3}",
@@ -160,13 +189,11 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
             .small(),
         );
     }
-    if let Some(c) = clicked {
-        view.explore.toggle_basis(c);
-    }
-    let Some(c) = view.explore.basis else {
-        return;
-    };
-    ui.separator();
+    clicked
+}
+
+/// The samples that load most on basis `c` (ringed in the scatter), with thumbnails.
+fn basis_users(ui: &mut egui::Ui, data: &Dataset, snap: &Snapshot, c: usize, view: &mut ViewState) {
     let top = view.explore.gallery.top.get(c).cloned().unwrap_or_default();
     ui.label(
         RichText::new(format!(

@@ -7,8 +7,8 @@
 use eframe::egui;
 
 use crate::engine::data::LabelColumn;
-use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::command::UiCommand;
 use crate::gui::state::{LabelChoice, Session};
 use crate::gui::view::ViewState;
 use egui::RichText;
@@ -19,7 +19,7 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
     let Some(source) = &session.source else {
         return;
     };
-    let is_csv = matches!(source, crate::gui::DataSource::Path(p) if p
+    let is_csv = matches!(source, crate::gui::state::DataSource::Path(p) if p
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| ["csv", "tsv", "txt", "tab"].contains(&e.to_ascii_lowercase().as_str())));
@@ -95,22 +95,18 @@ fn path_row(
     button: &str,
     label: egui::Id,
 ) -> bool {
-    let row = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
-    ui.allocate_ui_with_layout(
-        row,
-        egui::Layout::right_to_left(egui::Align::Center),
-        |ui| {
-            let clicked = ui.button(button).clicked();
-            let resp = ui
-                .add(
-                    egui::TextEdit::singleline(text)
-                        .hint_text(hint)
-                        .desired_width(ui.available_width()),
-                )
-                .labelled_by(label);
-            let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            clicked || enter
-        },
-    )
-    .inner
+    let mut hit = false;
+    crate::gui::style::right_aligned(ui, |ui| {
+        let clicked = ui.button(button).clicked();
+        let resp = ui
+            .add(
+                egui::TextEdit::singleline(text)
+                    .hint_text(hint)
+                    .desired_width(ui.available_width()),
+            )
+            .labelled_by(label);
+        let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        hit = clicked || enter;
+    });
+    hit
 }

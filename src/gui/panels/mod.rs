@@ -2,7 +2,6 @@
 
 use eframe::egui;
 
-pub mod constraints;
 pub mod convergence;
 pub mod data;
 pub mod features;
@@ -14,8 +13,8 @@ pub mod results;
 pub mod scatter;
 pub mod teaching;
 
-use super::UiCommand;
 use super::command::Commands;
+use super::command::UiCommand;
 use super::feature::{Features, Place, Shared};
 use super::format::counted;
 use super::run_controller::RunController;
@@ -39,15 +38,17 @@ pub fn top_bar(ui: &mut egui::Ui, app: &mut Shared<'_>, features: &mut Features)
                 }
                 ui.separator();
                 if ui.button("Open session… (Ctrl+O)").clicked() {
-                    app.commands
-                        .push(UiCommand::AskPath(crate::gui::PathAsk::OpenSession));
+                    app.commands.push(UiCommand::AskPath(
+                        crate::gui::command::PathAsk::OpenSession,
+                    ));
                 }
                 if ui.button("Save session (Ctrl+Shift+S)").clicked() {
                     app.commands.push(UiCommand::SaveSession(None));
                 }
                 if ui.button("Save session as…").clicked() {
-                    app.commands
-                        .push(UiCommand::AskPath(crate::gui::PathAsk::SaveSession));
+                    app.commands.push(UiCommand::AskPath(
+                        crate::gui::command::PathAsk::SaveSession,
+                    ));
                 }
                 ui.checkbox(
                     &mut app.settings.session_factors,
@@ -307,4 +308,29 @@ pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Command
     if resp.should_close() {
         cmds.push(UiCommand::SessionDataChanged(false));
     }
+}
+
+/// While files are dragged over the window: a dimmed overlay naming what would open.
+pub fn drop_overlay(ctx: &egui::Context) {
+    let hovered = ctx.input(|i| i.raw.hovered_files.clone());
+    if hovered.is_empty() {
+        return;
+    }
+    let what = hovered
+        .first()
+        .and_then(|f| f.path.as_ref())
+        .map_or_else(|| "file".to_owned(), |p| p.display().to_string());
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Foreground,
+        egui::Id::unique("drop_overlay"),
+    ));
+    let rect = ctx.content_rect();
+    painter.rect_filled(rect, 0.0, egui::Color32::from_black_alpha(180));
+    painter.text(
+        rect.center(),
+        egui::Align2::CENTER_CENTER,
+        format!("Drop to open\n{what}"),
+        egui::FontId::proportional(24.0),
+        egui::Color32::WHITE,
+    );
 }

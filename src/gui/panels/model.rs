@@ -4,8 +4,8 @@
 use eframe::egui;
 
 use crate::engine::models::{HyperParam, ModelKind, ParamKind, ParamValue};
-use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::command::UiCommand;
 use crate::gui::run_controller::RunController;
 use crate::gui::state::{Session, Settings, WorkerState};
 use crate::gui::view::ViewState;

@@ -8,9 +8,10 @@ use eframe::egui;
 use crate::engine::data::Dataset;
 use crate::engine::eval::{ClusterMethod, ConfusionMatrix, MeanStd, SvmScaling};
 use crate::gui::command::Commands;
+use crate::gui::command::UiCommand;
+use crate::gui::scatter_cache::PALETTE;
 use crate::gui::state::{Evaluation, HistoryRow, Session, Settings};
 use crate::gui::view::ViewState;
-use crate::gui::{PALETTE, UiCommand};
 use egui::{Color32, DragValue, RichText};
 use std::path::PathBuf;
 
@@ -310,17 +311,6 @@ pub fn history(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds:
     }
     if let Some(id) = clicks.shown {
         cmds.push(UiCommand::ShowRun(id));
-    }
-    if let [a, b] = view.selected_runs[..]
-        && ui
-            .button("Compare side by side")
-            .on_hover_text(format!(
-                "Run {a}'s and run {b}'s layouts side by side, run {b}'s aligned to run {a}'s \
-                 by Procrustes, with the triplets one keeps and the other violates"
-            ))
-            .clicked()
-    {
-        cmds.send(crate::gui::compare::Command::Runs([a, b]));
     }
     ui.horizontal(|ui| {
         let l = ui.label("CSV path");

@@ -7,12 +7,13 @@ use eframe::egui;
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::Csr;
-use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::command::UiCommand;
 use crate::gui::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::gui::run_controller::RunController;
+use crate::gui::scatter_cache::ScatterCache;
 use crate::gui::scatter_cache::class_colour_of;
-use crate::gui::state::{ColorBy, ScatterCache, Session, Tool};
+use crate::gui::state::{ColorBy, Session, Tool};
 use crate::gui::view::ViewState;
 use egui::{Color32, RichText};
 use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Polygon, Text};
@@ -107,7 +108,7 @@ const SIDE_LEGEND_WIDTH: f32 = 100.0;
 /// highlights the group (a second click, or "all", clears it).
 fn side_legend(
     ui: &mut egui::Ui,
-    groups: &[crate::gui::state::ScatterGroup],
+    groups: &[crate::gui::scatter_cache::ScatterGroup],
     view: &mut ViewState,
 ) {
     ui.vertical(|ui| {

@@ -5,8 +5,8 @@
 
 use eframe::egui;
 
-use crate::gui::UiCommand;
 use crate::gui::command::Commands;
+use crate::gui::command::UiCommand;
 use crate::gui::run_controller::RunController;
 use crate::gui::state::Settings;
 use crate::gui::view::ViewState;

@@ -5,7 +5,7 @@
 use eframe::egui;
 
 use crate::engine::constraints::AnchorPool;
-use crate::gui::UiCommand;
+use crate::gui::command::UiCommand;
 use crate::gui::command::{Commands, FileAction, Resolution};
 use crate::gui::state::{Pending, Session};
 use crate::gui::view::ViewState;
@@ -15,7 +15,58 @@ use std::path::PathBuf;
 /// Height of one triplet row (with thumbnails).
 const ROW_H: f32 = 28.0;
 
-pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mut Commands) {
+/// What the panel shows that is counted from the store: prepared when the constraints
+/// change, not every frame.
+#[derive(Debug, Default)]
+pub(super) struct Summary {
+    /// The store revision and dataset it was counted for.
+    key: Option<(u64, crate::engine::data::Fingerprint)>,
+    undo_tip: String,
+    redo_tip: String,
+    /// Painted labels per class (name, count), in class order.
+    class_counts: Vec<(String, usize)>,
+    n_labelled: usize,
+}
+
+impl Summary {
+    /// Count again when the constraints or the dataset changed.
+    pub(super) fn prepare(&mut self, session: &Session) {
+        let (Some(data), Some(store)) = (&session.dataset, &session.store) else {
+            return;
+        };
+        let key = Some((session.constraints_rev, data.fingerprint));
+        if self.key == key {
+            return;
+        }
+        self.key = key;
+        self.undo_tip = store.undo_description().map_or_else(
+            || "Nothing to undo".to_owned(),
+            |w| format!("Undo: {w} (Ctrl+Z)"),
+        );
+        self.redo_tip = store.redo_description().map_or_else(
+            || "Nothing to redo".to_owned(),
+            |w| format!("Redo: {w} (Ctrl+Shift+Z, Ctrl+Y)"),
+        );
+        let labels = store.labels();
+        let mut counts = vec![0usize; labels.n_classes()];
+        for c in labels.as_slice().iter().flatten() {
+            if let Some(x) = counts.get_mut(*c) {
+                *x += 1;
+            }
+        }
+        self.class_counts = labels.class_names().iter().cloned().zip(counts).collect();
+        self.n_labelled = labels.n_labelled();
+    }
+}
+
+/// The panel: edit buttons, files, painted labels and the triplet list.
+pub(super) fn show(
+    ui: &mut egui::Ui,
+    session: &Session,
+    view: &mut ViewState,
+    cmds: &mut Commands,
+    summary: &Summary,
+) {
     ui.heading("Constraints");
     let Some(data) = session.dataset.clone() else {
         ui.label(RichText::new("Load a dataset to add constraints.").weak());
@@ -24,39 +75,53 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
     let Some(store) = &session.store else {
         return;
     };
-    let triplets: Vec<_> = store.triplets().to_vec();
     let (can_undo, can_redo) = (store.can_undo(), store.can_redo());
-    let undo_tip = store.undo_description().map_or_else(
-        || "Nothing to undo".to_owned(),
-        |w| format!("Undo: {w} (Ctrl+Z)"),
+    let (undo_tip, redo_tip) = (&summary.undo_tip, &summary.redo_tip);
+    edit_buttons(
+        ui,
+        session,
+        view,
+        cmds,
+        (can_undo, can_redo),
+        (undo_tip, redo_tip),
     );
-    let redo_tip = store.redo_description().map_or_else(
-        || "Nothing to redo".to_owned(),
-        |w| format!("Redo: {w} (Ctrl+Shift+Z, Ctrl+Y)"),
-    );
-    let labels = store.labels();
-    let mut counts = vec![0usize; labels.n_classes()];
-    for c in labels.as_slice().iter().flatten() {
-        if let Some(x) = counts.get_mut(*c) {
-            *x += 1;
+    reveal_row(ui, data.labels.is_some(), view, cmds);
+    file_buttons(ui, view, cmds);
+    if store.is_dirty() {
+        ui.label(RichText::new("unsaved changes").weak().small());
+    }
+    ui.add_space(4.0);
+    ui.label(RichText::new(format!("Painted labels: {}", summary.n_labelled)).strong());
+    for (c, (name, count)) in summary.class_counts.iter().enumerate() {
+        if *count > 0 {
+            let color = crate::gui::panels::scatter::class_colour(&data, name, c);
+            ui.label(RichText::new(format!("{name}: {count}")).color(color));
         }
     }
-    let class_counts: Vec<(String, usize)> =
-        labels.class_names().iter().cloned().zip(counts).collect();
-    let n_labelled = labels.n_labelled();
-    let dirty = store.is_dirty();
+    ui.add_space(4.0);
+    triplet_list(ui, session, &data, store.triplets(), view, cmds);
+}
 
+/// Undo, Redo and "Generate triplets…".
+fn edit_buttons(
+    ui: &mut egui::Ui,
+    session: &Session,
+    view: &mut ViewState,
+    cmds: &mut Commands,
+    (can_undo, can_redo): (bool, bool),
+    (undo_tip, redo_tip): (&str, &str),
+) {
     ui.horizontal_wrapped(|ui| {
         if ui
             .add_enabled(can_undo, egui::Button::new("Undo"))
-            .on_hover_text(&undo_tip)
+            .on_hover_text(undo_tip)
             .clicked()
         {
             cmds.push(UiCommand::Undo);
         }
         if ui
             .add_enabled(can_redo, egui::Button::new("Redo"))
-            .on_hover_text(&redo_tip)
+            .on_hover_text(redo_tip)
             .clicked()
         {
             cmds.push(UiCommand::Redo);
@@ -76,8 +141,11 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
             view.show_generate = true;
         }
     });
+}
+
+/// "Reveal labels" with its share and seed.
+fn reveal_row(ui: &mut egui::Ui, has_truth: bool, view: &mut ViewState, cmds: &mut Commands) {
     ui.horizontal(|ui| {
-        let has_truth = data.labels.is_some();
         if ui
             .add_enabled(has_truth, egui::Button::new("Reveal labels"))
             .on_hover_text("Paint the true labels of this share of every class, chosen at random (seeded; as `run --reveal`)")
@@ -99,12 +167,15 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
         ui.add(DragValue::new(&mut view.reveal_seed).speed(0.2))
             .accessible_name("Reveal seed");
     });
+}
 
-    // Files: typed path + buttons; an empty path opens a dialog.
+/// The constraints file: a typed path and Save / Load / Import / Export; an empty path
+/// asks for one.
+fn file_buttons(ui: &mut egui::Ui, view: &mut ViewState, cmds: &mut Commands) {
     let file_label = ui.label("Constraints file");
     let edit = egui::TextEdit::singleline(&mut view.constraints_path_input)
         .hint_text("constraints.json or triplets.csv (empty: asks)")
-        .desired_width(f32::INFINITY);
+        .desired_width(crate::gui::style::visible_width(ui));
     ui.add(edit).labelled_by(file_label.id);
     let typed = view.constraints_path_input.trim().to_owned();
     let path = (!typed.is_empty()).then(|| PathBuf::from(&typed));
@@ -114,13 +185,17 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
         if file_button(ui, "Save…", "Save triplets and labels as JSON (Ctrl+S)") {
             cmds.push(match &path {
                 Some(p) => UiCommand::SaveConstraints(Some(p.clone())),
-                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::Save)),
+                None => {
+                    UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(FileAction::Save))
+                }
             });
         }
         if file_button(ui, "Load…", "Load a constraints JSON made for this dataset") {
             cmds.push(match &path {
                 Some(p) => UiCommand::LoadConstraints(p.clone()),
-                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::Load)),
+                None => {
+                    UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(FileAction::Load))
+                }
             });
         }
         if file_button(
@@ -130,30 +205,32 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
         ) {
             cmds.push(match &path {
                 Some(p) => UiCommand::ImportTripletsCsv(p.clone()),
-                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::ImportCsv)),
+                None => UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(
+                    FileAction::ImportCsv,
+                )),
             });
         }
         if file_button(ui, "Export CSV…", "Write the triplets as i,j,q") {
             cmds.push(match &path {
                 Some(p) => UiCommand::ExportTripletsCsv(p.clone()),
-                None => UiCommand::AskPath(crate::gui::PathAsk::Constraints(FileAction::ExportCsv)),
+                None => UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(
+                    FileAction::ExportCsv,
+                )),
             });
         }
     });
-    if dirty {
-        ui.label(RichText::new("unsaved changes").weak().small());
-    }
+}
 
-    ui.add_space(4.0);
-    ui.label(RichText::new(format!("Painted labels: {n_labelled}")).strong());
-    for (c, (name, count)) in class_counts.iter().enumerate() {
-        if *count > 0 {
-            let color = super::scatter::class_colour(&data, name, c);
-            ui.label(RichText::new(format!("{name}: {count}")).color(color));
-        }
-    }
-
-    ui.add_space(4.0);
+/// "Triplets: N" and the list (thumbnails, violated in red, delete; hovering a row
+/// highlights the triplet on the plot).
+fn triplet_list(
+    ui: &mut egui::Ui,
+    session: &Session,
+    data: &crate::engine::data::Dataset,
+    triplets: &[crate::engine::constraints::Triplet],
+    view: &mut ViewState,
+    cmds: &mut Commands,
+) {
     let kept = session
         .kept
         .as_ref()
@@ -171,7 +248,7 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
         return;
     }
     let images = data.image_shape.is_some() && !data.thumbnails.is_empty();
-    let satisfied = session.kept.as_ref().map(|k| k.satisfied.clone());
+    let satisfied = session.kept.as_ref().map(|k| &k.satisfied);
     let mut hovered = None;
     egui::ScrollArea::vertical()
         .id_salt("triplet_list")
@@ -188,14 +265,14 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
                         .is_some_and(|ok| !ok);
                     let text = RichText::new(format!("{}: ({}, {}, {})", r + 1, t.i, t.j, t.q));
                     ui.label(if violated {
-                        text.color(super::ERROR_RED)
+                        text.color(crate::gui::style::ERROR_RED)
                     } else {
                         text
                     })
                     .on_hover_text("anchor i, closer j, farther q (red: violated in H)");
                     if images {
                         for s in [t.i, t.j, t.q] {
-                            if let Some(tex) = view.thumbnails.get(ui.ctx(), &data, s) {
+                            if let Some(tex) = view.thumbnails.get(ui.ctx(), data, s) {
                                 ui.add(
                                     egui::Image::from_texture(&tex)
                                         .fit_to_exact_size(egui::vec2(22.0, 22.0)),
@@ -220,7 +297,7 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
 }
 
 /// The "Generate triplets" window: protocol options and the source of labels.
-pub fn generate_window(
+pub(super) fn generate_window(
     ctx: &egui::Context,
     session: &Session,
     view: &mut ViewState,
@@ -303,7 +380,7 @@ fn o_pool_labelled(view: &ViewState) -> bool {
 }
 
 /// Ask before loading another dataset or quitting with unsaved constraints.
-pub fn unsaved_modal(
+pub(super) fn unsaved_modal(
     ctx: &egui::Context,
     session: &Session,
     view: &mut ViewState,
