@@ -207,7 +207,8 @@ struct Run<'a> {
     reps: usize,
     iters_big: usize,
     digits: Option<Problem>,
-    random: Option<Problem>,
+    /// The random problem's shape and iterations a rep, when asked for.
+    random: Option<(usize, usize, usize)>,
 }
 
 impl Bench for Run<'_> {
@@ -217,11 +218,19 @@ impl Bench for Run<'_> {
     fn iters_big(&self) -> usize {
         self.iters_big
     }
-    fn digits(&self) -> Option<&Problem> {
-        self.digits.as_ref()
+    fn digits(&self) -> Option<Problem> {
+        self.digits.clone()
     }
-    fn random(&self) -> Option<&Problem> {
-        self.random.as_ref()
+    fn random_asked(&self) -> bool {
+        self.random.is_some()
+    }
+    fn random(&self) -> Option<Problem> {
+        self.random.map(|(m, n, iters)| Problem {
+            x: random_matrix(m, n, 12),
+            labels: Vec::new(),
+            label: format!("random {m}×{n}"),
+            iters,
+        })
     }
     fn time(&mut self, name: &str, unit: &str, reps: usize, units: usize, run: &mut dyn FnMut()) {
         let case = time_case(name, unit, reps, units, None, run);
@@ -267,11 +276,11 @@ fn export_problem(dir: &Path, tag: &str, p: &Problem, k: usize) -> anyhow::Resul
 }
 
 /// The iteration problems `args` asks for: the digits (`it_small` iterations a rep) and the
-/// large random X (`it_big`).
+/// large random X's shape (`it_big`).
 fn problems(
     args: &BenchArgs,
     (it_small, it_big): (usize, usize),
-) -> (Option<Problem>, Option<Problem>) {
+) -> (Option<Problem>, Option<(usize, usize, usize)>) {
     let digits = (args.problem != "random").then(|| {
         let (x, labels, label) = digits_matrix();
         Problem {
@@ -287,12 +296,7 @@ fn problems(
         } else {
             (4096, 10000)
         };
-        Problem {
-            x: random_matrix(bm, bn, 12),
-            labels: Vec::new(),
-            label: format!("random {bm}×{bn}"),
-            iters: it_big,
-        }
+        (bm, bn, it_big)
     });
     (digits, random)
 }
@@ -306,13 +310,6 @@ fn bench_models(
     iters: (usize, usize),
 ) -> anyhow::Result<()> {
     let (digits, random) = problems(args, iters);
-    if let Some(dir) = args.export.as_deref() {
-        for (tag, p, k) in [("digits", &digits, 10), ("random", &random, 20)] {
-            if let Some(p) = p {
-                export_problem(dir, tag, p, k)?;
-            }
-        }
-    }
     let mut run = Run {
         rep,
         reps,
@@ -320,6 +317,13 @@ fn bench_models(
         digits,
         random,
     };
+    if let Some(dir) = args.export.as_deref() {
+        for (tag, p, k) in [("digits", run.digits(), 10), ("random", run.random(), 20)] {
+            if let Some(p) = p {
+                export_problem(dir, tag, &p, k)?;
+            }
+        }
+    }
     for kind in ModelKind::all() {
         if let Some(cases) = kind.descriptor().bench {
             cases(&mut run).map_err(|e| anyhow!("bench {}: {e}", kind.name()))?;

@@ -40,10 +40,13 @@ pub trait Bench {
     fn iters_big(&self) -> usize;
     /// The digits problem (64×1797, with its labels when `../shared/data` has them), unless
     /// only the random problem was asked for.
-    fn digits(&self) -> Option<&Problem>;
-    /// The large random problem (4096×10000, 1024×2500 with `--quick`), unless only the
-    /// digits were asked for.
-    fn random(&self) -> Option<&Problem>;
+    fn digits(&self) -> Option<Problem>;
+    /// Whether the large random problem was asked for (not only the digits).
+    fn random_asked(&self) -> bool;
+    /// The large random problem (4096×10000, 1024×2500 with `--quick`), drawn afresh for each
+    /// case (in 2 MiB pages, as the `.npy` loader gives X), unless only the digits were asked
+    /// for.
+    fn random(&self) -> Option<Problem>;
     /// Time `run` (`units` units a call, one warm-up call first) as case `name`, `reps` times.
     fn time(&mut self, name: &str, unit: &str, reps: usize, units: usize, run: &mut dyn FnMut());
     /// `cases` cases timed in turn, rep by rep, after one warm-up call each (`run(c)` runs
@@ -139,14 +142,14 @@ pub fn against_nmf(
 ) -> Result<(), BenchError> {
     for &(on, k) in problems {
         let p = match on {
-            On::Digits => b.digits().cloned(),
-            On::Random => b.random().cloned(),
+            On::Digits => b.digits(),
+            On::Random => b.random(),
             On::Orl if b.digits().is_some() => orl(b, kind.name()),
-            On::Random1440 if b.random().is_some() => Some(random_1440(b, 18)),
+            On::Random1440 if b.random_asked() => Some(random_1440(b, 18)),
             On::Orl | On::Random1440 => None,
         };
         if let Some(p) = p {
-            against_nmf_on(b, kind, &p, k)?;
+            against_nmf_on(b, kind, p, k)?;
         }
     }
     Ok(())
@@ -159,12 +162,12 @@ pub fn against_nmf(
 pub fn against_nmf_on(
     b: &mut dyn Bench,
     kind: ModelKind,
-    p: &Problem,
+    p: Problem,
     k: usize,
 ) -> Result<(), BenchError> {
     let (m, n) = p.x.dim();
     let (name, label, iters) = (kind.name(), &p.label, p.iters);
-    let data = Arc::new(Dataset::from_parts(p.x.clone(), None, vec![], label));
+    let data = Arc::new(Dataset::from_parts(p.x, None, vec![], label));
     let side = match kind.needs() {
         SideNeed::Triplets | SideNeed::Links => {
             SideInfo::with_triplets(random_triplets(n, 3 * n, 17))

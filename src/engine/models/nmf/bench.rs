@@ -15,9 +15,9 @@ use std::sync::Arc;
 
 /// The breakdown on the digits and on the large random problem.
 pub(super) fn cases(b: &mut dyn Bench) -> Result<(), BenchError> {
-    for (p, k) in [(b.digits().cloned(), 10), (b.random().cloned(), 20)] {
+    for (p, k) in [(b.digits(), 10), (b.random(), 20)] {
         if let Some(p) = p {
-            breakdown(b, &p, k)?;
+            breakdown(b, p, k)?;
         }
     }
     Ok(())
@@ -26,10 +26,10 @@ pub(super) fn cases(b: &mut dyn Bench) -> Result<(), BenchError> {
 /// Four cases in turn, rep by rep, each rep `iters` units: a drift of the machine's speed
 /// during the run then moves all four alike, and each ratio is the median of its reps' ratios
 /// (pairs measured side by side), not a ratio of medians taken minutes apart.
-fn breakdown(b: &mut dyn Bench, p: &Problem, k: usize) -> Result<(), BenchError> {
+fn breakdown(b: &mut dyn Bench, p: Problem, k: usize) -> Result<(), BenchError> {
     let (m, n) = p.x.dim();
     let (label, iters) = (p.label.as_str(), p.iters);
-    let data = Arc::new(Dataset::from_parts(p.x.clone(), None, vec![], label));
+    let data = Arc::new(Dataset::from_parts(p.x, None, vec![], label));
     let mut model = Nmf::new(Arc::clone(&data), &ModelSpec::new(KIND, k, 0))?;
     let gemm_flops = 2.0 * 2.0 * (m * n * k) as f64;
     let side = SideInfo::with_triplets(random_triplets(n, 3 * n, 17));

@@ -16,15 +16,15 @@ use std::sync::Arc;
 /// The iteration against its products on ORL (k = 40) and on the random 1024×1440 (k = 20).
 pub(super) fn cases(b: &mut dyn Bench) -> Result<(), BenchError> {
     if let Some(p) = orl(b, "rmnmf") {
-        against_products(b, &p, 40)?;
+        against_products(b, p, 40)?;
     }
     let p = random_1440(b, 15);
-    against_products(b, &p, 20)
+    against_products(b, p, 20)
 }
 
-fn against_products(b: &mut dyn Bench, p: &Problem, k: usize) -> Result<(), BenchError> {
+fn against_products(b: &mut dyn Bench, p: Problem, k: usize) -> Result<(), BenchError> {
     let ((m, n), label, iters) = (p.x.dim(), p.label.as_str(), p.iters.max(3));
-    let data = Arc::new(Dataset::from_parts(p.x.clone(), None, vec![], label));
+    let data = Arc::new(Dataset::from_parts(p.x, None, vec![], label));
     let params = RmnmfParams::defaults()?;
     let graph = SideInfo::default().graph(&data, params.neighbors, GraphWeight::Binary);
     let nnz = graph.nnz();

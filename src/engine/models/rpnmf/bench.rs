@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 /// The protocol case on the digits, when they have labels.
 pub(super) fn cases(b: &mut dyn Bench) -> Result<(), BenchError> {
-    let Some(p) = b.digits().cloned() else {
+    let Some(p) = b.digits() else {
         return Ok(());
     };
     if p.labels.is_empty() {

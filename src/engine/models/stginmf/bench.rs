@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 /// The fit on the digits, when they have labels.
 pub(super) fn cases(b: &mut dyn Bench) -> Result<(), BenchError> {
-    let Some(p) = b.digits().cloned().filter(|p| !p.labels.is_empty()) else {
+    let Some(p) = b.digits().filter(|p| !p.labels.is_empty()) else {
         return Ok(());
     };
     let classes = p.labels.iter().copied().max().map_or(0, |c| c + 1);

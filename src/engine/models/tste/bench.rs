@@ -11,7 +11,7 @@ use crate::engine::models::{Model, ModelSpec};
 
 /// The case on the digits, when they have labels.
 pub(super) fn cases(b: &mut dyn Bench) -> Result<(), BenchError> {
-    let Some(p) = b.digits().cloned().filter(|p| !p.labels.is_empty()) else {
+    let Some(p) = b.digits().filter(|p| !p.labels.is_empty()) else {
         return Ok(());
     };
     let mut x = p.x;
