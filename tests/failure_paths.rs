@@ -21,7 +21,7 @@ use nmf_playground::engine::data::Dataset;
 use nmf_playground::engine::jobs::experiment::FitOptions;
 use nmf_playground::engine::jobs::worker::{Command, Event, Job, JobHandle, JobId, run_blocking};
 use nmf_playground::engine::models::{
-    Checked, Descriptor, Model, ModelError, ModelKind, ModelSpec, Objective, Output, SideNeed,
+    Build, Descriptor, Model, ModelError, ModelKind, ModelSpec, Objective,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -350,12 +350,7 @@ impl Model for Panics {
     }
 }
 
-fn build_panics(
-    spec: &ModelSpec,
-    _: &Checked,
-    data: Arc<Dataset>,
-    _: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build_panics(Build { spec, data, .. }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     Ok(Box::new(Panics {
         h: Array2::ones((spec.k, data.n())),
         t: 0,
@@ -363,20 +358,8 @@ fn build_panics(
 }
 
 static PANICS: Descriptor = Descriptor {
-    name: "panics",
-    label: "Panics",
-    section: "none",
     description: "A test model with a planted bug.",
-    params: &[],
-    presets: &[],
-    needs: SideNeed::None,
-    has_w: false,
-    projects_new_samples: false,
-    sample_graph: false,
-    output: Output::Representation,
-    update_rule: None,
-    build: build_panics,
-    memory: nmf_playground::engine::models::footprint::none,
+    ..Descriptor::new("panics", "Panics", "none", build_panics)
 };
 
 #[test]

@@ -1,37 +1,30 @@
 //! `nmf-playground bench`: timings of the hot paths, in one process, medians and spread.
 //!
 //! Each case runs a warm-up, then `reps` timed repetitions; we report the per-unit median,
-//! min and max, and GFLOP/s where a flop count applies. The NMF iteration is timed next to its
-//! two big GEMMs alone (WᵀX and XHᵀ) on the same matrices, so the report states the
-//! iteration's overhead over pure GEMM time. Those cases (and the RPNMF iteration) take turns
-//! rep by rep, and each ratio is the median of the reps' ratios, which a drift of a shared
-//! box's speed moves far less than a ratio of two medians taken a minute apart
-//! (docs/performance.md, "What `bench` measures").
-//!
-//! RPNMF is timed twice on digits: with random triplets (|T| = 3n, the full step is always
-//! taken) and with the protocol's triplets on unit-norm columns, as `run --triplets generate`
-//! fits it, where the safeguard damps most steps and each damped level costs one more
-//! evaluation of the objective.
+//! min and max, and GFLOP/s where a flop count applies. The models' cases come from the
+//! registry, in one loop: each descriptor names its own cases
+//! ([`crate::engine::models::Descriptor::bench`]; NMF's iteration next to its two big GEMMs
+//! alone, the models timed against NMF's iteration, RPNMF with the protocol's triplets, …),
+//! and [`Run`] hands them the problems and times what they give it. Cases that are compared
+//! take turns rep by rep, and each ratio is the median of the reps' ratios, which a drift of a
+//! shared box's speed moves far less than a ratio of two medians taken a minute apart
+//! (docs/performance.md, "What `bench` measures"). The k-NN graph, the PCA-2D projection and
+//! the loaders follow.
 
 mod scale;
 mod threads;
 
 use super::CliError;
 use super::output::{matrix_npy, write_atomic};
-use crate::engine::constraints::SideInfo;
-use crate::engine::constraints::generate::{
-    ProtocolOptions, generate_triplets, labels_from_truth, random_triplets, reveal_stratified,
-};
 use crate::engine::data::{Dataset, LoadOptions};
+use crate::engine::linalg::knn::knn;
 use crate::engine::linalg::projection::Projector;
-use crate::engine::linalg::{GraphWeight, Op, gemm_into, knn::knn};
-use crate::engine::models::nmf::Nmf;
-use crate::engine::models::rpnmf::Rpnmf;
-use crate::engine::models::{Model, ModelKind, ModelSpec, SideNeed, build};
+pub use crate::engine::models::bench::random_matrix;
+use crate::engine::models::bench::{Bench, Problem};
+use crate::engine::models::nmf::{self, Nmf};
+use crate::engine::models::{Model, ModelKind, ModelSpec};
 use anyhow::anyhow;
 use ndarray::Array2;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -174,19 +167,6 @@ fn paired_ratio(a: &[f64], b: &[f64]) -> f64 {
     median_of(&r)
 }
 
-/// A seeded uniform random nonnegative m×n matrix (in 2 MiB pages when large, as the `.npy`
-/// loader gives it).
-#[expect(
-    clippy::expect_used,
-    reason = "cannot fail: the buffer holds exactly m·n values"
-)]
-pub fn random_matrix(m: usize, n: usize, seed: u64) -> Array2<f64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut v = crate::engine::machine::sys::huge_page_buffer(m * n);
-    v.iter_mut().for_each(|x| *x = rng.r#gen::<f64>());
-    Array2::from_shape_vec((m, n), v).expect("m·n values")
-}
-
 /// The digits problem: `../shared/data/digits_sklearn` (64×1797) and its labels when present,
 /// else a seeded random matrix of the same shape and no labels.
 fn digits_matrix() -> (Array2<f64>, Vec<usize>, &'static str) {
@@ -220,580 +200,135 @@ fn digits_matrix() -> (Array2<f64>, Vec<usize>, &'static str) {
     )
 }
 
-/// RPNMF as `run --triplets generate` and the app fit it: unit-L2 digits, the protocol's
-/// triplets from labels and the 5-NN graph (docs/models.md §8.4), k = 10. Unlike the random
-/// triplets of [`bench_nmf`], these make the safeguard damp most steps, and each damped level
-/// is one more evaluation of F; the note says how many evaluations an iteration took.
-fn bench_rpnmf_protocol(
-    rep: &mut BenchReport,
-    x: &Array2<f64>,
-    labels: &[usize],
+/// The run as the models' bench cases see it ([`Bench`]): the problems, the repetitions, and
+/// the report their figures go to.
+struct Run<'a> {
+    rep: &'a mut BenchReport,
     reps: usize,
-    iters: usize,
-) -> anyhow::Result<()> {
-    let mut x = x.clone();
-    crate::engine::data::preprocess::apply(&mut x, crate::engine::data::Preprocess::L2);
-    let opts = ProtocolOptions::default();
-    let triplets = generate_triplets(x.view(), &labels_from_truth(labels), &opts, &[])?.triplets;
-    let n_triplets = triplets.len();
-    let data = Arc::new(Dataset::from_parts(x, None, vec![], "digits l2"));
-    let side = SideInfo::with_triplets(triplets);
-    let spec = crate::engine::models::rpnmf::paper_spec(10, 0);
-    let mut rp = Rpnmf::new(data, &spec, &side).map_err(|e| anyhow!(e))?;
-    // Past the first fast descent, where the damping settles in.
-    for _ in 0..200 {
-        let _ = rp.step();
+    iters_big: usize,
+    digits: Option<Problem>,
+    /// The random problem's shape and iterations a rep, when asked for.
+    random: Option<(usize, usize, usize)>,
+}
+
+impl Bench for Run<'_> {
+    fn reps(&self) -> usize {
+        self.reps
     }
-    let before = rp.safeguard_stats().evaluations;
-    let start = rp.iteration();
-    let case = time_case(
-        &format!("rpnmf_iteration protocol triplets |T|={n_triplets} [digits l2, k=10]"),
-        "iteration",
-        reps,
-        iters,
-        None,
-        || {
-            for _ in 0..iters {
-                let _ = rp.step();
-            }
-        },
-    );
-    let st = rp.safeguard_stats();
-    rep.notes.push(format!(
-        "rpnmf protocol triplets [digits l2]: iterations {}..{}: {:.2} evaluations of F per \
-         iteration; {} of {} steps damped in all (deepest γ = 2^-{}), {} rejected",
-        start,
-        rp.iteration(),
-        (st.evaluations - before) as f64 / (rp.iteration() - start).max(1) as f64,
-        st.damped,
-        rp.iteration(),
-        st.deepest,
-        st.rejected
-    ));
-    rep.cases.push(case);
-    Ok(())
-}
-
-/// t-STE on the digits with the protocol's triplets (docs/models.md §8.4; |T| = 5,400 with the
-/// defaults), k = 10, as `run --model tste --triplets generate` fits it: one iteration is the
-/// gradient step and one pass over the triplets for the cost and the gradient (§3.6).
-fn bench_tste(
-    rep: &mut BenchReport,
-    x: &Array2<f64>,
-    labels: &[usize],
-    reps: usize,
-    iters: usize,
-) -> anyhow::Result<()> {
-    use crate::engine::models::tste::{KIND, Tste, TsteParams};
-    let mut x = x.clone();
-    crate::engine::data::preprocess::apply(&mut x, crate::engine::data::Preprocess::L2);
-    let opts = ProtocolOptions::default();
-    let triplets = generate_triplets(x.view(), &labels_from_truth(labels), &opts, &[])?.triplets;
-    let spec = ModelSpec::new(KIND, 10, 0);
-    let params = TsteParams::from_checked(&spec.checked()?, spec.k)?;
-    let mut model = Tste::new(x.ncols(), &spec, params, &triplets).map_err(|e| anyhow!(e))?;
-    // Past the first phase, where the embedding grows from its 1e-4 start.
-    for _ in 0..100 {
-        let _ = model.step();
+    fn iters_big(&self) -> usize {
+        self.iters_big
     }
-    rep.cases.push(time_case(
-        &format!(
-            "tste_iteration protocol triplets |T|={} [digits l2, k=10]",
-            triplets.len()
-        ),
-        "iteration",
-        reps,
-        iters,
-        None,
-        || {
-            for _ in 0..iters {
-                let _ = model.step();
-            }
-        },
-    ));
-    Ok(())
+    fn digits(&self) -> Option<Problem> {
+        self.digits.clone()
+    }
+    fn random_asked(&self) -> bool {
+        self.random.is_some()
+    }
+    fn random(&self) -> Option<Problem> {
+        self.random.map(|(m, n, iters)| Problem {
+            x: random_matrix(m, n, 12),
+            labels: Vec::new(),
+            label: format!("random {m}×{n}"),
+            iters,
+        })
+    }
+    fn time(&mut self, name: &str, unit: &str, reps: usize, units: usize, run: &mut dyn FnMut()) {
+        let case = time_case(name, unit, reps, units, None, run);
+        self.rep.cases.push(case);
+    }
+    fn interleaved(
+        &mut self,
+        cases: usize,
+        units: usize,
+        run: &mut dyn FnMut(usize),
+    ) -> Vec<Vec<f64>> {
+        time_interleaved(cases, self.reps, units, run)
+    }
+    fn case(&mut self, name: &str, unit: &str, times: &[f64], flops: Option<f64>) {
+        self.rep.cases.push(case_of(name, unit, times, flops));
+    }
+    fn ratio(&mut self, what: &str, a: &[f64], b: &[f64]) {
+        self.rep.ratios.push((what.to_owned(), paired_ratio(a, b)));
+    }
+    fn note(&mut self, text: String) {
+        self.rep.notes.push(text);
+    }
 }
 
-/// A clustered problem of COIL20's shape (m×n, c classes): unit-L2 columns around c random
-/// centres in [0, 1]^m, noise 0.35, seeded.
-fn clustered_matrix(m: usize, n: usize, c: usize, seed: u64) -> Array2<f64> {
-    let centres = random_matrix(m, c, seed);
-    let noise = random_matrix(m, n, seed + 1);
-    let mut x = Array2::from_shape_fn((m, n), |(i, j)| {
-        (centres[[i, j % c]] + 0.35 * noise[[i, j]]).max(0.0)
-    });
-    crate::engine::data::preprocess::apply(&mut x, crate::engine::data::Preprocess::L2);
-    x
-}
-
-/// CAN (docs/models.md §2.7) to its stop, and PSMF (§6): the start (whitening, CAN, Q) and
-/// its 50 paper iterations, on a clustered 1024×1440 problem with k = 20 (COIL20's shape).
-fn bench_can_psmf(rep: &mut BenchReport, reps: usize) -> anyhow::Result<()> {
-    use crate::engine::models::can::{self, Can, CanParams};
-    use crate::engine::models::psmf::{self, Psmf, PsmfParams};
-    let (m, n, k) = (1024, 1440, 20);
-    let x = clustered_matrix(m, n, k, 21);
-    let label = format!("clustered {m}×{n}, k={k}");
-    let cp = CanParams::defaults().map_err(|e| anyhow!(e))?;
-    let mut rounds = 0;
-    rep.cases.push(time_case(
-        &format!("can_fit [{label}]"),
-        "fit",
-        reps.min(3),
-        1,
-        None,
-        || {
-            let spec = ModelSpec::new(can::KIND, k, 0);
-            if let Ok(mut c) = Can::new(x.view(), spec.k, spec.seed, cp) {
-                rounds = 0;
-                while !c.has_converged() {
-                    let _ = c.step();
-                    rounds += 1;
-                }
-                c.finish();
-            }
-        },
-    ));
-    rep.notes
-        .push(format!("can [{label}]: {rounds} round(s) per fit"));
-    let spec = ModelSpec::new(psmf::KIND, k, 0);
-    let pp = PsmfParams::from_checked(&spec.checked()?, k)?;
-    let start = Instant::now();
-    let mut model = Psmf::new(x.view(), &spec, pp).map_err(|e| anyhow!(e))?;
-    let start_s = start.elapsed().as_secs_f64();
-    rep.cases.push(time_case(
-        &format!("psmf_fit 50 iterations from the CAN start [{label}]"),
-        "fit",
-        reps.min(3),
-        1,
-        None,
-        || {
-            for _ in 0..50 {
-                let _ = model.step();
-            }
-        },
-    ));
-    rep.notes.push(format!(
-        "psmf [{label}]: start (whitening, CAN, Q) {start_s:.2} s"
-    ));
-    Ok(())
-}
-
-/// 2-STGINMF (docs/models.md §7) as `run --model stginmf --reveal 0.1` fits it on the digits:
-/// a stratified, seeded 10 % of the labels given, the default parameters, both stages and
-/// every self-training round to the model's own stop (issue 19's target: ≤ 3 s on one thread).
-fn bench_stginmf(
-    rep: &mut BenchReport,
-    x: &Array2<f64>,
-    labels: &[usize],
-    reps: usize,
-) -> anyhow::Result<()> {
-    use crate::engine::jobs::experiment::{FitOptions, fit};
-    use crate::engine::models::stginmf;
-    let classes = labels.iter().copied().max().map_or(0, |c| c + 1);
-    let given = reveal_stratified(labels, 0.1, 0)?;
-    let n_given = given.iter().flatten().count();
-    let data = Arc::new(Dataset::from_parts(x.clone(), None, vec![], "digits"));
-    let side = SideInfo::new(Vec::new(), given);
-    let spec = ModelSpec::new(stginmf::KIND, classes, 0);
-    let mut rounds = 0;
-    let mut steps = 0;
-    rep.cases.push(time_case(
-        &format!("stginmf_fit 10 % labels ({n_given} given), self-training [digits, k={classes}]"),
-        "fit",
-        reps.min(3),
-        1,
-        None,
-        || {
-            if let Ok(mut model) = crate::engine::models::build(&spec, data.clone(), &side)
-                && let Ok(out) = fit(model.as_mut(), &FitOptions::default(), |_, _, _| {
-                    std::ops::ControlFlow::Continue(())
-                })
-            {
-                steps = out.record.iterations();
-                rounds = out.record.phases.last().map_or(0, |p| p.round + 1);
-            }
-        },
-    ));
-    rep.notes.push(format!(
-        "stginmf [digits, 10 % labels]: {steps} ALS steps in {rounds} round(s) per fit"
-    ));
-    Ok(())
-}
-
-fn bench_nmf(
-    rep: &mut BenchReport,
-    label: &str,
-    x: Array2<f64>,
-    k: usize,
-    reps: usize,
-    iters: usize,
-    export: Option<&Path>,
-) -> anyhow::Result<()> {
-    let (m, n) = x.dim();
-    let data = Arc::new(Dataset::from_parts(x, None, vec![], label));
-    let spec = ModelSpec::new(crate::engine::models::nmf::KIND, k, 0);
-    let mut model = Nmf::new(Arc::clone(&data), &spec).map_err(|e| anyhow!(e))?;
-    if let Some(dir) = export {
-        std::fs::create_dir_all(dir)?;
-        let tag = if m == 64 { "digits" } else { "random" };
-        write_atomic(&dir.join(format!("{tag}_X.npy")), &matrix_npy(&data.x)?)?;
-        if let Some(w) = model.w() {
-            write_atomic(
-                &dir.join(format!("{tag}_W0.npy")),
-                &matrix_npy(&w.to_owned())?,
-            )?;
-        }
+/// Write a problem's X and NMF's seeded start (W0, H0) at rank k as `<tag>_*.npy` into `dir`,
+/// for the peer script `benches/peers/sklearn_nmf.py`.
+fn export_problem(dir: &Path, tag: &str, p: &Problem, k: usize) -> anyhow::Result<()> {
+    let data = Arc::new(Dataset::from_parts(p.x.clone(), None, vec![], &p.label));
+    let model = Nmf::new(Arc::clone(&data), &ModelSpec::new(nmf::KIND, k, 0))?;
+    std::fs::create_dir_all(dir)?;
+    write_atomic(&dir.join(format!("{tag}_X.npy")), &matrix_npy(&data.x)?)?;
+    if let Some(w) = model.w() {
         write_atomic(
-            &dir.join(format!("{tag}_H0.npy")),
-            &matrix_npy(&model.h().to_owned())?,
+            &dir.join(format!("{tag}_W0.npy")),
+            &matrix_npy(&w.to_owned())?,
         )?;
     }
-    let gemm_flops = 2.0 * 2.0 * (m * n * k) as f64;
-    let mut rp = {
-        let spec = crate::engine::models::rpnmf::paper_spec(k, 0);
-        let side = SideInfo::with_triplets(random_triplets(n, 3 * n, 17));
-        Rpnmf::new(Arc::clone(&data), &spec, &side).map_err(|e| anyhow!(e))?
-    };
-    // The two big GEMMs alone, on the same shapes, from the factors after one warm-up block.
-    for _ in 0..iters {
-        let _ = model.step();
-    }
-    let w = model
-        .w()
-        .map(|w| w.to_owned())
-        .unwrap_or_else(|| Array2::zeros((m, k)));
-    let h = model.h().to_owned();
-    let mut wtx = Array2::<f64>::zeros((k, n));
-    let mut xht = Array2::<f64>::zeros((m, k));
-    // Four cases in turn, rep by rep, each rep `iters` units: a drift of the machine's speed
-    // during the run then moves all four alike, and each ratio is the median of its reps'
-    // ratios (pairs measured side by side), not a ratio of medians taken minutes apart.
-    let times = time_interleaved(4, reps, iters, |case| match case {
-        0 => {
-            for _ in 0..iters {
-                let _ = model.step();
-            }
-        }
-        1 => {
-            for _ in 0..iters {
-                gemm_into(
-                    &mut wtx.view_mut(),
-                    1.0,
-                    w.view(),
-                    Op::T,
-                    data.x.view(),
-                    Op::N,
-                    false,
-                );
-                gemm_into(
-                    &mut xht.view_mut(),
-                    1.0,
-                    data.x.view(),
-                    Op::N,
-                    h.view(),
-                    Op::T,
-                    false,
-                );
-            }
-        }
-        // The same two products by the kernels and column blocks the iteration uses (thin
-        // kernels in blocks on large X; thin WᵀX and the lane-sum XHᵀ on small X).
-        2 => {
-            for _ in 0..iters {
-                model.big_products();
-            }
-        }
-        _ => {
-            for _ in 0..iters {
-                let _ = rp.step();
-            }
+    write_atomic(
+        &dir.join(format!("{tag}_H0.npy")),
+        &matrix_npy(&model.h().to_owned())?,
+    )?;
+    Ok(())
+}
+
+/// The iteration problems `args` asks for: the digits (`it_small` iterations a rep) and the
+/// large random X's shape (`it_big`).
+fn problems(
+    args: &BenchArgs,
+    (it_small, it_big): (usize, usize),
+) -> (Option<Problem>, Option<(usize, usize, usize)>) {
+    let digits = (args.problem != "random").then(|| {
+        let (x, labels, label) = digits_matrix();
+        Problem {
+            x,
+            labels,
+            label: label.to_owned(),
+            iters: it_small,
         }
     });
-    let (nmf, gemm, products, rpnmf) = (&times[0], &times[1], &times[2], &times[3]);
-    rep.ratios.extend([
-        (
-            format!("nmf iteration / its two GEMMs (faer) [{label}]"),
-            paired_ratio(nmf, gemm),
-        ),
-        (
-            format!("nmf iteration / its two products as it computes them [{label}]"),
-            paired_ratio(nmf, products),
-        ),
-        (
-            format!("rpnmf iteration / nmf iteration [{label}]"),
-            paired_ratio(rpnmf, nmf),
-        ),
-    ]);
-    let names = [
-        (format!("nmf_iteration [{label}, k={k}]"), "iteration"),
-        (format!("gemm WtX+XHt [{label}, k={k}]"), "pair"),
-        (
-            format!("nmf big products WtX+XHt as the iteration computes them [{label}, k={k}]"),
-            "pair",
-        ),
-        (
-            format!("rpnmf_iteration |T|=3n [{label}, k={k}]"),
-            "iteration",
-        ),
-    ];
-    rep.cases.extend(
-        names
-            .iter()
-            .zip(&times)
-            .map(|((name, unit), t)| case_of(name, unit, t, Some(gemm_flops))),
-    );
-    // The safeguard's work depends on how often it damps or rejects: say so next to the timing.
-    let st = rp.safeguard_stats();
-    rep.notes.push(format!(
-        "rpnmf safeguard [{label}] after {} iterations: {} damped (deepest γ = 2^-{}), {} rejected",
-        rp.iteration(),
-        st.damped,
-        st.deepest,
-        st.rejected
-    ));
-    Ok(())
+    let random = (args.problem != "digits").then(|| {
+        let (bm, bn) = if args.quick && !args.full_random {
+            (1024, 2500)
+        } else {
+            (4096, 10000)
+        };
+        (bm, bn, it_big)
+    });
+    (digits, random)
 }
 
-/// RMNMF (docs/models.md §3.4) on `orl_32x32` (1024×400, k = 40, when present) and on a random
-/// 1024×1440 matrix (k = 20): its iteration timed in turn with the three m×n×k products it
-/// makes (X − G Wᵀ, Bᵀ G and B W) alone on arrays of the same shapes, so the report states the
-/// iteration against its O(mnk) part; the rest is O(mn) passes, O(nnz·k) graph passes and the
-/// O(nk²) thin SVD of the Procrustes step.
-fn bench_rmnmf(rep: &mut BenchReport, reps: usize, iters: usize) -> anyhow::Result<()> {
-    use crate::engine::models::rmnmf::{self, Rmnmf, RmnmfParams};
-    let mut problems = Vec::new();
-    let orl = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
-    if orl.is_dir() {
-        let data = crate::engine::data::load(&orl, &LoadOptions::default())?;
-        problems.push((data.x.clone(), 40, "orl_32x32 1024×400".to_owned()));
-    } else {
-        rep.notes
-            .push("rmnmf orl_32x32: skipped (../shared/data/orl_32x32 absent)".into());
-    }
-    problems.push((
-        random_matrix(1024, 1440, 15),
-        20,
-        "random 1024×1440".to_owned(),
-    ));
-    for (x, k, label) in problems {
-        let (m, n) = x.dim();
-        let data = Arc::new(Dataset::from_parts(x, None, vec![], &label));
-        let params = RmnmfParams::defaults().map_err(|e| anyhow!(e))?;
-        let graph = SideInfo::default().graph(&data, params.neighbors, GraphWeight::Binary);
-        let nnz = graph.nnz();
-        let spec = ModelSpec::new(rmnmf::KIND, k, 0);
-        let mut model = Rmnmf::start(Arc::clone(&data), &spec, params, graph)?;
-        let xt = data.x.t().as_standard_layout().into_owned();
-        let g = random_matrix(n, k, 16);
-        let w = random_matrix(m, k, 17);
-        let mut r = Array2::<f64>::zeros((n, m));
-        let mut wk = Array2::<f64>::zeros((m, k));
-        let mut nk = Array2::<f64>::zeros((n, k));
-        let times = time_interleaved(2, reps, iters, |case| {
-            for _ in 0..iters {
-                if case == 0 {
-                    let _ = model.step();
-                } else {
-                    r.assign(&xt);
-                    gemm_into(
-                        &mut r.view_mut(),
-                        -1.0,
-                        g.view(),
-                        Op::N,
-                        w.view(),
-                        Op::T,
-                        true,
-                    );
-                    gemm_into(
-                        &mut wk.view_mut(),
-                        1.0,
-                        xt.view(),
-                        Op::T,
-                        g.view(),
-                        Op::N,
-                        false,
-                    );
-                    gemm_into(
-                        &mut nk.view_mut(),
-                        1.0,
-                        xt.view(),
-                        Op::N,
-                        w.view(),
-                        Op::N,
-                        false,
-                    );
-                }
-            }
-        });
-        let flops = 6.0 * (m * n * k) as f64;
-        rep.ratios.push((
-            format!("rmnmf iteration / its three m×n×k products [{label}, k={k}]"),
-            paired_ratio(&times[0], &times[1]),
-        ));
-        rep.cases.push(case_of(
-            &format!("rmnmf_iteration lambda=1 mu0=1e-5 5-NN [{label}, k={k}]"),
-            "iteration",
-            &times[0],
-            Some(flops),
-        ));
-        rep.cases.push(case_of(
-            &format!("rmnmf three m×n×k products [{label}, k={k}]"),
-            "iteration",
-            &times[1],
-            Some(flops),
-        ));
-        rep.notes.push(format!(
-            "rmnmf [{label}]: 5-NN binary graph with {nnz} nonzeros; per iteration \
-             O(mnk) = 3 products of {:.0} MFLOP, O(nnz·k) = {}, O(nk²) = {}",
-            2.0 * (m * n * k) as f64 / 1e6,
-            nnz * k,
-            n * k * k
-        ));
-    }
-    Ok(())
-}
-
-/// A problem a model is timed on against NMF ([`PAIRED`]): the rank, and the X.
-#[derive(Clone, Copy, Debug)]
-enum Paired {
-    /// `digits_sklearn` (64×1797, as `run` loads it), `it_small` iterations a rep.
-    Digits(usize),
-    /// The large random X of the run (4096×10000, 1024×2500 with --quick).
-    Random(usize),
-    /// The ORL faces (`orl_32x32`, 1024×400), when `../shared/data` has them.
-    Orl(usize),
-    /// A random 1024×1440 X.
-    Random1440(usize),
-}
-
-/// The registered models timed against NMF's iteration, and on which problems. Each is built
-/// by the registry with its defaults (the same rank and seed as NMF; triplets, when it needs
-/// side information, 3n seeded random ones), and the two iterations take turns rep by rep:
-/// the ratio is the model's speed target against NMF (docs/performance.md, "The baselines'
-/// own passes"). GFLOP/s counts NMF's two big products (4mnk per iteration).
-const PAIRED: &[(&str, &[Paired])] = &[
-    ("gnmf", &[Paired::Random(20)]),
-    ("rnmf", &[Paired::Random(20)]),
-    ("nmfcc", &[Paired::Digits(10), Paired::Random(20)]),
-    ("fnmf", &[Paired::Orl(40), Paired::Random1440(20)]),
-];
-
-/// Every model of [`PAIRED`], in the registry's order, on its problems that `args` selects.
-fn bench_paired(
+/// Every registered model's own cases ([`crate::engine::models::Descriptor::bench`]), in the
+/// registry's order.
+fn bench_models(
     rep: &mut BenchReport,
     args: &BenchArgs,
     reps: usize,
-    (it_small, it_big): (usize, usize),
+    iters: (usize, usize),
 ) -> anyhow::Result<()> {
-    for kind in ModelKind::all() {
-        let Some((_, problems)) = PAIRED.iter().find(|(name, _)| *name == kind.name()) else {
-            continue;
-        };
-        for &problem in *problems {
-            let (x, label, k, iters) = match problem {
-                Paired::Digits(k) if args.problem != "random" => {
-                    let (x, _, label) = digits_matrix();
-                    (x, label.to_owned(), k, it_small)
-                }
-                Paired::Random(k) if args.problem != "digits" => {
-                    let (bm, bn) = if args.quick && !args.full_random {
-                        (1024, 2500)
-                    } else {
-                        (4096, 10000)
-                    };
-                    (
-                        random_matrix(bm, bn, 12),
-                        format!("random {bm}×{bn}"),
-                        k,
-                        it_big,
-                    )
-                }
-                Paired::Orl(k) if args.problem != "random" => {
-                    let dir =
-                        Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
-                    match crate::engine::data::load(&dir, &LoadOptions::default()) {
-                        Ok(d) => (d.x, "orl_32x32 1024×400".to_owned(), k, it_big),
-                        Err(_) => {
-                            rep.notes.push(format!(
-                                "{} [orl_32x32]: skipped (../shared/data/orl_32x32 absent)",
-                                kind.name()
-                            ));
-                            continue;
-                        }
-                    }
-                }
-                Paired::Random1440(k) if args.problem != "digits" => (
-                    random_matrix(1024, 1440, 18),
-                    "random 1024×1440".to_owned(),
-                    k,
-                    it_big,
-                ),
-                _ => continue,
-            };
-            bench_against_nmf(rep, kind, &label, x, k, reps, iters)?;
-        }
-    }
-    Ok(())
-}
-
-/// `kind`'s iteration against NMF's on X (same rank and seed), taking turns rep by rep: a
-/// case, the ratio to NMF, and a note on the model's start (its build time, graph, links).
-fn bench_against_nmf(
-    rep: &mut BenchReport,
-    kind: ModelKind,
-    label: &str,
-    x: Array2<f64>,
-    k: usize,
-    reps: usize,
-    iters: usize,
-) -> anyhow::Result<()> {
-    let (m, n) = x.dim();
-    let name = kind.name();
-    let data = Arc::new(Dataset::from_parts(x, None, vec![], label));
-    let side = match kind.needs() {
-        SideNeed::Triplets | SideNeed::Links => {
-            SideInfo::with_triplets(random_triplets(n, 3 * n, 17))
-        }
-        _ => SideInfo::default(),
+    let (digits, random) = problems(args, iters);
+    let mut run = Run {
+        rep,
+        reps,
+        iters_big: iters.1,
+        digits,
+        random,
     };
-    let start = Instant::now();
-    let mut model = build(&ModelSpec::new(kind, k, 0), Arc::clone(&data), &side)?;
-    let build_s = start.elapsed().as_secs_f64();
-    let mut nmf = Nmf::new(
-        data,
-        &ModelSpec::new(crate::engine::models::nmf::KIND, k, 0),
-    )?;
-    let times = time_interleaved(2, reps, iters, |case| {
-        for _ in 0..iters {
-            let _ = if case == 0 { model.step() } else { nmf.step() };
+    if let Some(dir) = args.export.as_deref() {
+        for (tag, p, k) in [("digits", run.digits(), 10), ("random", run.random(), 20)] {
+            if let Some(p) = p {
+                export_problem(dir, tag, &p, k)?;
+            }
         }
-    });
-    rep.ratios.push((
-        format!("{name} iteration / nmf iteration [{label}]"),
-        paired_ratio(&times[0], &times[1]),
-    ));
-    let flops = Some(4.0 * (m * n * k) as f64);
-    rep.cases.push(case_of(
-        &format!("{name}_iteration defaults [{label}, k={k}]"),
-        "iteration",
-        &times[0],
-        flops,
-    ));
-    let mut note = format!("{name} [{label}]: built in {build_s:.2} s");
-    if let Some(g) = model.outputs().graph {
-        note.push_str(&format!(", sample graph with {} nonzeros", g.nnz()));
     }
-    if !side.triplets.is_empty() {
-        let links = side.links();
-        note.push_str(&format!(
-            ", {} triplets ({} must-links, {} cannot-links)",
-            side.triplets.len(),
-            links.must.len(),
-            links.cannot.len()
-        ));
+    for kind in ModelKind::all() {
+        if let Some(cases) = kind.descriptor().bench {
+            cases(&mut run).map_err(|e| anyhow!("bench {}: {e}", kind.name()))?;
+        }
     }
-    rep.notes.push(note);
     Ok(())
 }
 
@@ -879,32 +414,7 @@ pub fn measure(args: &BenchArgs) -> anyhow::Result<BenchReport> {
         return Ok(rep);
     }
     let (reps, it_small, it_big) = if args.quick { (3, 20, 2) } else { (7, 200, 10) };
-    let export = args.export.as_deref();
-    if args.problem != "random" {
-        let (digits, labels, label) = digits_matrix();
-        if labels.is_empty() {
-            rep.notes
-                .push("rpnmf protocol triplets: skipped (digits labels absent)".into());
-        } else {
-            bench_rpnmf_protocol(&mut rep, &digits, &labels, reps, it_small)?;
-            bench_tste(&mut rep, &digits, &labels, reps, it_small)?;
-            bench_stginmf(&mut rep, &digits, &labels, reps)?;
-        }
-        bench_nmf(&mut rep, label, digits, 10, reps, it_small, export)?;
-    }
-    if args.problem != "digits" {
-        let (bm, bn) = if args.quick && !args.full_random {
-            (1024, 2500)
-        } else {
-            (4096, 10000)
-        };
-        let big = random_matrix(bm, bn, 12);
-        let big_label = format!("random {bm}×{bn}");
-        bench_nmf(&mut rep, &big_label, big, 20, reps, it_big, export)?;
-    }
-    bench_paired(&mut rep, args, reps, (it_small, it_big))?;
-    bench_rmnmf(&mut rep, reps, it_big.max(3))?;
-    bench_can_psmf(&mut rep, reps)?;
+    bench_models(&mut rep, args, reps, (it_small, it_big))?;
     if args.models_only {
         return Ok(rep);
     }

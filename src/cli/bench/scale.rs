@@ -72,7 +72,7 @@ pub fn child(model: &str, n: usize) -> anyhow::Result<()> {
     let kind = ModelKind::from_name(model).ok_or_else(|| anyhow!("unknown model {model}"))?;
     // One fit on every core, as the app and `run` fit (the bits do not depend on it).
     let _threads = ThreadsGuard::new(available_threads());
-    let x = super::clustered_matrix(FEATURES, n, CLASSES, 33);
+    let x = crate::engine::models::bench::clustered_matrix(FEATURES, n, CLASSES, 33);
     let truth: Vec<usize> = (0..n).map(|j| j % CLASSES).collect();
     let start = Instant::now();
     let side = match kind.descriptor().needs {

@@ -31,7 +31,8 @@ pub const HEAT_SEED: u64 = 0x4845_4154;
 const BLOCK: usize = 256;
 
 /// How the edges of the p-NN graph are weighted (docs/models.md §2.1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum GraphWeight {
     /// 0-1 weights.
     Binary,

@@ -7,11 +7,14 @@
 //! cancellation) and by [`crate::engine::jobs::worker`] (the same loop on a thread).
 
 pub mod alm;
+pub mod bench;
 pub mod footprint;
 pub mod mu;
 pub mod params;
 pub mod registry;
 pub mod stop;
+#[cfg(test)]
+pub(crate) mod testkit;
 pub mod warm;
 
 /// Declares each model folder and lists its descriptor in [`MODELS`], in menu order. Adding a
@@ -40,7 +43,7 @@ models! {
 }
 
 pub use params::{Checked, ChoiceOption, HyperParam, ParamKind, ParamValue, Preset};
-pub use registry::{Descriptor, ModelKind, Output, SideNeed};
+pub use registry::{Build, Descriptor, ModelKind, Output, SideNeed};
 pub use warm::WarmStart;
 
 use crate::engine::constraints::SideInfo;
@@ -407,7 +410,13 @@ pub fn build(
         crate::engine::machine::limits::available_bytes(),
     )
     .map_err(&named)?;
-    (spec.kind.descriptor().build)(spec, &params, data, side).map_err(named)
+    let build = registry::Build {
+        spec,
+        params: &params,
+        data,
+        side,
+    };
+    (spec.kind.descriptor().build)(build).map_err(named)
 }
 
 /// Refuse an X that no model can fit, naming the first bad entry: a non-finite value, an entry

@@ -5,15 +5,24 @@
 //! numbers, `bool` flags and enum choices and never check ranges again.
 
 use super::ModelError;
+use serde::de::DeserializeOwned;
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::RangeInclusive;
 
 /// One named option of a choice parameter (e.g. GNMF's `weight=heat`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChoiceOption {
     pub name: &'static str,
     pub help: &'static str,
+}
+
+impl ChoiceOption {
+    /// An option with its tooltip text.
+    pub const fn new(name: &'static str, help: &'static str) -> Self {
+        Self { name, help }
+    }
 }
 
 /// What kind of value a hyperparameter takes, with its default and its range.
@@ -57,6 +66,87 @@ pub struct HyperParam {
 }
 
 impl HyperParam {
+    /// A real number in `range`, dragged on a linear scale, without a grid or help (see
+    /// [`Self::log`], [`Self::with_grid`], [`Self::help`]). A table row reads
+    /// `HyperParam::number("beta", 0.1, 0.0..=1e6).log().with_grid(&[…]).help("…")`.
+    pub const fn number(name: &'static str, default: f64, range: RangeInclusive<f64>) -> Self {
+        let (min, max) = (*range.start(), *range.end());
+        let kind = ParamKind::Number {
+            default,
+            min,
+            max,
+            log_scale: false,
+            grid: &[],
+        };
+        Self::of(name, kind)
+    }
+
+    /// A whole number in `range` with the paper's `grid`.
+    pub const fn count(
+        name: &'static str,
+        default: u32,
+        range: RangeInclusive<u32>,
+        grid: &'static [u32],
+    ) -> Self {
+        let (min, max) = (*range.start(), *range.end());
+        Self::of(
+            name,
+            ParamKind::Count {
+                default,
+                min,
+                max,
+                grid,
+            },
+        )
+    }
+
+    /// An on/off flag.
+    pub const fn flag(name: &'static str, default: bool) -> Self {
+        Self::of(name, ParamKind::Flag { default })
+    }
+
+    /// One of the named `options`.
+    pub const fn choice(
+        name: &'static str,
+        default: &'static str,
+        options: &'static [ChoiceOption],
+    ) -> Self {
+        Self::of(name, ParamKind::Choice { default, options })
+    }
+
+    const fn of(name: &'static str, kind: ParamKind) -> Self {
+        Self {
+            name,
+            kind,
+            help: "",
+        }
+    }
+
+    /// A number dragged on a log scale (a table error, refused at compile time, on any other
+    /// kind).
+    pub const fn log(mut self) -> Self {
+        match &mut self.kind {
+            ParamKind::Number { log_scale, .. } => *log_scale = true,
+            _ => panic!("only a number has a log scale"),
+        }
+        self
+    }
+
+    /// A number's grid (the paper's values, offered as presets and swept when asked).
+    pub const fn with_grid(mut self, values: &'static [f64]) -> Self {
+        match &mut self.kind {
+            ParamKind::Number { grid, .. } => *grid = values,
+            _ => panic!("a count's grid is given with the count"),
+        }
+        self
+    }
+
+    /// The tooltip text (citing the docs/models.md section).
+    pub const fn help(mut self, help: &'static str) -> Self {
+        self.help = help;
+        self
+    }
+
     /// The default value.
     pub fn default_value(&self) -> ParamValue {
         match self.kind {
@@ -208,6 +298,7 @@ pub struct Preset {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checked {
     model: &'static str,
+    table: &'static [HyperParam],
     values: BTreeMap<&'static str, ParamValue>,
 }
 
@@ -240,7 +331,40 @@ impl Checked {
             };
             values.insert(hp.name, v);
         }
-        Ok(Self { model, values })
+        Ok(Self {
+            model,
+            table,
+            values,
+        })
+    }
+
+    /// The model's typed parameters, read by field name (serde's `Deserialize`): a number as
+    /// `f64`, a count as `usize`, a flag as `bool`, a choice as an enum whose variants are the
+    /// option names. Every value was checked against the table already; an error here means
+    /// the struct does not match its table.
+    pub fn typed<T: DeserializeOwned>(&self) -> Result<T, ModelError> {
+        use serde_json::Value;
+        let fields: serde_json::Map<String, Value> = self
+            .table
+            .iter()
+            .map(|hp| {
+                let value = match (hp.kind, self.values.get(hp.name)) {
+                    (ParamKind::Count { .. }, Some(&ParamValue::Number(v))) => {
+                        Value::from(v as u64)
+                    }
+                    (_, Some(&ParamValue::Number(v))) => Value::from(v),
+                    (_, Some(&ParamValue::Flag(b))) => Value::from(b),
+                    (_, Some(&ParamValue::Choice(c))) => Value::from(c),
+                    (_, None) => Value::Null,
+                };
+                (hp.name.to_owned(), value)
+            })
+            .collect();
+        serde_json::from_value(Value::Object(fields)).map_err(|e| ModelError::InvalidParam {
+            model: self.model,
+            name: std::any::type_name::<T>().to_owned(),
+            why: format!("does not match the model's table: {e}"),
+        })
     }
 
     /// Every value by name (for reports).
@@ -310,6 +434,27 @@ impl Checked {
         }
     }
 }
+
+/// `from_checked` and `defaults` of a model's typed parameters (a `Deserialize` struct whose
+/// fields are named as its table's rows, [`Checked::typed`]): `typed_params!(FnmfParams, KIND)`.
+macro_rules! typed_params {
+    ($params:ty, $kind:expr) => {
+        impl $params {
+            /// The typed parameters of a checked table.
+            pub fn from_checked(p: &$crate::engine::models::Checked) -> Result<Self, ModelError> {
+                p.typed()
+            }
+
+            /// The defaults of the table.
+            pub fn defaults() -> Result<Self, ModelError> {
+                let kind = $kind;
+                let none = &Default::default();
+                Self::from_checked(&Checked::new(kind.label(), kind.hyperparameters(), none)?)
+            }
+        }
+    };
+}
+pub(crate) use typed_params;
 
 #[cfg(test)]
 mod tests {
@@ -415,6 +560,59 @@ mod tests {
         given.insert("beta".to_owned(), ParamValue::Number(1.0));
         let e = Checked::new("T", TABLE, &given).unwrap_err().to_string();
         assert!(e.contains("known: alpha, on, weight"), "{e}");
+    }
+
+    /// Every registered table accepts its defaults and grids and refuses each value outside a
+    /// rule with a message naming the parameter and the rule.
+    #[test]
+    fn every_registered_table_enforces_its_rules() {
+        use crate::engine::models::{ModelKind, ModelSpec};
+        for kind in ModelKind::all() {
+            let model = kind.label();
+            for hp in kind.hyperparameters() {
+                let refused = |text: &str, want: &str| {
+                    let e = hp.parse(model, text).unwrap_err().to_string();
+                    let named = e.contains(&format!("`{}`", hp.name));
+                    assert!(named && e.contains(want), "{model} {text}: {e}");
+                };
+                assert_eq!(
+                    hp.check(model, hp.default_value()).unwrap(),
+                    hp.default_value()
+                );
+                for v in hp.grid() {
+                    assert!(hp.check(model, v).is_ok(), "{model} {}: grid {v}", hp.name);
+                }
+                match hp.kind {
+                    ParamKind::Number { min, max, .. } => {
+                        let rule = format!("outside [{min}, {max}]");
+                        refused(&(min - 1.0).to_string(), &rule);
+                        refused(&(2.0 * max + 1.0).to_string(), &rule);
+                        refused("NaN", "outside");
+                        refused("x", "is not a number");
+                    }
+                    ParamKind::Count { min, max, .. } => {
+                        let rule = format!("outside [{min}, {max}]");
+                        if min > 0 {
+                            refused(&(min - 1).to_string(), &rule);
+                        }
+                        refused(&(max + 1).to_string(), &rule);
+                        refused("2.5", "2.5 is not a whole number");
+                        let spec =
+                            ModelSpec::new(kind, 2, 0).with(hp.name, ParamValue::Number(2.5));
+                        let e = spec.checked().unwrap_err().to_string();
+                        assert!(e.contains("not a whole number"), "{model}: {e}");
+                    }
+                    ParamKind::Flag { .. } => {
+                        refused("2", "on or off");
+                        assert_eq!(hp.parse(model, "on").unwrap(), ParamValue::Flag(true));
+                    }
+                    ParamKind::Choice { options, .. } => {
+                        let names: Vec<_> = options.iter().map(|o| o.name).collect();
+                        refused("no-such-option", &format!("one of {}", names.join(", ")));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

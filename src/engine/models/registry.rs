@@ -4,6 +4,7 @@
 //! `models/mod.rs`). The CLI's `--model` parsing and help, the GUI's picker and parameter
 //! widgets and `sweep`'s grid all read it through [`ModelKind`].
 
+use super::bench::BenchFn;
 use super::footprint::MemoryFn;
 use super::params::{Checked, HyperParam, ParamKind, ParamValue, Preset};
 use super::{MODELS, Model, ModelError, ModelSpec};
@@ -40,11 +41,18 @@ pub enum Output {
     ClassPredictions,
 }
 
-/// Builds a model ready to step from a spec already checked against the descriptor (the rank,
-/// and the parameters as [`Checked`], so the model reads them without checking again) and
-/// side information that satisfies [`Descriptor::needs`].
-pub type BuildFn =
-    fn(&ModelSpec, &Checked, Arc<Dataset>, &SideInfo) -> Result<Box<dyn Model>, ModelError>;
+/// What a model is built from: a spec already checked against the descriptor (the rank, and
+/// the parameters as [`Checked`], so the model reads them without checking again), the data,
+/// and side information that satisfies [`Descriptor::needs`].
+pub struct Build<'a> {
+    pub spec: &'a ModelSpec,
+    pub params: &'a Checked,
+    pub data: Arc<Dataset>,
+    pub side: &'a SideInfo,
+}
+
+/// Builds a model ready to step.
+pub type BuildFn = fn(Build<'_>) -> Result<Box<dyn Model>, ModelError>;
 
 /// Everything the front ends and the engine need to know about a model.
 pub struct Descriptor {
@@ -80,6 +88,41 @@ pub struct Descriptor {
     /// The large intermediates the model allocates (dense n×n state, the p-NN search, m×n
     /// working copies), checked against the memory available before it is built.
     pub memory: MemoryFn,
+    /// The model's own `bench` cases (its iteration against NMF's, or parts particular to
+    /// it), run by `bench` in one loop over the registry; `None` for none.
+    pub bench: Option<BenchFn>,
+}
+
+impl Descriptor {
+    /// A model named `name` (command line), `label` (display), its math in `section`, built by
+    /// `build`; everything else at the plain value: no description, hyperparameters or
+    /// presets, nothing beyond X, no basis W, no projection of new samples, no sample graph,
+    /// a representation H as output, no update rule, no large intermediates, no bench cases. A model's
+    /// `DESCRIPTOR` states what differs and ends with `..Descriptor::new(…)`.
+    pub const fn new(
+        name: &'static str,
+        label: &'static str,
+        section: &'static str,
+        build: BuildFn,
+    ) -> Self {
+        Self {
+            name,
+            label,
+            section,
+            description: "",
+            params: &[],
+            presets: &[],
+            needs: SideNeed::None,
+            has_w: false,
+            projects_new_samples: false,
+            sample_graph: false,
+            output: Output::Representation,
+            update_rule: None,
+            build,
+            memory: super::footprint::none,
+            bench: None,
+        }
+    }
 }
 
 impl fmt::Debug for Descriptor {

@@ -32,6 +32,7 @@
 //! embedding, which the scatter shows; the model's labels are scored directly (no k-means on H).
 
 mod algorithm;
+pub(crate) mod bench;
 pub mod params;
 mod spectral;
 
@@ -39,11 +40,8 @@ pub use algorithm::{Can, EIGEN_ZERO, components};
 pub use params::CanParams;
 
 use crate::engine::models::footprint::{Intermediate, Sizes};
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use std::sync::Arc;
+use super::registry::{Build, Descriptor, ModelKind, Output};
+use super::{Model, ModelError};
 
 /// CAN's large intermediates: the p-NN search of its first graph and the LOBPCG blocks.
 fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
@@ -64,9 +62,6 @@ pub(crate) fn lobpcg_blocks(s: &Sizes<'_>) -> Intermediate {
 
 /// CAN in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "can",
-    label: "CAN",
-    section: "docs/models.md §2.7",
     description: "Clustering with Adaptive Neighbours: learns a sparse similarity graph in which \
                   each sample links to a few of its k nearest neighbours, with weights on the \
                   probability simplex, and pushes the graph until it falls apart into exactly c \
@@ -78,26 +73,17 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   baseline and PSMF's initialiser. F. Nie, X. Wang, H. Huang, Clustering and \
                   Projected Clustering with Adaptive Neighbors, KDD 2014.",
     params: params::TABLE,
-    presets: &[],
-    needs: SideNeed::None,
-    has_w: false,
-    projects_new_samples: false,
     sample_graph: true,
     output: Output::ClusterLabels,
-    update_rule: None,
-    build,
     memory,
+    bench: Some(bench::cases),
+    ..Descriptor::new("can", "CAN", "docs/models.md §2.7", build)
 };
 
 /// The handle of CAN.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    params: &Checked,
-    data: Arc<Dataset>,
-    _side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, params, data, .. }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     if spec.init.is_some() {
         return Err(ModelError::BadData {
             why: "CAN does not continue from a warm start: it starts from the data's own \

@@ -11,7 +11,6 @@ use crate::engine::models::{self, ModelSpec, WarmStart};
 use ndarray::array;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::path::Path;
 
 fn params(neighbors: usize) -> CanParams {
     CanParams {
@@ -155,12 +154,9 @@ fn the_same_seed_repeats_bit_for_bit() {
 /// Iris (`../shared/data/iris`, unit-L2 samples): CAN clusters it at ≥ 90 % ACC.
 #[test]
 fn iris_is_clustered_well() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/iris/iris.csv");
-    if !path.exists() {
-        eprintln!("skipped: {} is absent", path.display());
+    let Some(data) = crate::engine::models::testkit::public_set("iris/iris.csv", &LoadOptions::default()) else {
         return;
-    }
-    let data = crate::engine::data::load(&path, &LoadOptions::default()).unwrap();
+    };
     let truth = data.labels.clone().unwrap();
     let (labels, comps) = Can::cluster(data.x.view(), 3, 0, CanParams::defaults().unwrap()).unwrap();
     let acc = clustering_accuracy(&truth, &labels).unwrap();
@@ -295,12 +291,9 @@ fn components_give_the_null_space_exactly() {
 #[test]
 fn public_sets_agree_with_the_dense_reference() {
     for (name, file, c) in [("iris", "iris/iris.csv", 3), ("glass", "glass/glass.csv", 6)] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(file);
-        if !path.exists() {
-            eprintln!("skipped: {} is absent", path.display());
+        let Some(data) = crate::engine::models::testkit::public_set(file, &LoadOptions::default()) else {
             continue;
-        }
-        let data = crate::engine::data::load(&path, &LoadOptions::default()).unwrap();
+        };
         let truth = data.labels.clone().unwrap();
         let p = CanParams::defaults().unwrap();
         let (ls, _, _) = run_to_stop(Can::new(data.x.view(), c, 0, p).unwrap());
@@ -333,12 +326,9 @@ fn can_dense_table() {
         if !only.is_empty() && !only.split(',').any(|s| s == name) {
             continue;
         }
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(file);
-        if !path.exists() {
-            eprintln!("skipped: {} is absent", path.display());
+        let Some(data) = crate::engine::models::testkit::public_set(file, &LoadOptions::default()) else {
             continue;
-        }
-        let data = crate::engine::data::load(&path, &LoadOptions::default()).unwrap();
+        };
         let truth = data.labels.clone().unwrap();
         let p = CanParams::defaults().unwrap();
         let t0 = std::time::Instant::now();
@@ -359,4 +349,14 @@ fn can_dense_table() {
             acc(&lo)
         );
     }
+}
+
+/// The typed parameters read the table: its defaults and a given value.
+#[test]
+fn typed_parameters_read_the_table() {
+    use crate::engine::models::can::{CanParams, KIND};
+    let p = CanParams::defaults().unwrap();
+    assert_eq!((p.neighbors, p.rounds), (15, 30));
+    let spec = crate::engine::models::ModelSpec::new(KIND, 2, 0).with("rounds", crate::engine::models::ParamValue::Number(4.0));
+    assert_eq!(CanParams::from_checked(&spec.checked().unwrap()).unwrap().rounds, 4);
 }

@@ -37,11 +37,9 @@ pub use algorithm::Fnmf;
 pub use params::FnmfParams;
 
 use crate::engine::models::footprint::{Intermediate, Sizes};
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use std::sync::Arc;
+use super::bench::{On, against_nmf};
+use super::registry::{Build, Descriptor, ModelKind};
+use super::{Model, ModelError};
 
 /// FNMF's large intermediates: the adaptive-neighbour graph's p-NN search and its two m×n
 /// working arrays (docs/models.md §2.2).
@@ -54,9 +52,6 @@ fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
 
 /// FNMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "fnmf",
-    label: "FNMF",
-    section: "docs/models.md §5",
     description: "Feature-weighted NMF: r weightings θ_1 … θ_r of the features (each on the \
                   simplex) and a soft assignment p_i of every sample to them; W h_i \
                   reconstructs the weighted sample θ_j ⊙ x_i, so each component can ignore \
@@ -66,26 +61,17 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   are exported. Reconstructed from the surviving text of M. Chen, M. Gong, X. Li, \
                   Feature Weighted Non-negative Matrix Factorization, arXiv:2103.13491, 2021.",
     params: params::TABLE,
-    presets: &[],
-    needs: SideNeed::None,
     has_w: true,
-    projects_new_samples: false,
     sample_graph: true,
-    output: Output::Representation,
-    update_rule: None,
-    build,
     memory,
+    bench: Some(|b| against_nmf(b, KIND, &[(On::Orl, 40), (On::Random1440, 20)])),
+    ..Descriptor::new("fnmf", "FNMF", "docs/models.md §5", build)
 };
 
 /// The handle of FNMF.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    params: &Checked,
-    data: Arc<Dataset>,
-    _side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, params, data, .. }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     let params = FnmfParams::from_checked(params)?;
     Ok(Box::new(Fnmf::start(data, spec, params)?))
 }

@@ -11,7 +11,6 @@ use ndarray::{Array2, array};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::ops::ControlFlow;
-use std::path::Path;
 
 fn dataset(x: Array2<f64>) -> Arc<Dataset> {
     Arc::new(Dataset::from_parts(x, None, vec![], "test"))
@@ -360,14 +359,9 @@ fn the_synthetic_check_finds_the_clusters_where_nmf_does_not() {
 /// rises over 60 iterations.
 #[test]
 fn objective_never_increases_on_orl() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} not found (the ORL faces)", dir.display());
+    let Some(data) = crate::engine::models::testkit::public_set("orl_32x32", &Default::default()) else {
         return;
-    }
-    let data = Arc::new(
-        crate::engine::data::load(&dir, &crate::engine::data::LoadOptions::default()).unwrap(),
-    );
+    };
     assert_eq!((data.m(), data.n()), (1024, 400));
     let mut m = fnmf(&data, &spec(40, 1));
     let mut prev = m.objective().total;
@@ -403,14 +397,7 @@ fn a_non_finite_iterate_stops_the_fit_with_a_message() {
 fn cancelling_stops_the_fit_after_the_current_iteration() {
     let data = dataset(random(10, 30, 12));
     let mut m = fnmf(&data, &spec(3, 0));
-    let opts = FitOptions {
-        max_iter: 1000,
-        tol: 0.0,
-    };
-    let out = fit(&mut m, &opts, |t, _, _| {
-        if t == 3 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-    })
-    .unwrap();
+    let out = crate::engine::models::testkit::fit_cancelled_at(&mut m, 3);
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(m.iteration, 3);
     assert!(m.w.columns().into_iter().all(|c| (c.dot(&c) - 1.0).abs() < 1e-12));
@@ -509,4 +496,15 @@ fn the_hooks_expose_theta_p_the_graph_and_the_dropped_features() {
     let p = FnmfParams::defaults().unwrap();
     let e = Fnmf::start(dataset(Array2::zeros((3, 5))), &s, p).err().unwrap();
     assert!(e.to_string().contains("all zeros"), "{e}");
+}
+
+/// The typed parameters read the table: its defaults (docs/models.md §9, β chosen there over
+/// the seven public sets) and a given value.
+#[test]
+fn typed_parameters_read_the_table() {
+    use crate::engine::models::fnmf::{FnmfParams, KIND};
+    let p = FnmfParams::defaults().unwrap();
+    assert_eq!((p.beta, p.lambda, p.components, p.neighbors), (0.1, 1.0, 3, 5));
+    let spec = crate::engine::models::ModelSpec::new(KIND, 2, 0).with("components", crate::engine::models::ParamValue::Number(7.0));
+    assert_eq!(FnmfParams::from_checked(&spec.checked().unwrap()).unwrap().components, 7);
 }

@@ -26,11 +26,9 @@ pub use algorithm::Gnmf;
 pub use params::GnmfParams;
 
 use crate::engine::models::footprint::{Intermediate, Sizes};
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use std::sync::Arc;
+use super::bench::{On, against_nmf};
+use super::registry::{Build, Descriptor, ModelKind, SideNeed};
+use super::{Model, ModelError};
 
 /// GNMF's large intermediates: the p-NN search and graph (docs/models.md §2.1).
 fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
@@ -39,9 +37,6 @@ fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
 
 /// GNMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "gnmf",
-    label: "GNMF",
-    section: "docs/models.md §3.2",
     description: "Graph-regularised NMF: X ≈ WH where samples that are near neighbours in the \
                   data also get similar codes. It minimises ‖X − WH‖²_F + λ·Tr(H L Hᵀ), where L \
                   is the Laplacian of the p-nearest-neighbour graph of the samples, so the second \
@@ -56,22 +51,17 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     has_w: true,
     projects_new_samples: true,
     sample_graph: true,
-    output: Output::Representation,
     update_rule: Some("H ← H ⊙ (WᵀX + λHS) ⊘ (WᵀWH + λHD)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    minimising ‖X − WH‖²_F + λ tr(HLHᵀ) (docs/models.md §3.2)"),
-    build,
     memory,
+    bench: Some(|b| against_nmf(b, KIND, &[(On::Random, 20)])),
+    ..Descriptor::new("gnmf", "GNMF", "docs/models.md §3.2", build)
 };
 
 /// The handle of GNMF.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    params: &Checked,
-    data: Arc<Dataset>,
-    side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, params, data, side }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     let params = GnmfParams::from_checked(params)?;
     let graph = side.graph(&data, params.neighbors, params.weight);
     Ok(Box::new(Gnmf::start(data, spec, params, graph)?))

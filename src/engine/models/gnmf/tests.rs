@@ -11,7 +11,6 @@ use ndarray::{Array2, array};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::ops::ControlFlow;
-use std::path::Path;
 
 fn dataset(x: Array2<f64>) -> Arc<Dataset> {
     Arc::new(Dataset::from_parts(x, None, vec![], "test"))
@@ -234,14 +233,9 @@ fn the_h_update_splits_the_gradient_of_the_objective() {
 /// rises over 150 iterations, and the graph term ends far below NMF's for the same start.
 #[test]
 fn objective_never_increases_on_orl() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} not found (the ORL faces)", dir.display());
+    let Some(data) = crate::engine::models::testkit::public_set("orl_32x32", &Default::default()) else {
         return;
-    }
-    let data = Arc::new(
-        crate::engine::data::load(&dir, &crate::engine::data::LoadOptions::default()).unwrap(),
-    );
+    };
     assert_eq!((data.m(), data.n()), (1024, 400));
     let mut m = gnmf(&data, &spec(40, 1, 100.0));
     let mut prev = m.objective().total;
@@ -333,18 +327,7 @@ fn an_overflowing_objective_stops_the_fit_with_a_message() {
 fn cancelling_stops_the_fit_after_the_current_iteration() {
     let data = dataset(random(10, 30, 12));
     let mut m = gnmf(&data, &spec(3, 0, 1.0));
-    let opts = FitOptions {
-        max_iter: 1000,
-        tol: 0.0,
-    };
-    let out = fit(&mut m, &opts, |t, _, _| {
-        if t == 3 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })
-    .unwrap();
+    let out = crate::engine::models::testkit::fit_cancelled_at(&mut m, 3);
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(out.record.iterations(), 3);
     assert_eq!(m.mu.iteration, 3);
@@ -392,4 +375,21 @@ fn the_registry_builds_it_with_its_graph_and_the_same_seed_repeats() {
     assert!(g1.is_symmetric() && g1.nnz() >= 5 * 50 && g1.nnz() <= 10 * 50);
     assert_eq!(KIND.needs(), crate::engine::models::SideNeed::KnnGraph);
     assert_eq!(crate::engine::models::ModelKind::from_name("gnmf"), Some(KIND));
+}
+
+/// The typed parameters read the table: its defaults (the defaults protocol's λ, docs/models.md
+/// §9; Cai's 100 stays as the preset) and given values, the weight by its option name.
+#[test]
+fn typed_parameters_read_the_table() {
+    use crate::engine::linalg::GraphWeight;
+    use crate::engine::models::ParamValue;
+    use crate::engine::models::gnmf::{GnmfParams, KIND, params::PRESETS};
+    assert_eq!(PRESETS[0].values, &[("lambda", ParamValue::Number(100.0))]);
+    let p = GnmfParams::defaults().unwrap();
+    assert_eq!((p.lambda, p.neighbors, p.weight), (10.0, 5, GraphWeight::Binary));
+    let spec = crate::engine::models::ModelSpec::new(KIND, 2, 0)
+        .with("weight", ParamValue::Choice("heat"))
+        .with("neighbors", ParamValue::Number(3.0));
+    let p = GnmfParams::from_checked(&spec.checked().unwrap()).unwrap();
+    assert_eq!((p.weight, p.neighbors), (GraphWeight::Heat, 3));
 }

@@ -14,47 +14,32 @@
 //! pass, which is also the plain reference the tests compare the fast path with.
 
 mod algorithm;
+mod bench;
 pub mod params;
 
 pub use algorithm::Nmf;
 
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use std::sync::Arc;
+use super::registry::{Build, Descriptor, ModelKind};
+use super::{Model, ModelError};
 
 /// NMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "nmf",
-    label: "NMF",
-    section: "docs/models.md §3.1",
     description: "Nonnegative matrix factorization X ≈ WH minimising the squared Frobenius \
                   error ‖X − WH‖²_F with Lee–Seung multiplicative updates (H first, then W). \
                   Uses no side information: the unsupervised baseline every other model is \
                   compared with. D. Lee and H. S. Seung, Algorithms for Non-negative Matrix \
                   Factorization, NIPS 2001.",
-    params: params::TABLE,
-    presets: &[],
-    needs: SideNeed::None,
     has_w: true,
     projects_new_samples: true,
-    sample_graph: false,
-    output: Output::Representation,
     update_rule: Some("H ← H ⊙ (WᵀX) ⊘ (WᵀWH)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    minimising ‖X − WH‖²_F (docs/models.md §3.1)"),
-    build,
-    memory: crate::engine::models::footprint::none,
+    bench: Some(bench::cases),
+    ..Descriptor::new("nmf", "NMF", "docs/models.md §3.1", build)
 };
 
 /// The handle of NMF.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    _params: &Checked,
-    data: Arc<Dataset>,
-    _side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, data, .. }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     Ok(Box::new(Nmf::new(data, spec)?))
 }

@@ -27,17 +27,12 @@ pub mod params;
 pub use algorithm::Nmfcc;
 pub use params::NmfccParams;
 
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use std::sync::Arc;
+use super::bench::{On, against_nmf};
+use super::registry::{Build, Descriptor, ModelKind, SideNeed};
+use super::{Model, ModelError};
 
 /// NMFCC in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "nmfcc",
-    label: "NMFCC",
-    section: "docs/models.md §3.5",
     description: "NMF with pairwise constraints, RECONSTRUCTED: only the paper's abstract was \
                   available, so this is our formulation in its spirit, not the authors' exact \
                   model. X ≈ WH minimising ‖X − WH‖²_F + α Σ (1 − h_iᵀh_j)² over must-link \
@@ -50,27 +45,19 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   Constrained Clustering With Nonnegative Matrix Factorization, IEEE TNNLS \
                   27(7), 2016.",
     params: params::TABLE,
-    presets: &[],
     needs: SideNeed::Links,
     has_w: true,
     projects_new_samples: true,
-    sample_graph: false,
-    output: Output::Representation,
     update_rule: Some("H ← H ⊙ (WᵀX + αHA) ⊘ (WᵀWH + αH(A⊙HᵀH) + βH(B⊙HᵀH))\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    must-links A pull together, cannot-links B push apart (docs/models.md §3.5)"),
-    build,
-    memory: crate::engine::models::footprint::none,
+    bench: Some(|b| against_nmf(b, KIND, &[(On::Digits, 10), (On::Random, 20)])),
+    ..Descriptor::new("nmfcc", "NMFCC", "docs/models.md §3.5", build)
 };
 
 /// The handle of NMFCC.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    params: &Checked,
-    data: Arc<Dataset>,
-    side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, params, data, side }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     let params = NmfccParams::from_checked(params)?;
     Ok(Box::new(Nmfcc::start(data, spec, params, side)?))
 }

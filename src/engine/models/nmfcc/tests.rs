@@ -219,14 +219,7 @@ fn a_cancelled_fit_stops_where_it_was_told() {
     let data = random_data(10, 40, 2);
     let side = SideInfo::with_triplets(vec![Triplet::new(0, 1, 2), Triplet::new(5, 6, 7)]);
     let mut model = build(&spec(3, 1, 1.0, 1.0), data, &side).unwrap();
-    let opts = FitOptions {
-        max_iter: 1000,
-        tol: 0.0,
-    };
-    let out = fit(model.as_mut(), &opts, |t, _, _| {
-        if t == 7 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-    })
-    .unwrap();
+    let out = crate::engine::models::testkit::fit_cancelled_at(model.as_mut(), 7);
     assert_eq!((out.stop, out.record.iterations()), (StopReason::Cancelled, 7));
 }
 
@@ -290,19 +283,14 @@ fn repeatable_and_contradictions_are_noted() {
 /// iteration on F falls every iteration, and it ends far below the start.
 #[test]
 fn objective_on_real_data() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/digits_sklearn/digits_sklearn.csv");
-    if !path.exists() {
-        eprintln!("skipping: {} is absent (shared datasets not available)", path.display());
+    let Some(data) = crate::engine::models::testkit::public_set("digits_sklearn/digits_sklearn.csv", &Default::default()) else {
         return;
-    }
-    let data = crate::engine::data::load(&path, &Default::default()).unwrap();
+    };
     let truth = data.labels.clone().unwrap();
     let ts = generate_triplets(data.x.view(), &labels_from_truth(&truth), &ProtocolOptions::default(), &[])
         .unwrap()
         .triplets;
     let side = SideInfo::with_triplets(ts);
-    let data = Arc::new(data);
     let mut m = build(&ModelSpec::new(KIND, 10, 1), data, &side).unwrap();
     let first = m.objective().total;
     let mut prev = first;
@@ -317,4 +305,16 @@ fn objective_on_real_data() {
     let later: Vec<_> = rises.iter().filter(|r| r.0 > 0).collect();
     assert!(later.is_empty(), "F rose after the first iteration: {later:?}");
     assert!(prev < 0.5 * first, "F = {prev} after 300 iterations, {first} at the start");
+}
+
+/// The typed parameters read the table: its defaults (docs/models.md §9, β chosen there over
+/// the seven public sets) and a given value.
+#[test]
+fn typed_parameters_read_the_table() {
+    use crate::engine::models::nmfcc::{KIND, NmfccParams};
+    let p = NmfccParams::defaults().unwrap();
+    assert_eq!((p.alpha, p.beta), (0.1, 0.1));
+    let spec = crate::engine::models::ModelSpec::new(KIND, 2, 0).with("beta", crate::engine::models::ParamValue::Number(0.0));
+    let p = NmfccParams::from_checked(&spec.checked().unwrap()).unwrap();
+    assert_eq!((p.alpha, p.beta), (0.1, 0.0));
 }

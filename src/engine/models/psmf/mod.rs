@@ -27,17 +27,15 @@
 //! 6. Output (§6.5): labels `argmax_a (Z1)_ia`, scored directly (no k-means).
 
 mod algorithm;
+mod bench;
 pub mod params;
 
 pub use algorithm::{Psmf, Whitened, laplacian_apply, lw_apply, scaled_indicator, whiten};
 pub use params::{LwVariant, PsmfInit, PsmfParams};
 
 use crate::engine::models::footprint::{Intermediate, Sizes};
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use std::sync::Arc;
+use super::registry::{Build, Descriptor, ModelKind, Output};
+use super::{Model, ModelError};
 
 /// PSMF's large intermediates: the whitened data, the p-NN graph of the subspace and, when
 /// it starts from CAN, CAN's dense n×n state (docs/models.md §6.6).
@@ -59,9 +57,6 @@ fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
 
 /// PSMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "psmf",
-    label: "PSMF",
-    section: "docs/models.md §6",
     description: "Pseudo-supervised matrix factorization in a discriminative subspace: learns a \
                   projection Π of the data (whitened so that ΠᵀS_tΠ = I) and an orthonormal \
                   nonnegative cluster indicator G together. The projected, centred data is fit \
@@ -74,26 +69,17 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   L. Zhang, B. Du, D. Tao, Pseudo Supervised Matrix Factorization in \
                   Discriminative Subspace, IJCAI 2019.",
     params: params::TABLE,
-    presets: &[],
-    needs: SideNeed::None,
-    has_w: false,
-    projects_new_samples: false,
     sample_graph: true,
     output: Output::ClusterLabels,
-    update_rule: None,
-    build,
     memory,
+    bench: Some(bench::cases),
+    ..Descriptor::new("psmf", "PSMF", "docs/models.md §6", build)
 };
 
 /// The handle of PSMF.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    params: &Checked,
-    data: Arc<Dataset>,
-    _side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, params, data, .. }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     let params = PsmfParams::from_checked(params, spec.k)?;
     Ok(Box::new(Psmf::new(data.x.view(), spec, params)?))
 }

@@ -5,168 +5,85 @@
 //! `subspace = 0` means s = k. Neither 0 is a valid setting (μ0 > 0, s ≥ 1), so the sentinels
 //! cannot be mistaken for one.
 
-use crate::engine::models::{Checked, ChoiceOption, HyperParam, ModelError, ParamKind};
+use crate::engine::models::{Checked, ChoiceOption, HyperParam, ModelError};
 
 const GRID: &[f64] = &[
     1e-5, 1e-4, 1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4, 1e5,
 ];
 
+/// The options of `init`.
+const INIT: &[ChoiceOption] = &[
+    ChoiceOption::new("can", "CAN's labels (docs/models.md §2.7), the paper's initialiser."),
+    ChoiceOption::new("kmeans", "k-means on X, 10 seeded starts, the lowest inertia."),
+];
+
+/// The options of `lw`.
+const LW: &[ChoiceOption] = &[
+    ChoiceOption::new(
+        "centroid",
+        "L_W = I − ŜŜᵀ, distances to the pseudo-class centroid (eq. (9)).",
+    ),
+    ChoiceOption::new(
+        "pairwise",
+        "L_W = 2·blockdiag(N_a I − 11ᵀ), all pairwise distances in a class.",
+    ),
+];
+
 /// PSMF's hyperparameters, in the order the GUI shows them.
 pub const TABLE: &[HyperParam] = &[
-    HyperParam {
-        name: "lambda1",
-        kind: ParamKind::Number {
-            default: 1e-2,
-            min: 0.0,
-            max: 1e6,
-            log_scale: true,
-            grid: GRID,
-        },
-        help: "λ1, weight of the graph term Tr(Gᵀ L_m G), L_m the p-NN Laplacian of the \
-               projected samples Πᵀx, rebuilt every iteration (docs/models.md §6.1, §6.2). \
-               The paper searched 1e-5 … 1e5; default 1e-2 (our choice).",
-    },
-    HyperParam {
-        name: "lambda2",
-        kind: ParamKind::Number {
-            default: 1e-2,
-            min: 0.0,
-            max: 1e6,
-            log_scale: true,
-            grid: GRID,
-        },
-        help: "λ2, weight of the pseudo-supervised LDA term Tr(Πᵀ X L_W Xᵀ Π), L_W built from \
-               the current pseudo labels (docs/models.md §6.2). Grid 1e-5 … 1e5; default 1e-2.",
-    },
-    HyperParam {
-        name: "mu0",
-        kind: ParamKind::Number {
-            default: 0.0,
-            min: 0.0,
-            max: 1e6,
-            log_scale: true,
-            grid: &[0.0, 0.1, 1.0, 10.0, 100.0],
-        },
-        help: "μ0, the first ALM penalty (docs/models.md §6.6). 0 (default) means 1 / the \
-               median residual column norm at the start. It matters a great deal: a large μ0 \
-               freezes the pseudo labels, a small one lets them move.",
-    },
-    HyperParam {
-        name: "subspace",
-        kind: ParamKind::Count {
-            default: 0,
-            min: 0,
-            max: 1000,
-            grid: &[0],
-        },
-        help: "s, dimension of the discriminative subspace Πᵀx (docs/models.md §6.6). 0 \
-               (default) means s = k. A whole number, at most the number of features (after \
-               the PCA of §6.3 when m ≥ n).",
-    },
-    HyperParam {
-        name: "rho",
-        kind: ParamKind::Number {
-            default: 1.1,
-            min: 1.0,
-            max: 10.0,
-            log_scale: false,
-            grid: &[1.01, 1.05, 1.1, 1.2, 1.5],
-        },
-        help: "ρ, growth of the ALM penalty per iteration, μ ← min(ρμ, μ_max) (docs/models.md \
-               (6.13)). Default 1.1 (RMNMF's code uses 1.05).",
-    },
-    HyperParam {
-        name: "mu_max",
-        kind: ParamKind::Number {
-            default: 1e10,
-            min: 1e-6,
-            max: 1e20,
-            log_scale: true,
-            grid: &[1e6, 1e10],
-        },
-        help: "μ_max, cap on the ALM penalty (docs/models.md §6.6, §10.4). Default 1e10.",
-    },
-    HyperParam {
-        name: "neighbors",
-        kind: ParamKind::Count {
-            default: 5,
-            min: 1,
-            max: 100,
-            grid: &[3, 5, 10],
-        },
-        help: "p, neighbours per sample of the binary p-NN graph L_m in the projected space \
-               (docs/models.md §6.2, §2.1). A whole number; default 5.",
-    },
-    HyperParam {
-        name: "init",
-        kind: ParamKind::Choice {
-            default: "can",
-            options: &[
-                ChoiceOption {
-                    name: "can",
-                    help: "CAN's labels (docs/models.md §2.7), the paper's initialiser.",
-                },
-                ChoiceOption {
-                    name: "kmeans",
-                    help: "k-means on X, 10 seeded starts, the lowest inertia.",
-                },
-            ],
-        },
-        help: "Where the pseudo labels start (docs/models.md §6.6). PSMF keeps most of the \
-               labelling it starts from, so this choice matters: CAN (default) or k-means.",
-    },
-    HyperParam {
-        name: "can_neighbors",
-        kind: ParamKind::Count {
-            default: 20,
-            min: 1,
-            max: 100,
-            grid: &[10, 15, 20, 30],
-        },
-        help: "k of the CAN start (init = can): neighbours per sample of CAN's adaptive graph \
-               (docs/models.md §2.7, §6.6). PSMF keeps the labelling CAN gives it, so this \
-               decides much of the result. Default 20, measured on five labelled sets \
-               (docs/models.md §6.6): against CAN's own 15, Dermatology 93.6 % ACC instead of \
-               76.6 %, Iris 96.5 instead of 96.3, but ORL faces (10 images a person) 60.3 \
-               instead of 63.0.",
-    },
-    HyperParam {
-        name: "mm",
-        kind: ParamKind::Flag { default: false },
-        help: "MM correction of the Q step (docs/models.md (6.11)): adds (I − AAᵀ)Q_old \
-               inside the Procrustes step, exact even when AAᵀ ≠ I. Off by default (the \
-               paper's step).",
-    },
-    HyperParam {
-        name: "lw",
-        kind: ParamKind::Choice {
-            default: "centroid",
-            options: &[
-                ChoiceOption {
-                    name: "centroid",
-                    help: "L_W = I − ŜŜᵀ, distances to the pseudo-class centroid (eq. (9)).",
-                },
-                ChoiceOption {
-                    name: "pairwise",
-                    help: "L_W = 2·blockdiag(N_a I − 11ᵀ), all pairwise distances in a class.",
-                },
-            ],
-        },
-        help: "Which local alignment builds L_W (docs/models.md §6.2): centroid \
-               (default) or pairwise.",
-    },
-    HyperParam {
-        name: "iterations",
-        kind: ParamKind::Count {
-            default: 50,
-            min: 1,
-            max: 100_000,
-            grid: &[50],
-        },
-        help: "ALM iterations before PSMF stops as converged (the paper: 50; docs/models.md \
-               §6.6). The run's own iteration cap still applies. It also stops once the three \
-               primal residuals are below 1e-9.",
-    },
+    HyperParam::number("lambda1", 1e-2, 0.0..=1e6).log().with_grid(GRID).help(
+        "λ1, weight of the graph term Tr(Gᵀ L_m G), L_m the p-NN Laplacian of the projected \
+         samples Πᵀx, rebuilt every iteration (docs/models.md §6.1, §6.2). The paper searched 1e-5 \
+         … 1e5; default 1e-2 (our choice).",
+    ),
+    HyperParam::number("lambda2", 1e-2, 0.0..=1e6).log().with_grid(GRID).help(
+        "λ2, weight of the pseudo-supervised LDA term Tr(Πᵀ X L_W Xᵀ Π), L_W built from the \
+         current pseudo labels (docs/models.md §6.2). Grid 1e-5 … 1e5; default 1e-2.",
+    ),
+    HyperParam::number("mu0", 0.0, 0.0..=1e6).log().with_grid(&[0.0, 0.1, 1.0, 10.0, 100.0]).help(
+        "μ0, the first ALM penalty (docs/models.md §6.6). 0 (default) means 1 / the median \
+         residual column norm at the start. It matters a great deal: a large μ0 freezes the pseudo \
+         labels, a small one lets them move.",
+    ),
+    HyperParam::count("subspace", 0, 0..=1000, &[0]).help(
+        "s, dimension of the discriminative subspace Πᵀx (docs/models.md §6.6). 0 (default) means \
+         s = k. A whole number, at most the number of features (after the PCA of §6.3 when m ≥ \
+         n).",
+    ),
+    HyperParam::number("rho", 1.1, 1.0..=10.0).with_grid(&[1.01, 1.05, 1.1, 1.2, 1.5]).help(
+        "ρ, growth of the ALM penalty per iteration, μ ← min(ρμ, μ_max) (docs/models.md (6.13)). \
+         Default 1.1 (RMNMF's code uses 1.05).",
+    ),
+    HyperParam::number("mu_max", 1e10, 1e-6..=1e20).log().with_grid(&[1e6, 1e10]).help(
+        "μ_max, cap on the ALM penalty (docs/models.md §6.6, §10.4). Default 1e10.",
+    ),
+    HyperParam::count("neighbors", 5, 1..=100, &[3, 5, 10]).help(
+        "p, neighbours per sample of the binary p-NN graph L_m in the projected space \
+         (docs/models.md §6.2, §2.1). A whole number; default 5.",
+    ),
+    HyperParam::choice("init", "can", INIT).help(
+        "Where the pseudo labels start (docs/models.md §6.6). PSMF keeps most of the labelling it \
+         starts from, so this choice matters: CAN (default) or k-means.",
+    ),
+    HyperParam::count("can_neighbors", 20, 1..=100, &[10, 15, 20, 30]).help(
+        "k of the CAN start (init = can): neighbours per sample of CAN's adaptive graph \
+         (docs/models.md §2.7, §6.6). PSMF keeps the labelling CAN gives it, so this decides much \
+         of the result. Default 20, measured on five labelled sets (docs/models.md §6.6): against \
+         CAN's own 15, Dermatology 93.6 % ACC instead of 76.6 %, Iris 96.5 instead of 96.3, but \
+         ORL faces (10 images a person) 60.3 instead of 63.0.",
+    ),
+    HyperParam::flag("mm", false).help(
+        "MM correction of the Q step (docs/models.md (6.11)): adds (I − AAᵀ)Q_old inside the \
+         Procrustes step, exact even when AAᵀ ≠ I. Off by default (the paper's step).",
+    ),
+    HyperParam::choice("lw", "centroid", LW).help(
+        "Which local alignment builds L_W (docs/models.md §6.2): centroid (default) or pairwise.",
+    ),
+    HyperParam::count("iterations", 50, 1..=100_000, &[50]).help(
+        "ALM iterations before PSMF stops as converged (the paper: 50; docs/models.md §6.6). The \
+         run's own iteration cap still applies. It also stops once the three primal residuals are \
+         below 1e-9.",
+    ),
 ];
 
 /// Which L_W (docs/models.md §6.2).

@@ -12,7 +12,6 @@ use crate::engine::linalg::knn;
 use crate::engine::models::psmf::KIND;
 use crate::engine::models::{self, ParamValue, WarmStart};
 use rand::Rng;
-use std::path::Path;
 
 fn spec(k: usize, seed: u64, params: &[(&str, ParamValue)]) -> ModelSpec {
     let mut s = ModelSpec::new(KIND, k, seed);
@@ -316,12 +315,9 @@ fn a_worker_job_can_be_cancelled() {
 /// Iris (`../shared/data/iris`, unit-L2): PSMF from CAN reaches ≥ 90 % ACC (paper 90.00).
 #[test]
 fn iris_is_clustered_well() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/iris/iris.csv");
-    if !path.exists() {
-        eprintln!("skipped: {} is absent", path.display());
+    let Some(data) = crate::engine::models::testkit::public_set("iris/iris.csv", &LoadOptions::default()) else {
         return;
-    }
-    let data = crate::engine::data::load(&path, &LoadOptions::default()).unwrap();
+    };
     let truth = data.labels.clone().unwrap();
     let mut m = psmf(&data.x, &spec(3, 0, &[]));
     while !m.has_converged() {
@@ -338,17 +334,14 @@ fn iris_is_clustered_well() {
 /// of 15 it stays near CAN's 77.7 %.
 #[test]
 fn dermatology_follows_the_can_start() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/dermatology/dermatology.csv");
-    if !path.exists() {
-        eprintln!("skipped: {} is absent", path.display());
-        return;
-    }
     let opts = LoadOptions {
         preprocess: crate::engine::data::Preprocess::MinMaxL2,
         ..LoadOptions::default()
     };
-    let data = crate::engine::data::load(&path, &opts).unwrap();
+    let set = "dermatology/dermatology.csv";
+    let Some(data) = crate::engine::models::testkit::public_set(set, &opts) else {
+        return;
+    };
     let truth = data.labels.clone().unwrap();
     let acc = |can_neighbors: f64| {
         let s = spec(6, 0, &[("can_neighbors", ParamValue::Number(can_neighbors))]);

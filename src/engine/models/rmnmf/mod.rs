@@ -43,18 +43,16 @@
 //! [`procrustes`]: crate::engine::linalg::procrustes
 
 mod algorithm;
+mod bench;
 pub mod params;
 
 pub use algorithm::{RESIDUAL_TOL, Rmnmf};
 pub use params::RmnmfParams;
 
 use crate::engine::models::footprint::{Intermediate, Sizes};
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
+use super::registry::{Build, Descriptor, ModelKind, Output, SideNeed};
+use super::{Model, ModelError};
 use crate::engine::linalg::GraphWeight;
-use std::sync::Arc;
 
 /// RMNMF's large intermediates: the p-NN graph and its n×m ALM state (the residual E, the
 /// multiplier Γ and two working arrays, all transposed, docs/models.md §2.5).
@@ -67,9 +65,6 @@ fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
 
 /// RMNMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "rmnmf",
-    label: "RMNMF",
-    section: "docs/models.md §3.4",
     description: "Robust manifold NMF: X ≈ W Gᵀ where G (one row per sample) is nonnegative \
                   with orthonormal columns, so that each sample's row points at one cluster, \
                   and samples that are near neighbours get similar rows. It minimises \
@@ -82,28 +77,21 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   Uses no side information beyond X. J. Huang, F. Nie, H. Huang, C. Ding, \
                   Robust Manifold Nonnegative Matrix Factorization, ACM TKDD 8(3), 2014.",
     params: params::TABLE,
-    presets: &[],
     needs: SideNeed::KnnGraph,
     // The warm start is H alone (G = Hᵀ, W derived from it by (3.47)); RMNMF's W is
     // sign-free, so the warm-start check's nonnegativity rule for W does not apply to it.
     has_w: false,
-    projects_new_samples: false,
     sample_graph: true,
     output: Output::ClusterLabels,
-    update_rule: None,
-    build,
     memory,
+    bench: Some(bench::cases),
+    ..Descriptor::new("rmnmf", "RMNMF", "docs/models.md §3.4", build)
 };
 
 /// The handle of RMNMF.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    params: &Checked,
-    data: Arc<Dataset>,
-    side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, params, data, side }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     let params = RmnmfParams::from_checked(params)?;
     algorithm::check_x(&data)?;
     let graph = side.graph(&data, params.neighbors, GraphWeight::Binary);

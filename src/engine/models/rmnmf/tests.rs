@@ -8,7 +8,6 @@ use ndarray::{Array2, array};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::ops::ControlFlow;
-use std::path::Path;
 
 fn dataset(x: Array2<f64>) -> Arc<Dataset> {
     Arc::new(Dataset::from_parts(x, None, vec![], "test"))
@@ -299,14 +298,9 @@ fn the_alm_residuals_shrink_and_the_labels_are_the_groups() {
 /// within 1000 iterations and the labels score well above chance (the PSMF paper: 88.93 %).
 #[test]
 fn iris_converges_by_its_residuals() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/iris/iris.csv");
-    if !path.is_file() {
-        eprintln!("skipped: {} not found (the iris data)", path.display());
+    let Some(data) = crate::engine::models::testkit::public_set("iris/iris.csv", &Default::default()) else {
         return;
-    }
-    let data = Arc::new(
-        crate::engine::data::load(&path, &crate::engine::data::LoadOptions::default()).unwrap(),
-    );
+    };
     let mut m = rmnmf(&data, &spec(3, 0, 1.0, 1e-5));
     let out = fit(
         &mut m,
@@ -435,4 +429,16 @@ fn the_laplacian_pass_matches_the_dense_laplacian() {
     assert!(max_rel(&out, &l.dot(&y)) < 1e-14);
     let want = y.t().dot(&l).dot(&y).diag().sum();
     assert!((tr - want).abs() < 1e-12 * want);
+}
+
+/// The typed parameters read the table: its defaults (the defaults protocol's λ and μ₀,
+/// docs/models.md §9) and a given flag.
+#[test]
+fn typed_parameters_read_the_table() {
+    use crate::engine::models::rmnmf::{KIND, RmnmfParams};
+    let p = RmnmfParams::defaults().unwrap();
+    let values = (p.lambda, p.mu0, p.rho, p.neighbors, p.legacy_sign);
+    assert_eq!(values, (0.1, 0.01, 1.05, 5, false));
+    let spec = crate::engine::models::ModelSpec::new(KIND, 2, 0).with("legacy_sign", crate::engine::models::ParamValue::Flag(true));
+    assert!(RmnmfParams::from_checked(&spec.checked().unwrap()).unwrap().legacy_sign);
 }

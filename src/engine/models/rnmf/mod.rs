@@ -27,17 +27,12 @@ pub mod params;
 
 pub use algorithm::Rnmf;
 
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use std::sync::Arc;
+use super::bench::{On, against_nmf};
+use super::registry::{Build, Descriptor, ModelKind};
+use super::{Model, ModelError};
 
 /// RNMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "rnmf",
-    label: "RNMF",
-    section: "docs/models.md §3.3",
     description: "Robust NMF X ≈ WH minimising the l2,1 norm Σ_i ‖x_i − W h_i‖: each \
                   sample's error counts by its length, not its square, so samples the basis \
                   cannot fit (occlusions, corrupted images, outliers) pull far less on W than \
@@ -46,27 +41,16 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   the samples by that weight (small = discounted as an outlier). Uses no side \
                   information. D. Kong, C. Ding, H. Huang, Robust Nonnegative Matrix \
                   Factorization using L21-norm, CIKM 2011.",
-    params: params::TABLE,
-    presets: &[],
-    needs: SideNeed::None,
     has_w: true,
-    projects_new_samples: false,
-    sample_graph: false,
-    output: Output::Representation,
     update_rule: Some("W ← W ⊙ (XDHᵀ) ⊘ (WHDHᵀ)\nH ← H ⊙ (WᵀXD) ⊘ (WᵀWHD), D = diag(1/‖x_i − Wh_i‖)\n\
                    minimising Σ_i ‖x_i − Wh_i‖ (docs/models.md §3.3)"),
-    build,
-    memory: crate::engine::models::footprint::none,
+    bench: Some(|b| against_nmf(b, KIND, &[(On::Random, 20)])),
+    ..Descriptor::new("rnmf", "RNMF", "docs/models.md §3.3", build)
 };
 
 /// The handle of RNMF.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    _params: &Checked,
-    data: Arc<Dataset>,
-    _side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, data, .. }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     Ok(Box::new(Rnmf::new(data, spec)?))
 }

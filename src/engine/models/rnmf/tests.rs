@@ -367,31 +367,6 @@ fn objective_never_increases_on_noisy_data_with_outliers() {
     assert_monotone(&mut m, 1000, "synthetic");
 }
 
-/// A dataset of `../shared/data`, unit-norm samples, or None (with a message) when absent.
-fn shared(rel: &str) -> Option<Arc<Dataset>> {
-    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data").join(rel);
-    if !p.exists() {
-        eprintln!("skipped: {} is absent", p.display());
-        return None;
-    }
-    Some(Arc::new(crate::engine::data::load(&p, &Default::default()).unwrap()))
-}
-
-/// On the ORL faces (32×32, k = 40, 40 iterations) and the digits (8×8, k = 10, 400
-/// iterations), unit-norm samples.
-#[test]
-fn objective_never_increases_on_real_data() {
-    for (rel, k, iters) in [
-        ("orl_32x32", 40, 40),
-        ("digits_sklearn/digits_sklearn.csv", 10, 400),
-    ] {
-        let Some(data) = shared(rel) else { continue };
-        let mut m = Rnmf::new(data, &ModelSpec::new(KIND, k, 1)).unwrap();
-        let f0 = m.objective().total;
-        assert_monotone(&mut m, iters, rel);
-        assert!(m.objective().total < 0.5 * f0, "{rel}");
-    }
-}
 
 #[test]
 fn blocked_pass_matches_the_reference_step_and_repeats_bit_for_bit() {
@@ -467,14 +442,7 @@ fn a_non_finite_iterate_stops_the_fit_with_a_message() {
 fn cancel_stops_the_fit_and_finish_still_runs() {
     let x = noisy(20, 30, 3, 8);
     let mut m = Rnmf::new(dataset(x.clone()), &ModelSpec::new(KIND, 3, 4)).unwrap();
-    let opts = FitOptions {
-        max_iter: 1000,
-        tol: 0.0,
-    };
-    let out = fit(&mut m, &opts, |t, _, _| {
-        if t == 3 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-    })
-    .unwrap();
+    let out = crate::engine::models::testkit::fit_cancelled_at(&mut m, 3);
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(out.record.iterations(), 3);
     for c in m.w.columns() {

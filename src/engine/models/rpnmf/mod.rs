@@ -24,23 +24,18 @@
 //! ([`Rpnmf::blocked_full_candidate`]).
 
 mod algorithm;
+mod bench;
 pub mod params;
 pub mod triplets;
 
 pub use algorithm::{HStep, MAX_HALVINGS, Rpnmf, SafeguardStats};
 pub use params::{RpnmfParams, paper_spec};
 
-use super::registry::{Descriptor, Output, SideNeed};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use crate::engine::models::{Checked, Model, ModelError, ModelKind, ModelSpec};
-use std::sync::Arc;
+use super::registry::{Build, Descriptor, SideNeed};
+use crate::engine::models::{Model, ModelError, ModelKind};
 
 /// RPNMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "rpnmf",
-    label: "RPNMF",
-    section: "docs/models.md §4",
     description: "Ranking Preserving NMF: X ≈ WH where the codes also respect ordinal triplets \
                   (i, j, q), \"i is more like j than like q\". It minimises ‖X − WH‖²_F + \
                   α Σ softplus(‖h_i − h_j‖² − ‖h_i − h_q‖² + δ): the smooth penalty grows when \
@@ -56,23 +51,16 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     needs: SideNeed::Triplets,
     has_w: true,
     projects_new_samples: true,
-    sample_graph: false,
-    output: Output::Representation,
     update_rule: Some("H ← H ⊙ (WᵀX + αHM⁻) ⊘ (WᵀWH + αHM⁺)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    M± from σ(margin) of every triplet (docs/models.md §4.4)"),
-    build,
-    memory: crate::engine::models::footprint::none,
+    bench: Some(bench::cases),
+    ..Descriptor::new("rpnmf", "RPNMF", "docs/models.md §4", build)
 };
 
 /// The handle of RPNMF.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    params: &Checked,
-    data: Arc<Dataset>,
-    side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, params, data, side }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     let params = RpnmfParams::from_checked(params)?;
     Ok(Box::new(Rpnmf::start(data, spec, params, side)?))
 }

@@ -2,59 +2,42 @@
 //! from the checked table.
 
 use crate::engine::models::{
-    Checked, HyperParam, ModelError, ModelSpec, ParamKind, ParamValue, Preset,
+    Checked, HyperParam, ModelError, ModelSpec, ParamValue, Preset,
 };
+use crate::engine::models::params::typed_params;
+use serde::Deserialize;
 
 /// RPNMF's hyperparameters, in the order the GUI shows them.
 pub const TABLE: &[HyperParam] = &[
-    HyperParam {
-        name: "alpha",
-        kind: ParamKind::Number {
-            default: 1.0,
-            min: 0.0,
-            max: 1e3,
-            log_scale: true,
-            grid: &[1e-4, 1e-3, 1e-2, 0.1, 1.0],
-        },
-        help: "α, weight of the ranking loss α Σ softplus(t) in the objective (docs/models.md \
-               §4.1–4.2). 0 gives plain NMF. Default 1, chosen on ORL with unit-norm W \
-               columns (clustering clearly above NMF there); the paper's own setting is 0.1 \
-               (the `paper` preset), where it found clustering flat for 1e-4…0.1 on raw H.",
-    },
-    HyperParam {
-        name: "delta",
-        kind: ParamKind::Number {
-            default: 1e-3,
-            min: 0.0,
-            max: 1e4,
-            log_scale: true,
-            grid: &[1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0],
-        },
-        help: "δ, margin in t = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ (docs/models.md §4.1–4.2): \
-               how much closer j must be to i than q, in squared distance in H-space, so its \
-               useful range depends on the scale of X. Default 0.001, chosen by the protocol \
-               over the seven public sets (docs/models.md §9: every δ ≤ 0.1 gives the same ACC \
-               within 0.1 point); the paper's is 10 (with a large δ the margins are met by \
-               inflating a few rows of H).",
-    },
-    HyperParam {
-        name: "safeguard",
-        kind: ParamKind::Flag { default: true },
-        help: "On: if an H update raises the objective, retry with damped steps H ⊙ ratio^γ, \
-               γ = 1/2, 1/4, … 1/1024, else keep H, so the objective never rises \
-               (docs/models.md §4.5; the paper's text names only γ = 1/2, which froze H on \
-               real data). Off: paper-literal updates, which can diverge with contradictory \
-               triplets.",
-    },
-    HyperParam {
-        name: "normalize_w",
-        kind: ParamKind::Flag { default: true },
-        help: "On (default): after the last iteration scale W's columns to unit length and \
-               H's rows to compensate, as NMF does before k-means. RPNMF meets the margins \
-               partly by inflating a few rows of H (and shrinking their W columns); k-means on \
-               the raw H then sees little else. Off (the paper's setting): the raw H, the \
-               geometry the ranking loss was optimised in (docs/models.md §4.2, §10.3).",
-    },
+    HyperParam::number("alpha", 1.0, 0.0..=1e3).log().with_grid(&[1e-4, 1e-3, 1e-2, 0.1, 1.0]).help(
+        "α, weight of the ranking loss α Σ softplus(t) in the objective (docs/models.md §4.1–4.2). \
+         0 gives plain NMF. Default 1, chosen on ORL with unit-norm W columns (clustering clearly \
+         above NMF there); the paper's own setting is 0.1 (the `paper` preset), where it found \
+         clustering flat for 1e-4…0.1 on raw H.",
+    ),
+    HyperParam::number("delta", 1e-3, 0.0..=1e4)
+        .log()
+        .with_grid(&[1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0])
+        .help(
+            "δ, margin in t = ‖h_i − h_j‖² − ‖h_i − h_q‖² + δ (docs/models.md §4.1–4.2): how much \
+             closer j must be to i than q, in squared distance in H-space, so its useful range \
+             depends on the scale of X. Default 0.001, chosen by the protocol over the seven \
+             public sets (docs/models.md §9: every δ ≤ 0.1 gives the same ACC within 0.1 point); \
+             the paper's is 10 (with a large δ the margins are met by inflating a few rows of H).",
+        ),
+    HyperParam::flag("safeguard", true).help(
+        "On: if an H update raises the objective, retry with damped steps H ⊙ ratio^γ, γ = 1/2, \
+         1/4, … 1/1024, else keep H, so the objective never rises (docs/models.md §4.5; the \
+         paper's text names only γ = 1/2, which froze H on real data). Off: paper-literal updates, \
+         which can diverge with contradictory triplets.",
+    ),
+    HyperParam::flag("normalize_w", true).help(
+        "On (default): after the last iteration scale W's columns to unit length and H's rows to \
+         compensate, as NMF does before k-means. RPNMF meets the margins partly by inflating a few \
+         rows of H (and shrinking their W columns); k-means on the raw H then sees little else. \
+         Off (the paper's setting): the raw H, the geometry the ranking loss was optimised in \
+         (docs/models.md §4.2, §10.3).",
+    ),
 ];
 
 /// Named settings: the paper's own (the defaults are the project's, chosen on ORL:
@@ -81,8 +64,8 @@ pub fn paper_spec(k: usize, seed: u64) -> ModelSpec {
     spec
 }
 
-/// Typed RPNMF parameters, from the checked table ([`RpnmfParams::from_checked`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Typed RPNMF parameters ([`Checked::typed`]).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 pub struct RpnmfParams {
     /// α: weight of the ranking loss, ≥ 0 (α = 0 is plain NMF).
     pub alpha: f64,
@@ -95,62 +78,4 @@ pub struct RpnmfParams {
     pub normalize_w: bool,
 }
 
-impl RpnmfParams {
-    /// The typed parameters of a checked table.
-    pub fn from_checked(p: &Checked) -> Result<Self, ModelError> {
-        Ok(Self {
-            alpha: p.number("alpha")?,
-            delta: p.number("delta")?,
-            safeguard: p.flag("safeguard")?,
-            normalize_w: p.flag("normalize_w")?,
-        })
-    }
-
-    /// The defaults of the table.
-    pub fn defaults() -> Result<Self, ModelError> {
-        Self::from_checked(&Checked::new("RPNMF", TABLE, &Default::default())?)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::engine::models::rpnmf::KIND;
-
-    #[test]
-    fn defaults_come_from_the_table_and_flags_are_bools() {
-        let p = RpnmfParams::defaults().unwrap();
-        assert_eq!(
-            (p.alpha, p.delta, p.safeguard, p.normalize_w),
-            (1.0, 1e-3, true, true)
-        );
-        let spec = ModelSpec::new(KIND, 2, 0).with("safeguard", ParamValue::Flag(false));
-        let p = RpnmfParams::from_checked(&spec.checked().unwrap()).unwrap();
-        assert!(!p.safeguard);
-    }
-
-    #[test]
-    fn each_rule_is_refused_with_its_message() {
-        let hp = |n: &str| TABLE.iter().find(|h| h.name == n).unwrap();
-        for (name, text, want) in [
-            ("alpha", "-0.1", "outside [0, 1000]"),
-            ("alpha", "inf", "outside"),
-            ("delta", "-1", "outside [0, 10000]"),
-            ("delta", "NaN", "outside"),
-            ("safeguard", "0.5", "on or off"),
-            ("normalize_w", "2", "on or off"),
-        ] {
-            let e = hp(name).parse("RPNMF", text).unwrap_err().to_string();
-            assert!(e.contains(&format!("`{name}`")) && e.contains(want), "{e}");
-        }
-        assert!(hp("normalize_w").parse("RPNMF", "on").is_ok());
-    }
-
-    #[test]
-    fn the_paper_preset_is_the_papers_setting() {
-        let spec = paper_spec(2, 0);
-        assert_eq!(spec.kind, KIND);
-        let p = RpnmfParams::from_checked(&spec.checked().unwrap()).unwrap();
-        assert_eq!((p.alpha, p.delta, p.normalize_w), (0.1, 10.0, false));
-    }
-}
+typed_params!(RpnmfParams, super::KIND);

@@ -787,3 +787,17 @@ fn build_needs_triplets_and_is_deterministic() {
     );
     assert!((w.dot(&m.h()) - wh).iter().all(|v| v.abs() < 1e-12));
 }
+
+/// The typed parameters read the table: its defaults, a given flag, and the `paper` preset.
+#[test]
+fn typed_parameters_read_the_table_and_the_paper_preset() {
+    use crate::engine::models::rpnmf::{KIND, RpnmfParams, paper_spec};
+    let p = RpnmfParams::defaults().unwrap();
+    assert_eq!((p.alpha, p.delta, p.safeguard, p.normalize_w), (1.0, 1e-3, true, true));
+    let spec = crate::engine::models::ModelSpec::new(KIND, 2, 0).with("safeguard", crate::engine::models::ParamValue::Flag(false));
+    assert!(!RpnmfParams::from_checked(&spec.checked().unwrap()).unwrap().safeguard);
+    let spec = paper_spec(2, 0);
+    assert_eq!(spec.kind, KIND);
+    let p = RpnmfParams::from_checked(&spec.checked().unwrap()).unwrap();
+    assert_eq!((p.alpha, p.delta, p.normalize_w), (0.1, 10.0, false));
+}

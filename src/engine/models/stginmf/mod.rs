@@ -38,6 +38,7 @@
 //! sample's V row, a test sample's CMN row, both normalised to sum to 1).
 
 mod algorithm;
+mod bench;
 pub mod params;
 pub mod similarity;
 
@@ -45,11 +46,8 @@ pub use algorithm::{Stginmf, TERM_NAMES, cmn, ridge_inverse};
 pub use params::{Priors, SigmaRule, SimKind, StginmfParams};
 
 use crate::engine::models::footprint::{Intermediate, Sizes};
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use std::sync::Arc;
+use super::registry::{Build, Descriptor, ModelKind, Output, SideNeed};
+use super::{Model, ModelError};
 
 /// 2-STGINMF's large intermediates: the dense train–train similarity and distances
 /// (n_L×n_L, n_L the labelled samples) and the blocks of similarities of every sample
@@ -70,9 +68,6 @@ fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
 
 /// 2-STGINMF in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "stginmf",
-    label: "2-STGINMF",
-    section: "docs/models.md §7",
     description: "Supervised two-stage iterative NMF, a classifier: the labels you give (paint, \
                   reveal, or a file) are its training set, and it predicts the class of every \
                   other sample with a confidence. Stage 1 factorises the label-augmented \
@@ -87,24 +82,17 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     params: params::TABLE,
     presets: params::PRESETS,
     needs: SideNeed::PartialLabels,
-    has_w: false,
-    projects_new_samples: false,
     sample_graph: true,
     output: Output::ClassPredictions,
-    update_rule: None,
-    build,
     memory,
+    bench: Some(bench::cases),
+    ..Descriptor::new("stginmf", "2-STGINMF", "docs/models.md §7", build)
 };
 
 /// The handle of 2-STGINMF.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    params: &Checked,
-    data: Arc<Dataset>,
-    side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, params, data, side }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     if spec.init.is_some() {
         return Err(ModelError::BadData {
             why: "2-STGINMF does not continue from a warm start: it starts from the given \

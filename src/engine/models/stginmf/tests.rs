@@ -445,18 +445,15 @@ fn cancel_ends_the_job_quickly() {
 #[test]
 fn iris_with_ten_percent_labels_beats_chance_by_far() {
     use crate::engine::constraints::reveal_stratified;
-    use crate::engine::data::{LoadOptions, Preprocess, load};
-    use std::path::Path;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/iris/iris.csv");
-    if !path.exists() {
-        eprintln!("skipped: {} not found", path.display());
-        return;
-    }
+    use crate::engine::data::{LoadOptions, Preprocess};
+    
     let opts = LoadOptions {
         preprocess: Preprocess::L2,
         ..LoadOptions::default()
     };
-    let data = Arc::new(load(&path, &opts).unwrap());
+    let Some(data) = crate::engine::models::testkit::public_set("iris/iris.csv", &opts) else {
+        return;
+    };
     let y = data.labels.clone().unwrap();
     let known = reveal_stratified(&y, 0.1, 0).unwrap();
     let mut m = Stginmf::new(data, &known, 3, 0, defaults()).unwrap();
@@ -563,18 +560,15 @@ fn a_step_that_blows_up_is_solved_again_with_a_larger_ridge() {
 #[test]
 fn orl_with_one_label_per_person_fits_within_the_default_cap_without_blowing_up() {
     use crate::engine::constraints::reveal_stratified;
-    use crate::engine::data::{LoadOptions, load};
-    use std::path::Path;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/orl_32x32");
-    if !path.exists() {
-        eprintln!("skipped: {} not found", path.display());
+    use crate::engine::data::LoadOptions;
+    
+    let Some(data) = crate::engine::models::testkit::public_set("orl_32x32", &LoadOptions::default()) else {
         return;
-    }
-    let data = Arc::new(load(&path, &LoadOptions::default()).unwrap());
+    };
     let y = data.labels.clone().unwrap();
     let known = reveal_stratified(&y, 0.1, 1).unwrap();
     let p = defaults();
-    let mut m = Stginmf::new(data, &known, 40, 1, p).unwrap();
+    let mut m = Stginmf::new(Arc::clone(&data), &known, 40, 1, p).unwrap();
     let first = m.objective().terms[0].value;
     let out = run(&mut m);
     assert_eq!(out.stop, experiment::StopReason::Converged, "{:?}", out.notes);
@@ -594,7 +588,7 @@ fn orl_with_one_label_per_person_fits_within_the_default_cap_without_blowing_up(
         .fold(0.0f64, f64::max);
     assert!(peak < 1e6 * first.max(1.0), "S fit peaked at {peak} from {first}");
     let mut one = Stginmf::new(
-        Arc::new(load(&path, &LoadOptions::default()).unwrap()),
+        data,
         &known,
         40,
         1,
@@ -604,4 +598,17 @@ fn orl_with_one_label_per_person_fits_within_the_default_cap_without_blowing_up(
     run(&mut one);
     let acc = accuracy_on_unknown(&one.outputs().predictions.unwrap(), &y, &known);
     assert!(acc > 0.3, "first pass on ORL: {acc}");
+}
+
+/// The typed parameters read the table: its defaults (the paper's but for `a`, which
+/// docs/models.md §9 chose; the paper's is the preset) and the choices by option name.
+#[test]
+fn typed_parameters_read_the_table() {
+    use crate::engine::models::stginmf::params::{PRESETS, Priors, SigmaRule, SimKind, StginmfParams};
+    let d = StginmfParams::defaults().unwrap();
+    assert_eq!(PRESETS[0].values, &[("a", crate::engine::models::ParamValue::Number(0.5))]);
+    assert_eq!((d.lambda1, d.lambda2, d.lambda3, d.a), (0.01, 0.5, 0.5, 0.25));
+    assert_eq!((d.rounds, d.mu, d.stage_iters, d.n_p, d.n_k), (10, 0.9, 200, 10, 10));
+    assert_eq!((d.similarity, d.sigma, d.priors), (SimKind::Gaussian, SigmaRule::Pair, Priors::Residual));
+    assert!(d.damping);
 }

@@ -27,22 +27,17 @@
 //! Samples in no triplet get a zero gradient and keep their start; a note says how many.
 
 mod algorithm;
+mod bench;
 pub mod params;
 
 pub use algorithm::{Cost, Tste};
 pub use params::TsteParams;
 
-use super::registry::{Descriptor, ModelKind, Output, SideNeed};
-use super::{Checked, Model, ModelError, ModelSpec};
-use crate::engine::constraints::SideInfo;
-use crate::engine::data::Dataset;
-use std::sync::Arc;
+use super::registry::{Build, Descriptor, ModelKind, SideNeed};
+use super::{Model, ModelError};
 
 /// t-STE in the registry.
 pub const DESCRIPTOR: Descriptor = Descriptor {
-    name: "tste",
-    label: "t-STE",
-    section: "docs/models.md §3.6",
     description: "t-distributed Stochastic Triplet Embedding: places the samples as points in \
                   ℝᵏ from the triplets (i, j, q) alone, \"i is more like j than like q\"; it \
                   never looks at the features. Each triplet holds with probability K_ij / \
@@ -54,26 +49,15 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
                   labels and nearest neighbours. L. van der Maaten and K. Weinberger, \
                   Stochastic Triplet Embedding, IEEE MLSP 2012.",
     params: params::TABLE,
-    presets: &[],
     needs: SideNeed::Triplets,
-    has_w: false,
-    projects_new_samples: false,
-    sample_graph: false,
-    output: Output::Representation,
-    update_rule: None,
-    build,
-    memory: crate::engine::models::footprint::none,
+    bench: Some(bench::cases),
+    ..Descriptor::new("tste", "t-STE", "docs/models.md §3.6", build)
 };
 
 /// The handle of t-STE.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(
-    spec: &ModelSpec,
-    params: &Checked,
-    data: Arc<Dataset>,
-    side: &SideInfo,
-) -> Result<Box<dyn Model>, ModelError> {
+fn build(Build { spec, params, data, side }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
     let params = TsteParams::from_checked(params, spec.k)?;
     Ok(Box::new(Tste::new(data.n(), spec, params, &side.triplets)?))
 }

@@ -7,37 +7,21 @@
 //! α > 0), so the sentinel cannot be mistaken for a setting, and the GUI's log slider reaches it
 //! exactly. [`TsteParams::from_checked`] resolves it against k.
 
-use crate::engine::models::{Checked, HyperParam, ModelError, ParamKind};
+use crate::engine::models::{Checked, HyperParam, ModelError};
 
 /// t-STE's hyperparameters, in the order the GUI shows them.
 pub const TABLE: &[HyperParam] = &[
-    HyperParam {
-        name: "dof",
-        kind: ParamKind::Number {
-            default: 0.0,
-            min: 0.0,
-            max: 1e3,
-            log_scale: true,
-            grid: &[0.0, 1.0, 2.0, 5.0, 10.0],
-        },
-        help: "α, degrees of freedom of the Student-t kernel (1 + ‖y_i − y_j‖²/α)^(−(α+1)/2) \
-               (docs/models.md §3.6, (3.61)). 0 (the default) means k − 1, the reference \
-               code's choice, which needs k ≥ 2. Small α gives heavy tails: far points barely \
-               interact, so clusters separate more; large α approaches a Gaussian kernel.",
-    },
-    HyperParam {
-        name: "lambda",
-        kind: ParamKind::Number {
-            default: 0.0,
-            min: 0.0,
-            max: 1e3,
-            log_scale: true,
-            grid: &[0.0, 1e-3, 1e-2, 0.1, 1.0],
-        },
-        help: "λ, weight of the L2 penalty λ Σ ‖y_i‖² over the samples that occur in a triplet \
-               (docs/models.md §3.6, (3.63)). Default 0, as in the reference code; a positive λ \
-               keeps the embedding from spreading out.",
-    },
+    HyperParam::number("dof", 0.0, 0.0..=1e3).log().with_grid(&[0.0, 1.0, 2.0, 5.0, 10.0]).help(
+        "α, degrees of freedom of the Student-t kernel (1 + ‖y_i − y_j‖²/α)^(−(α+1)/2) \
+         (docs/models.md §3.6, (3.61)). 0 (the default) means k − 1, the reference code's choice, \
+         which needs k ≥ 2. Small α gives heavy tails: far points barely interact, so clusters \
+         separate more; large α approaches a Gaussian kernel.",
+    ),
+    HyperParam::number("lambda", 0.0, 0.0..=1e3).log().with_grid(&[0.0, 1e-3, 1e-2, 0.1, 1.0]).help(
+        "λ, weight of the L2 penalty λ Σ ‖y_i‖² over the samples that occur in a triplet \
+         (docs/models.md §3.6, (3.63)). Default 0, as in the reference code; a positive λ keeps \
+         the embedding from spreading out.",
+    ),
 ];
 
 /// Typed t-STE parameters, from the checked table and the rank ([`TsteParams::from_checked`]).

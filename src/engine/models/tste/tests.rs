@@ -425,18 +425,7 @@ fn cancel_ends_the_fit_with_the_best_embedding() {
     let n = 40;
     let ts = random_triplets(n, 120, 4);
     let mut m = model(n, &spec(3, 5, &[]), &ts);
-    let opts = FitOptions {
-        max_iter: 1_000_000,
-        tol: 0.0,
-    };
-    let out = experiment::fit(&mut m, &opts, |t, _, _| {
-        if t == 3 {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    })
-    .unwrap();
+    let out = crate::engine::models::testkit::fit_cancelled_at(&mut m, 3);
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(out.record.iterations(), 3);
     assert_eq!(m.objective().total, m.best().0.total());
@@ -530,13 +519,9 @@ fn build_needs_triplets_a_positive_dof_and_valid_indices() {
 /// generate` fits them: the best cost falls, and the embedding keeps most triplets.
 #[test]
 fn digits_with_protocol_triplets_embed_most_of_them() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/digits_sklearn/digits_sklearn.csv");
-    if !path.exists() {
-        eprintln!("skipping: {} is absent (shared datasets not available)", path.display());
+    let Some(data) = crate::engine::models::testkit::public_set("digits_sklearn/digits_sklearn.csv", &Default::default()) else {
         return;
-    }
-    let data = crate::engine::data::load(&path, &Default::default()).unwrap();
+    };
     let truth = data.labels.clone().unwrap();
     let ts = generate_triplets(
         data.x.view(),
