@@ -153,7 +153,7 @@ impl pulp::WithSimd for QColumns<'_, '_> {
         let Some(len) = q.first().map(|r| r.len()) else {
             return;
         };
-        let m = if n == 0 { 0 } else { xs.len() / n };
+        let m = xs.len().checked_div(n).unwrap_or(0);
         fn row(a: &[f64], n: usize, t: usize, cols: (usize, usize)) -> &[f64] {
             &a[t * n + cols.0..t * n + cols.0 + cols.1]
         }
