@@ -27,9 +27,6 @@ struct Node {
     /// Children (0 = none: a leaf).
     left: usize,
     right: usize,
-    /// The bounding box, `lo[k]..=hi[k]` per dimension.
-    lo: Vec<f64>,
-    hi: Vec<f64>,
 }
 
 struct Tree<'a> {
@@ -37,7 +34,12 @@ struct Tree<'a> {
     /// Samples as rows (n×d).
     pts: &'a [f64],
     perm: Vec<usize>,
+    /// The samples as rows in the order of `perm` (n×d): a leaf's points side by side.
+    sorted: Vec<f64>,
     nodes: Vec<Node>,
+    /// Node j's bounding box at `2d·j`: `lo[k]` then `hi[k]` per dimension (one array, so
+    /// that a query reads the boxes it tests without a pointer per node).
+    boxes: Vec<f64>,
 }
 
 fn cmp(a: &(f64, usize), b: &(f64, usize)) -> Ordering {
@@ -50,9 +52,16 @@ impl<'a> Tree<'a> {
             d,
             pts,
             perm: (0..n).collect(),
+            sorted: Vec::new(),
             nodes: Vec::new(),
+            boxes: Vec::new(),
         };
         t.node(0, n);
+        t.sorted = t
+            .perm
+            .iter()
+            .flat_map(|&i| pts[i * d..(i + 1) * d].iter().copied())
+            .collect();
         t
     }
 
@@ -74,9 +83,9 @@ impl<'a> Tree<'a> {
             end,
             left: 0,
             right: 0,
-            lo: lo.clone(),
-            hi: hi.clone(),
         });
+        self.boxes.extend_from_slice(&lo);
+        self.boxes.extend_from_slice(&hi);
         if end - start <= LEAF {
             return id;
         }
@@ -101,9 +110,11 @@ impl<'a> Tree<'a> {
     }
 
     /// The lower bound of the squared distance from q to the node's box.
-    fn bound(&self, node: &Node, q: &[f64]) -> f64 {
+    fn bound(&self, id: usize, q: &[f64]) -> f64 {
+        let d = self.d;
+        let (lo, hi) = self.boxes[2 * d * id..2 * d * (id + 1)].split_at(d);
         let mut s = 0.0;
-        for ((&qk, &lo), &hi) in q.iter().zip(&node.lo).zip(&node.hi) {
+        for ((&qk, &lo), &hi) in q.iter().zip(lo).zip(hi) {
             let g = if qk < lo {
                 lo - qk
             } else if qk > hi {
@@ -125,15 +136,15 @@ impl<'a> Tree<'a> {
         stack.push(0);
         while let Some(id) = stack.pop() {
             let node = &self.nodes[id];
-            if best.len() == p && self.bound(node, q) > best[p - 1].0 {
+            if best.len() == p && self.bound(id, q) > best[p - 1].0 {
                 continue;
             }
             if node.left == 0 {
-                for &c in &self.perm[node.start..node.end] {
+                let rows = self.sorted[node.start * d..node.end * d].chunks_exact(d);
+                for (&c, row) in self.perm[node.start..node.end].iter().zip(rows) {
                     if c == i {
                         continue;
                     }
-                    let row = &self.pts[c * d..(c + 1) * d];
                     // The sum in feature order, abandoned once its partial sum is over the
                     // p-th best (terms are ≥ 0, so the full sum could only be larger).
                     let bar = if best.len() == p {
@@ -166,8 +177,7 @@ impl<'a> Tree<'a> {
                 continue;
             }
             // Visit the nearer child first (pushed last).
-            let (l, r) = (&self.nodes[node.left], &self.nodes[node.right]);
-            let (near, far) = if self.bound(l, q) <= self.bound(r, q) {
+            let (near, far) = if self.bound(node.left, q) <= self.bound(node.right, q) {
                 (node.left, node.right)
             } else {
                 (node.right, node.left)
@@ -194,6 +204,9 @@ pub fn knn_tree_unless(
         return Some(Neighbours::from_parts(0, Vec::new(), Vec::new()));
     }
     let tree = Tree::build(pts, n, d);
+    // Queries in the tree's order, so that consecutive queries are near each other and walk
+    // the same nodes and leaves while they are in cache; each query's answer does not depend
+    // on which ran before it.
     let starts: Vec<usize> = (0..n).step_by(CHUNK).collect();
     let parts: Vec<(Vec<usize>, Vec<f64>)> = starts
         .par_iter()
@@ -205,7 +218,7 @@ pub fn knn_tree_unless(
             let mut idx = Vec::with_capacity((s1 - s0) * p);
             let mut dist = Vec::with_capacity((s1 - s0) * p);
             let (mut best, mut stack) = (Vec::with_capacity(p + 1), Vec::new());
-            for i in s0..s1 {
+            for &i in &tree.perm[s0..s1] {
                 tree.query(i, p, &mut best, &mut stack);
                 idx.extend(best.iter().map(|e| e.1));
                 dist.extend(best.iter().map(|e| e.0));
@@ -213,11 +226,14 @@ pub fn knn_tree_unless(
             Some((idx, dist))
         })
         .collect::<Option<Vec<_>>>()?;
-    let mut idx = Vec::with_capacity(n * p);
-    let mut dist = Vec::with_capacity(n * p);
-    for (i, dd) in parts {
-        idx.extend(i);
-        dist.extend(dd);
+    let mut idx = vec![0; n * p];
+    let mut dist = vec![0.0; n * p];
+    for (&s0, (ii, dd)) in starts.iter().zip(parts) {
+        let lists = ii.chunks_exact(p).zip(dd.chunks_exact(p));
+        for (&i, (il, dl)) in tree.perm[s0..].iter().zip(lists) {
+            idx[i * p..(i + 1) * p].copy_from_slice(il);
+            dist[i * p..(i + 1) * p].copy_from_slice(dl);
+        }
     }
     Some(Neighbours::from_parts(p, idx, dist))
 }

@@ -134,13 +134,71 @@ impl TopLists {
     }
 }
 
+/// A [`TopLists`] for the few of `len` slots that receive a candidate: a slot's list is made
+/// on its first entry. Once the merged lists of the earlier blocks bar a block's later
+/// columns, most of them receive none, and a dense `len × cap` array would only be
+/// allocated, zeroed and read back.
+struct SlotLists {
+    /// Per slot: its list's row in `lists`, or `u32::MAX` while it has none.
+    at: Vec<u32>,
+    /// The slots that have a list, in the order their lists were made.
+    slots: Vec<usize>,
+    lists: TopLists,
+}
+
+impl SlotLists {
+    fn new(len: usize, cap: usize) -> Self {
+        Self {
+            at: vec![u32::MAX; len],
+            slots: Vec::new(),
+            lists: TopLists::new(0, cap),
+        }
+    }
+
+    /// [`TopLists::offer`], making the slot's list first if it has none.
+    fn offer(&mut self, slot: usize, cand: (f64, usize)) -> bool {
+        let row = match self.at[slot] {
+            u32::MAX => {
+                let row = self.slots.len();
+                self.at[slot] = u32::try_from(row).unwrap_or(u32::MAX - 1);
+                self.slots.push(slot);
+                self.lists.count.push(0);
+                let cap = self.lists.cap;
+                self.lists
+                    .items
+                    .resize((row + 1) * cap, (f64::INFINITY, usize::MAX));
+                row
+            }
+            r => r as usize,
+        };
+        self.lists.offer(row, cand)
+    }
+
+    /// The bar of the slot's list (+∞ while it is not full). Only for a slot with a list.
+    fn bar(&self, slot: usize) -> f64 {
+        self.lists.bar(self.at[slot] as usize)
+    }
+
+    fn is_full(&self, slot: usize) -> bool {
+        self.lists.is_full(self.at[slot] as usize)
+    }
+
+    /// Each slot with a list and its list, sorted.
+    fn each(&self) -> impl Iterator<Item = (usize, &[(f64, usize)])> {
+        self.slots
+            .iter()
+            .enumerate()
+            .map(|(row, &slot)| (slot, self.lists.get(row)))
+    }
+}
+
 /// What one block of query columns `b0..b1` contributes, in approximate (GEMM) distances:
 /// for each own row, every column ≥ b0 within the row's margin of its p-th best; for every
 /// later sample `c ≥ b1`, its best `2p` among the block's columns.
 struct BlockOut {
     b1: usize,
     rows: Vec<Vec<(f64, usize)>>,
-    later: TopLists,
+    later: SlotLists,
 }
 
 /// One block's scan of its approximate Gram rows `g` (rows `b0..b1` against columns `b0..n`).
@@ -151,6 +209,10 @@ struct BlockScan<'a> {
     cap: usize,
     norms: &'a [f64],
     margin: &'a [f64],
+    /// Per sample, the bar of its merged list of earlier blocks when the block's wave began
+    /// (+∞ while that list is not full): a later column's candidate at or above it would be
+    /// refused by the merge anyway (every entry there has a smaller index).
+    merged_bars: &'a [f64],
 }
 
 impl BlockScan<'_> {
@@ -166,8 +228,8 @@ impl BlockScan<'_> {
         let w = n - b0;
         let rb = b1 - b0;
         let mut rows = Vec::with_capacity(rb);
-        let mut later = TopLists::new(n - b1, self.cap);
-        let mut bars = vec![f64::INFINITY; n - b1];
+        let mut later = SlotLists::new(n - b1, self.cap);
+        let mut bars = self.merged_bars[b1..].to_vec();
         let own_p = p.min(w - 1);
         let mut best: Vec<(f64, usize)> = Vec::with_capacity(own_p + 1);
         for r in 0..rb {
@@ -210,7 +272,9 @@ impl BlockScan<'_> {
                 // Below the column's bar, or a NaN distance (which the list then ranks).
                 let at_or_above =
                     matches!(d.partial_cmp(b), Some(Ordering::Greater | Ordering::Equal));
-                if !at_or_above && later.offer(slot, (d, i)) {
+                if !at_or_above && later.offer(slot, (d, i)) && later.is_full(slot) {
+                    // Every entry of the full list is below the old bar (or the bar is NaN,
+                    // which ranks nothing): its worst is the tighter bar.
                     *b = later.bar(slot);
                 }
             }
@@ -316,6 +380,7 @@ pub fn knn_unless(
     let mut earlier = TopLists::new(n, cap);
     let mut own_rows: Vec<Vec<(f64, usize)>> = Vec::with_capacity(n);
     for chunk in blocks.chunks(wave) {
+        let merged_bars: Vec<f64> = (0..n).map(|c| earlier.bar(c)).collect();
         let outs: Vec<BlockOut> = chunk
             .par_iter()
             .map(|&b0| {
@@ -332,6 +397,7 @@ pub fn knn_unless(
                     cap,
                     norms: &norms,
                     margin: &margin,
+                    merged_bars: &merged_bars,
                 };
                 if use_f32 {
                     let mut g32 = vec![0.0f32; rb * w];
@@ -350,10 +416,10 @@ pub fn knn_unless(
             })
             .collect::<Option<Vec<_>>>()?;
         for out in outs {
-            for c in out.b1..n {
+            for (slot, list) in out.later.each() {
                 // Each list is sorted: once one entry is refused, so are the rest.
-                for &e in out.later.get(c - out.b1) {
-                    if !earlier.offer(c, e) {
+                for &e in list {
+                    if !earlier.offer(out.b1 + slot, e) {
                         break;
                     }
                 }
@@ -364,36 +430,88 @@ pub fn knn_unless(
 
     // Per sample: its own block's row list and the earlier blocks' merged list, all
     // approximate; keep those within the margin of the p-th best, then rank exactly.
-    let mut idx = Vec::with_capacity(n * p);
-    let mut dist2 = Vec::with_capacity(n * p);
+    let mut exact_c: Vec<Vec<(f64, usize)>> = Vec::with_capacity(n);
+    let mut rescan: Vec<(usize, f64)> = Vec::new();
     let mut approx: Vec<(f64, usize)> = Vec::new();
-    let mut exact_c: Vec<(f64, usize)> = Vec::new();
     for (i, own_row) in own_rows.iter().enumerate() {
-        let b0 = i - i % BLOCK;
         approx.clear();
         approx.extend_from_slice(own_row);
         approx.extend_from_slice(earlier.get(i));
         approx.select_nth_unstable_by(p - 1, by_dist_then_index);
         let limit = approx[p - 1].0 + margin[i];
-        exact_c.clear();
-        exact_c.extend(
+        exact_c.push(
             approx
                 .iter()
                 .filter(|&&(d, _)| d <= limit)
-                .map(|&(_, c)| (exact(xt, m, i, c), c)),
+                .map(|&(_, c)| (exact(xt, m, i, c), c))
+                .collect(),
         );
         // A full merged list whose worst entry is within the limit may have dropped a
-        // candidate (some block's list was full of near-ties): rank every earlier column
-        // exactly (rare: many samples at nearly one distance).
+        // candidate (some block's list was full of near-ties): every earlier column within
+        // the limit is ranked exactly, found by a second approximate pass below (rare: many
+        // samples at nearly one distance).
         if earlier.is_full(i) && earlier.get(i).last().is_some_and(|&(d, _)| d <= limit) {
-            exact_c.extend((0..b0).map(|c| (exact(xt, m, i, c), c)));
+            rescan.push((i, limit));
         }
-        exact_c.sort_unstable_by(by_dist_then_index);
-        exact_c.dedup_by_key(|e| e.1);
+    }
+    // The approximate Gram rows of the samples `rows` against the columns `..cols`: f32
+    // products (the f64 vector empty) or f64 ones (the f32 vector empty).
+    let approx_of = |rows: &[usize], cols: usize| -> (Vec<f32>, Vec<f64>) {
+        if use_f32 {
+            let lhs32: Vec<f32> = rows
+                .iter()
+                .flat_map(|&i| xt32[i * m..(i + 1) * m].iter().copied())
+                .collect();
+            let mut g32 = vec![0.0f32; rows.len() * cols];
+            let lhs = MatRef::from_row_major_slice(&lhs32, rows.len(), m);
+            let rhs = MatRef::from_row_major_slice(&xt32[..cols * m], cols, m).transpose();
+            let dst = MatMut::from_row_major_slice_mut(&mut g32, rows.len(), cols);
+            faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0f32, Par::Seq);
+            super::gemm::clear_upper_state();
+            (g32, Vec::new())
+        } else {
+            let lhs = xt_arr.select(ndarray::Axis(0), rows);
+            let rhs = xt_arr.slice(s![..cols, ..]);
+            (
+                Vec::new(),
+                gemm(lhs.view(), Op::N, rhs, Op::T)
+                    .into_raw_vec_and_offset()
+                    .0,
+            )
+        }
+    };
+    for batch in rescan.chunks(BLOCK) {
+        if stop() {
+            return None;
+        }
+        let rows: Vec<usize> = batch.iter().map(|&(i, _)| i).collect();
+        let cols = batch.iter().map(|&(i, _)| i - i % BLOCK).max().unwrap_or(0);
+        let (g32, g64) = approx_of(&rows, cols);
+        let g = |at: usize| g32.get(at).map_or_else(|| g64[at], |&v| f64::from(v));
+        let found: Vec<Vec<(f64, usize)>> = batch
+            .par_iter()
+            .enumerate()
+            .map(|(r, &(i, limit))| {
+                let ni = norms[i];
+                (0..i - i % BLOCK)
+                    .filter(|&c| ni + norms[c] - 2.0 * g(r * cols + c) <= limit)
+                    .map(|c| (exact(xt, m, i, c), c))
+                    .collect()
+            })
+            .collect();
+        for (&(i, _), f) in batch.iter().zip(found) {
+            exact_c[i].extend(f);
+        }
+    }
+    let mut idx = Vec::with_capacity(n * p);
+    let mut dist2 = Vec::with_capacity(n * p);
+    for mut cands in exact_c {
+        cands.sort_unstable_by(by_dist_then_index);
+        cands.dedup_by_key(|e| e.1);
         // dedup_by_key only merges neighbours: equal indices have equal exact distances,
         // so after sorting by (distance, index) duplicates are adjacent.
-        idx.extend(exact_c[..p].iter().map(|&(_, c)| c));
-        dist2.extend(exact_c[..p].iter().map(|&(d, _)| d));
+        idx.extend(cands[..p].iter().map(|&(_, c)| c));
+        dist2.extend(cands[..p].iter().map(|&(d, _)| d));
     }
     Some(Neighbours { p, idx, dist2 })
 }
@@ -549,6 +667,20 @@ mod tests {
         // Beyond the f32 range: the f64 GEMM path.
         let big = random(4, 300, 6).mapv(|v| v * 1e20);
         assert_eq!(knn(big.view(), 3).to_lists(), brute(&big, 3));
+    }
+
+    /// Beyond one wave of blocks the later columns are barred by the merged lists of the
+    /// earlier waves, and near-ties send samples to the batched rescan: still brute force.
+    #[test]
+    fn several_waves_with_and_without_ties_match_brute_force() {
+        let waves = 2 * rayon::current_num_threads().max(1) * BLOCK;
+        let n = waves + 3 * BLOCK + 17;
+        let x = random(6, n, 12);
+        let nb = knn(x.view(), 7);
+        assert_eq!(nb.to_lists(), brute(&x, 7));
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        let ties = Array2::from_shape_fn((2, n), |_| f64::from(rng.gen_range(0..4u8)));
+        assert_eq!(knn(ties.view(), 5).to_lists(), brute(&ties, 5));
     }
 
     #[test]

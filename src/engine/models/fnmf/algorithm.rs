@@ -6,6 +6,7 @@ use crate::engine::linalg::{
     Csr, Op, adaptive_graph, for_each_part, gemm_into, gram_of_columns, weighted_simplex_qp,
 };
 use crate::engine::linalg::graph::graph_pass;
+use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, w_h_into, wt_x_columns_split};
 use crate::engine::models::mu::{FLOOR, gram_times, mu_update, normalize_w_columns, start_wh};
 use crate::engine::models::{Outputs, 
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
@@ -21,6 +22,8 @@ pub(crate) const DOMINANT_NAME: &str = "dominant component";
 const A_FLOOR: f64 = 1e-12;
 /// Samples per part of the pass over X and R that forms q (parts run on the fit's threads).
 const PASS_COLS: usize = 2048;
+/// Columns per block of the `Y Hᵀ` product: the block's packed Hᵀ (16 lanes) is 512 KB.
+const YHT_BLOCK: usize = 4096;
 /// Features per part of the pass that forms Y.
 const PASS_ROWS: usize = 16;
 /// Relative floor of the P step's q (docs/models.md §5.4, step 2).
@@ -67,6 +70,7 @@ pub struct Fnmf {
     wtw: Array2<f64>,  // k×k  Wᵀ W
     wtwh: Array2<f64>, // k×n  Wᵀ W H
     hs: Array2<f64>,   // k×n  H·S
+    xht: XhtAccumulator, // Y Hᵀ's lane sums (m×k padded) and a block's packed Hᵀ
     order: Vec<usize>, // the QP's sort workspace
     iteration: usize,
     /// Σ_ij p_ij² q_ij of the current iterate.
@@ -163,6 +167,7 @@ impl Fnmf {
             wtw: Array2::zeros((k, k)),
             wtwh: Array2::zeros((k, n)),
             hs: Array2::zeros((k, n)),
+            xht: XhtAccumulator::new(m, k),
             order: Vec::with_capacity(m),
             iteration: 0,
             fit: f64::NAN,
@@ -206,15 +211,22 @@ impl Fnmf {
 
     /// R = WH, then q of the current Θ and R, and the weighted fit Σ p_ij² q_ij.
     fn refresh_reconstruction(&mut self) {
-        gemm_into(
-            &mut self.r.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::N,
-            self.h.view(),
-            Op::N,
-            false,
-        );
+        let (k, n) = self.h.dim();
+        if let (Some(ws), Some(hs), Some(rs)) =
+            (self.w.as_slice(), self.h.as_slice(), self.r.as_slice_mut())
+        {
+            w_h_into(ws, (self.w.nrows(), k), hs, n, rs);
+        } else {
+            gemm_into(
+                &mut self.r.view_mut(),
+                1.0,
+                self.w.view(),
+                Op::N,
+                self.h.view(),
+                Op::N,
+                false,
+            );
+        }
         self.refresh_q();
         let mut fit = 0.0;
         for (j, qj) in self.q.rows().into_iter().enumerate() {
@@ -228,11 +240,12 @@ impl Fnmf {
     }
 
     /// `q_ji = Σ_t (θ_jt x_ti − R_ti)²`, summed directly (no cancellation), one pass over X and
-    /// R per component: O(r·mn).
+    /// R for all components: O(r·mn).
     fn refresh_q(&mut self) {
         let x = &self.data.x;
-        let (r, theta) = (&self.r, &self.theta);
-        let (Some(xs), Some(rs)) = (x.as_slice(), r.as_slice()) else {
+        let (Some(xs), Some(rs), Some(theta)) =
+            (x.as_slice(), self.r.as_slice(), self.theta.as_slice())
+        else {
             return;
         };
         let n = x.ncols();
@@ -244,27 +257,13 @@ impl Fnmf {
             .axis_chunks_iter_mut(Axis(1), PASS_COLS)
             .enumerate()
             .collect();
-        let m = x.nrows();
         for_each_part(parts, |_, (part, mut q)| {
-            let i0 = part * PASS_COLS;
-            let i1 = i0 + q.ncols();
             let mut rows: Vec<&mut [f64]> = q
                 .rows_mut()
                 .into_iter()
                 .filter_map(|row| row.into_slice())
                 .collect();
-            // X and R read once, every component's row of q updated from them (a part's
-            // rows of q stay in cache).
-            for t in 0..m {
-                let (xr, rr) = (&xs[t * n + i0..t * n + i1], &rs[t * n + i0..t * n + i1]);
-                for (j, qj) in rows.iter_mut().enumerate() {
-                    let th = theta[[j, t]];
-                    for ((q, &xv), &rv) in qj.iter_mut().zip(xr).zip(rr) {
-                        let e = th * xv - rv;
-                        *q += e * e;
-                    }
-                }
-            }
+            passes::q_columns((xs, rs, n), theta, part * PASS_COLS, &mut rows);
         });
     }
 
@@ -293,12 +292,7 @@ impl Fnmf {
             .zip(sums.chunks_mut(PASS_ROWS * rr))
             .collect();
         for_each_part(parts, |_, (kept, out)| {
-            for (&t, out) in kept.iter().zip(out.chunks_mut(rr)) {
-                let (xr, r_row) = (&xs[t * n..(t + 1) * n], &rs[t * n..(t + 1) * n]);
-                for (pj, o) in p2.iter().zip(out.iter_mut()) {
-                    *o = weighted_sums(xr, r_row, pj);
-                }
-            }
+            passes::theta_sums((xs, rs, n), kept, &p2, out);
         });
         for (&t, out) in self.kept.iter().zip(sums.chunks(rr)) {
             for (j, &(a, c)) in out.iter().enumerate() {
@@ -378,50 +372,46 @@ impl Fnmf {
         let p2: Vec<Vec<f64>> = (0..rr)
             .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
             .collect();
-        let theta = &self.theta;
-        let Some(xs) = self.data.x.as_slice() else {
+        let (Some(xs), Some(theta)) = (self.data.x.as_slice(), self.theta.as_slice()) else {
+            return;
+        };
+        let Some(ys) = self.y.as_slice_mut() else {
             return;
         };
         // Parts of PASS_ROWS features (rows of Y), each entry computed alone: the same bits
         // for any split.
-        let parts: Vec<_> = self
-            .y
-            .axis_chunks_iter_mut(Axis(0), PASS_ROWS)
-            .enumerate()
-            .collect();
-        for_each_part(parts, |_, (part, mut y)| {
-            let mut coef = vec![0.0; n];
-            for (u, mut yr) in y.rows_mut().into_iter().enumerate() {
-                let t = part * PASS_ROWS + u;
-                coef.fill(0.0);
-                for (j, pj) in p2.iter().enumerate() {
-                    let th = theta[[j, t]];
-                    if th != 0.0 {
-                        for (c, &pv) in coef.iter_mut().zip(pj) {
-                            *c += th * pv;
-                        }
-                    }
-                }
-                let xr = &xs[t * n..(t + 1) * n];
-                for ((yv, &xv), &cv) in yr.iter_mut().zip(xr).zip(&coef) {
-                    *yv = xv * cv;
-                }
-            }
+        let parts: Vec<_> = ys.chunks_mut((PASS_ROWS * n).max(1)).enumerate().collect();
+        for_each_part(parts, |_, (part, y)| {
+            passes::y_rows(xs, n, (theta, m), &p2, part * PASS_ROWS, y);
         });
         debug_assert_eq!(m, self.y.nrows());
     }
 
     /// `W ← W ⊙ (Y Hᵀ) ⊘ max(W (H D Hᵀ), ε)` (docs/models.md §5.4, step 3).
     fn w_step(&mut self) {
-        gemm_into(
-            &mut self.yht.view_mut(),
-            1.0,
-            self.y.view(),
-            Op::N,
-            self.h.view(),
-            Op::T,
-            false,
-        );
+        let n = self.h.ncols();
+        if let (Some(ys), Some(hs), Some(out)) =
+            (self.y.as_slice(), self.h.as_slice(), self.yht.as_slice_mut())
+        {
+            // The thin kernel by column blocks, its rows split over the fit's threads.
+            let mut j0 = 0;
+            while j0 < n {
+                let j1 = (j0 + YHT_BLOCK).min(n);
+                self.xht.add_columns(ys, n, hs, n, j0..j1, j0 == 0);
+                j0 = j1;
+            }
+            self.xht.write_into(out);
+        } else {
+            gemm_into(
+                &mut self.yht.view_mut(),
+                1.0,
+                self.y.view(),
+                Op::N,
+                self.h.view(),
+                Op::T,
+                false,
+            );
+        }
         for (mut row, hrow) in self.hd.rows_mut().into_iter().zip(self.h.rows()) {
             for ((o, &hv), &dv) in row.iter_mut().zip(hrow.iter()).zip(&self.d) {
                 *o = hv * dv;
@@ -451,15 +441,23 @@ impl Fnmf {
     /// `H ← H ⊙ (Wᵀ Y + β H S) ⊘ max(Wᵀ W H D + β H D_S, ε)` with the new W and H·S of the
     /// current H (docs/models.md §5.4, step 4); then H·S and Tr(H L Hᵀ) of the new H.
     fn h_step(&mut self) {
-        gemm_into(
-            &mut self.wty.view_mut(),
-            1.0,
-            self.w.view(),
-            Op::T,
-            self.y.view(),
-            Op::N,
-            false,
-        );
+        let (m, k) = self.w.dim();
+        let n = self.y.ncols();
+        if let (Some(ws), Some(ys), Some(out)) =
+            (self.w.as_slice(), self.y.as_slice(), self.wty.as_slice_mut())
+        {
+            wt_x_columns_split(ws, (m, k), ys, n, 0..n, out, n, ChunkRows::Streaming);
+        } else {
+            gemm_into(
+                &mut self.wty.view_mut(),
+                1.0,
+                self.w.view(),
+                Op::T,
+                self.y.view(),
+                Op::N,
+                false,
+            );
+        }
         gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
         gram_times(&mut self.wtwh, &self.wtw, &self.h);
         let beta = self.params.beta;
@@ -511,27 +509,6 @@ impl Fnmf {
             ],
         }
     }
-}
-
-/// `(Σ_i p_i x_i², Σ_i p_i x_i r_i)` over one row of X and R with the weights `p` (p_ij²),
-/// in four partial sums each (one chain of additions would be latency-bound).
-fn weighted_sums(x: &[f64], r: &[f64], p: &[f64]) -> (f64, f64) {
-    let (mut a, mut c) = ([0.0f64; 4], [0.0f64; 4]);
-    let (xc, rc, pc) = (x.chunks_exact(4), r.chunks_exact(4), p.chunks_exact(4));
-    let (xt, rt, pt) = (xc.remainder(), rc.remainder(), pc.remainder());
-    for ((xv, rv), pv) in xc.zip(rc).zip(pc) {
-        for l in 0..4 {
-            let px = pv[l] * xv[l];
-            a[l] += px * xv[l];
-            c[l] += px * rv[l];
-        }
-    }
-    for (l, ((&xv, &rv), &pv)) in xt.iter().zip(rt).zip(pt).enumerate() {
-        let px = pv * xv;
-        a[l] += px * xv;
-        c[l] += px * rv;
-    }
-    ((a[0] + a[1]) + (a[2] + a[3]), (c[0] + c[1]) + (c[2] + c[3]))
 }
 
 /// θ_j (r×m) and the rows of P (n×r) drawn from Dirichlet(1) (normalised exponentials), from
@@ -664,6 +641,9 @@ impl Model for Fnmf {
     }
 
 }
+
+#[path = "passes.rs"]
+mod passes;
 
 #[cfg(test)]
 #[path = "tests.rs"]

@@ -5,6 +5,7 @@ use super::params::{LwVariant, PsmfInit, PsmfParams};
 use crate::engine::eval::derive_seed;
 use crate::engine::eval::kmeans::{KMeansParams, repeated_kmeans};
 use crate::engine::linalg::kdtree::knn_auto_unless;
+use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns_split};
 use crate::engine::linalg::{Csr, Op, argmax_rows, gemm, procrustes, shrink_columns};
 use crate::engine::models::alm::ascend;
 use crate::engine::models::can::{Can, CanParams};
@@ -265,7 +266,7 @@ impl Psmf {
         };
         let pseudo = argmax_rows(g.view());
         let q = lda_start(&w.a, &pseudo, k, s, derive_seed(spec.seed, 1))?;
-        let qta = gemm(q.view(), Op::T, w.a.view(), Op::N);
+        let qta = zt_a(&q, &w.a);
         let f = qta.dot(&g);
         let resid = &qta - &f.dot(&g.t());
         let mut norms: Vec<f64> = resid
@@ -472,6 +473,48 @@ fn lda_start(a: &Array2<f64>, labels: &[usize], k: usize, s: usize, seed: u64) -
     Ok(Array2::from_shape_fn((mp, s), |(i, c)| cols[c][i]))
 }
 
+/// Columns per block of [`a_times`]: the block's packed Vᵀ (s padded to 8 or 16 lanes) is at
+/// most 512 KB.
+const A_TIMES_BLOCK: usize = 4096;
+
+/// `ZᵀA` (s×n) for Z (m'×s) and the whitened A (m'×n): the thin `WᵀX` kernel, its columns
+/// split over the fit's threads with the bits of one thread (faer when an operand is not
+/// row-major contiguous).
+fn zt_a(z: &Array2<f64>, a: &Array2<f64>) -> Array2<f64> {
+    let ((mp, s), n) = (z.dim(), a.ncols());
+    let mut out = Array2::zeros((s, n));
+    match (z.as_slice(), a.as_slice(), out.as_slice_mut()) {
+        (Some(zs), Some(xs), Some(os)) if mp == a.nrows() => {
+            wt_x_columns_split(zs, (mp, s), xs, n, 0..n, os, n, ChunkRows::Streaming);
+        }
+        _ => out = gemm(z.view(), Op::T, a.view(), Op::N),
+    }
+    out
+}
+
+/// `A V` (m'×s) for V (n×s): the thin `XHᵀ` kernel with H = Vᵀ over column blocks of A, its
+/// rows split over the fit's threads with the bits of one thread (faer when A is not row-major
+/// contiguous).
+fn a_times(a: &Array2<f64>, v: ArrayView2<'_, f64>) -> Array2<f64> {
+    let ((mp, n), s) = (a.dim(), v.ncols());
+    let vt = v.t().as_standard_layout().into_owned();
+    let (Some(xs), Some(hs)) = (a.as_slice(), vt.as_slice()) else {
+        return gemm(a.view(), Op::N, v, Op::N);
+    };
+    let mut acc = XhtAccumulator::new(mp, s);
+    let mut j0 = 0;
+    while j0 < n {
+        let j1 = (j0 + A_TIMES_BLOCK).min(n);
+        acc.add_columns(xs, n, hs, n, j0..j1, j0 == 0);
+        j0 = j1;
+    }
+    let mut out = Array2::zeros((mp, s));
+    if let Some(os) = out.as_slice_mut() {
+        acc.write_into(os);
+    }
+    out
+}
+
 /// A standard normal draw (Box–Muller).
 fn normal(rng: &mut ChaCha8Rng) -> f64 {
     let u1: f64 = 1.0 - rng.r#gen::<f64>();
@@ -514,7 +557,7 @@ impl Model for Psmf {
         let cq = {
             // C Q = A (L_W (AᵀQ)), AᵀQ = (QᵀA)ᵀ already at hand: one product with A.
             let lw = lw_apply(&self.pseudo, self.k, self.params.lw, qta.t());
-            gemm(self.a.view(), Op::N, lw.view(), Op::N)
+            a_times(&self.a, lw.view())
         };
         let k3 = &self.q + &(&self.l3 / mu) - &(cq * (l2w / mu));
         self.z2 = proc_step(&k3, "Z2", t)?;
@@ -526,19 +569,19 @@ impl Model for Psmf {
         // 5. Q = Proc(A (FGᵀ + E − Λ1/μ)ᵀ + Z2 − Λ3/μ − (λ2/μ) C Z2 [+ Q − A(AᵀQ)]).
         // A Pᵀ − (λ2/μ) C Z2 [− A AᵀQ] as one product A·(Pᵀ − (λ2/μ) L_W(AᵀZ2) [− AᵀQ]).
         let p = self.f.dot(&self.g.t()) + &self.e - &(&self.l1 / mu);
-        let atz2 = gemm(self.a.view(), Op::T, self.z2.view(), Op::N);
+        let z2ta = zt_a(&self.z2, &self.a);
         let mut right = p.t().to_owned()
-            - &(lw_apply(&self.pseudo, self.k, self.params.lw, atz2.view()) * (l2w / mu));
+            - &(lw_apply(&self.pseudo, self.k, self.params.lw, z2ta.t()) * (l2w / mu));
         if self.params.mm {
             right -= &qta.t();
         }
-        let mut k5 = gemm(self.a.view(), Op::N, right.view(), Op::N) + &self.z2 - &(&self.l3 / mu);
+        let mut k5 = a_times(&self.a, right.view()) + &self.z2 - &(&self.l3 / mu);
         if self.params.mm {
             k5 += &self.q;
         }
         self.q = proc_step(&k5, "Q", t)?;
         // 6. F = (QᵀA − E + Λ1/μ) G.
-        self.qta = gemm(self.q.view(), Op::T, self.a.view(), Op::N);
+        self.qta = zt_a(&self.q, &self.a);
         let qta = &self.qta;
         self.f = (qta - &self.e + &(&self.l1 / mu)).dot(&self.g);
         // 7. Multipliers and penalty.
