@@ -369,140 +369,223 @@ pub fn knn_unless(
     } else {
         Vec::new()
     };
-
+    let gram = Gram {
+        m,
+        xt_arr: &xt_arr,
+        xt32: &xt32,
+        norms: &norms,
+        margin: &margin,
+    };
     let cap = (2 * p).max(p + 4);
-    let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
-    // Blocks run in waves of a few per thread; after each wave its `later` lists are merged
-    // into one list per sample (the best `cap` of all earlier blocks' columns: the same set
-    // whatever the order of the merges, as the order (distance, index) is total), so memory
-    // stays O(wave·n·cap + n·cap) instead of O(n²·cap / BLOCK).
-    let wave = 2 * rayon::current_num_threads().max(1);
-    let mut earlier = TopLists::new(n, cap);
-    let mut own_rows: Vec<Vec<(f64, usize)>> = Vec::with_capacity(n);
-    for chunk in blocks.chunks(wave) {
-        let merged_bars: Vec<f64> = (0..n).map(|c| earlier.bar(c)).collect();
-        let outs: Vec<BlockOut> = chunk
-            .par_iter()
-            .map(|&b0| {
-                if stop() {
-                    return None;
-                }
-                let b1 = (b0 + BLOCK).min(n);
-                let (rb, w) = (b1 - b0, n - b0);
-                // g[r*w + off] ≈ x_{b0+r} · x_{b0+off}
-                let scan = BlockScan {
-                    b0,
-                    b1,
-                    p,
-                    cap,
-                    norms: &norms,
-                    margin: &margin,
-                    merged_bars: &merged_bars,
-                };
-                if use_f32 {
-                    let mut g32 = vec![0.0f32; rb * w];
-                    let lhs = MatRef::from_row_major_slice(&xt32[b0 * m..b1 * m], rb, m);
-                    let rhs = MatRef::from_row_major_slice(&xt32[b0 * m..], w, m).transpose();
-                    let dst = MatMut::from_row_major_slice_mut(&mut g32, rb, w);
-                    faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0f32, Par::Seq);
-                    super::gemm::clear_upper_state();
-                    Some(scan.run(&g32))
-                } else {
-                    let xb = xt_arr.slice(s![b0..b1, ..]);
-                    let xr = xt_arr.slice(s![b0.., ..]);
-                    let g = gemm(xb, Op::N, xr, Op::T).into_raw_vec_and_offset().0;
-                    Some(scan.run(&g))
-                }
-            })
-            .collect::<Option<Vec<_>>>()?;
-        for out in outs {
-            for (slot, list) in out.later.each() {
-                // Each list is sorted: once one entry is refused, so are the rest.
-                for &e in list {
-                    if !earlier.offer(out.b1 + slot, e) {
-                        break;
+    let (earlier, own_rows) = gram.scan_blocks(p, cap, stop)?;
+    let (mut exact_c, rescan) = gram.candidates(p, &earlier, &own_rows);
+    gram.rescan_near_ties(&rescan, &mut exact_c, stop)?;
+    Some(rank_exact(exact_c, p))
+}
+
+/// Per sample, candidate neighbours as (squared distance, index).
+type Candidates = Vec<Vec<(f64, usize)>>;
+
+/// The samples as rows (f64, and f32 when the approximate products run in f32), their
+/// squared norms and each one's error margin: what every stage of [`knn_unless`] reads.
+struct Gram<'a> {
+    m: usize,
+    xt_arr: &'a ndarray::Array2<f64>,
+    /// Empty when the approximate products run in f64.
+    xt32: &'a [f32],
+    norms: &'a [f64],
+    margin: &'a [f64],
+}
+
+impl Gram<'_> {
+    fn xt(&self) -> &[f64] {
+        self.xt_arr.as_slice().unwrap_or(&[])
+    }
+
+    fn n(&self) -> usize {
+        self.norms.len()
+    }
+
+    /// Every block's approximate scan: per sample, the row list of its own block and the
+    /// merged list of the later columns of earlier blocks. `None` when stopped.
+    ///
+    /// Blocks run in waves of a few per thread; after each wave its `later` lists are merged
+    /// into one list per sample (the best `cap` of all earlier blocks' columns: the same set
+    /// whatever the order of the merges, as the order (distance, index) is total), so memory
+    /// stays O(wave·n·cap + n·cap) instead of O(n²·cap / BLOCK).
+    fn scan_blocks(
+        &self,
+        p: usize,
+        cap: usize,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Option<(TopLists, Candidates)> {
+        let n = self.n();
+        let blocks: Vec<usize> = (0..n).step_by(BLOCK).collect();
+        let wave = 2 * rayon::current_num_threads().max(1);
+        let mut earlier = TopLists::new(n, cap);
+        let mut own_rows: Candidates = Vec::with_capacity(n);
+        for chunk in blocks.chunks(wave) {
+            let merged_bars: Vec<f64> = (0..n).map(|c| earlier.bar(c)).collect();
+            let outs: Vec<BlockOut> = chunk
+                .par_iter()
+                .map(|&b0| {
+                    if stop() {
+                        return None;
+                    }
+                    let b1 = (b0 + BLOCK).min(n);
+                    let scan = BlockScan {
+                        b0,
+                        b1,
+                        p,
+                        cap,
+                        norms: self.norms,
+                        margin: self.margin,
+                        merged_bars: &merged_bars,
+                    };
+                    Some(self.scan_block(&scan))
+                })
+                .collect::<Option<Vec<_>>>()?;
+            for out in outs {
+                for (slot, list) in out.later.each() {
+                    // Each list is sorted: once one entry is refused, so are the rest.
+                    for &e in list {
+                        if !earlier.offer(out.b1 + slot, e) {
+                            break;
+                        }
                     }
                 }
+                own_rows.extend(out.rows);
             }
-            own_rows.extend(out.rows);
+        }
+        Some((earlier, own_rows))
+    }
+
+    /// One block's Gram rows against its own and every later column,
+    /// `g[r*w + off] ≈ x_{b0+r} · x_{b0+off}`, scanned.
+    fn scan_block(&self, scan: &BlockScan<'_>) -> BlockOut {
+        let (b0, b1, m) = (scan.b0, scan.b1, self.m);
+        let (rb, w) = (b1 - b0, self.n() - b0);
+        if self.xt32.is_empty() {
+            let xb = self.xt_arr.slice(s![b0..b1, ..]);
+            let xr = self.xt_arr.slice(s![b0.., ..]);
+            let g = gemm(xb, Op::N, xr, Op::T).into_raw_vec_and_offset().0;
+            scan.run(&g)
+        } else {
+            let mut g32 = vec![0.0f32; rb * w];
+            let lhs = MatRef::from_row_major_slice(&self.xt32[b0 * m..b1 * m], rb, m);
+            let rhs = MatRef::from_row_major_slice(&self.xt32[b0 * m..], w, m).transpose();
+            let dst = MatMut::from_row_major_slice_mut(&mut g32, rb, w);
+            faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0f32, Par::Seq);
+            super::gemm::clear_upper_state();
+            scan.run(&g32)
         }
     }
 
-    // Per sample: its own block's row list and the earlier blocks' merged list, all
-    // approximate; keep those within the margin of the p-th best, then rank exactly.
-    let mut exact_c: Vec<Vec<(f64, usize)>> = Vec::with_capacity(n);
-    let mut rescan: Vec<(usize, f64)> = Vec::new();
-    let mut approx: Vec<(f64, usize)> = Vec::new();
-    for (i, own_row) in own_rows.iter().enumerate() {
-        approx.clear();
-        approx.extend_from_slice(own_row);
-        approx.extend_from_slice(earlier.get(i));
-        approx.select_nth_unstable_by(p - 1, by_dist_then_index);
-        let limit = approx[p - 1].0 + margin[i];
-        exact_c.push(
-            approx
-                .iter()
-                .filter(|&&(d, _)| d <= limit)
-                .map(|&(_, c)| (exact(xt, m, i, c), c))
-                .collect(),
-        );
-        // A full merged list whose worst entry is within the limit may have dropped a
-        // candidate (some block's list was full of near-ties): every earlier column within
-        // the limit is ranked exactly, found by a second approximate pass below (rare: many
-        // samples at nearly one distance).
-        if earlier.is_full(i) && earlier.get(i).last().is_some_and(|&(d, _)| d <= limit) {
-            rescan.push((i, limit));
+    /// Per sample: its own block's row list and the earlier blocks' merged list, all
+    /// approximate; keep those within the margin of the p-th best, ranked exactly. With them,
+    /// the samples (and their limits) whose earlier columns must be scanned again.
+    fn candidates(
+        &self,
+        p: usize,
+        earlier: &TopLists,
+        own_rows: &[Vec<(f64, usize)>],
+    ) -> (Candidates, Vec<(usize, f64)>) {
+        let xt = self.xt();
+        let mut exact_c: Candidates = Vec::with_capacity(own_rows.len());
+        let mut rescan: Vec<(usize, f64)> = Vec::new();
+        let mut approx: Vec<(f64, usize)> = Vec::new();
+        for (i, own_row) in own_rows.iter().enumerate() {
+            approx.clear();
+            approx.extend_from_slice(own_row);
+            approx.extend_from_slice(earlier.get(i));
+            approx.select_nth_unstable_by(p - 1, by_dist_then_index);
+            let limit = approx[p - 1].0 + self.margin[i];
+            exact_c.push(
+                approx
+                    .iter()
+                    .filter(|&&(d, _)| d <= limit)
+                    .map(|&(_, c)| (exact(xt, self.m, i, c), c))
+                    .collect(),
+            );
+            // A full merged list whose worst entry is within the limit may have dropped a
+            // candidate (some block's list was full of near-ties): every earlier column within
+            // the limit is ranked exactly, found by a second approximate pass (rare: many
+            // samples at nearly one distance).
+            if earlier.is_full(i) && earlier.get(i).last().is_some_and(|&(d, _)| d <= limit) {
+                rescan.push((i, limit));
+            }
         }
+        (exact_c, rescan)
     }
-    // The approximate Gram rows of the samples `rows` against the columns `..cols`: f32
-    // products (the f64 vector empty) or f64 ones (the f32 vector empty).
-    let approx_of = |rows: &[usize], cols: usize| -> (Vec<f32>, Vec<f64>) {
-        if use_f32 {
-            let lhs32: Vec<f32> = rows
-                .iter()
-                .flat_map(|&i| xt32[i * m..(i + 1) * m].iter().copied())
-                .collect();
-            let mut g32 = vec![0.0f32; rows.len() * cols];
-            let lhs = MatRef::from_row_major_slice(&lhs32, rows.len(), m);
-            let rhs = MatRef::from_row_major_slice(&xt32[..cols * m], cols, m).transpose();
-            let dst = MatMut::from_row_major_slice_mut(&mut g32, rows.len(), cols);
-            faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0f32, Par::Seq);
-            super::gemm::clear_upper_state();
-            (g32, Vec::new())
-        } else {
-            let lhs = xt_arr.select(ndarray::Axis(0), rows);
-            let rhs = xt_arr.slice(s![..cols, ..]);
+
+    /// The approximate Gram rows of the samples `rows` against the columns `..cols`: f32
+    /// products (the f64 vector empty) or f64 ones (the f32 vector empty).
+    fn rows_against(&self, rows: &[usize], cols: usize) -> (Vec<f32>, Vec<f64>) {
+        let m = self.m;
+        if self.xt32.is_empty() {
+            let lhs = self.xt_arr.select(ndarray::Axis(0), rows);
+            let rhs = self.xt_arr.slice(s![..cols, ..]);
             (
                 Vec::new(),
                 gemm(lhs.view(), Op::N, rhs, Op::T)
                     .into_raw_vec_and_offset()
                     .0,
             )
-        }
-    };
-    for batch in rescan.chunks(BLOCK) {
-        if stop() {
-            return None;
-        }
-        let rows: Vec<usize> = batch.iter().map(|&(i, _)| i).collect();
-        let cols = batch.iter().map(|&(i, _)| i - i % BLOCK).max().unwrap_or(0);
-        let (g32, g64) = approx_of(&rows, cols);
-        let g = |at: usize| g32.get(at).map_or_else(|| g64[at], |&v| f64::from(v));
-        let found: Vec<Vec<(f64, usize)>> = batch
-            .par_iter()
-            .enumerate()
-            .map(|(r, &(i, limit))| {
-                let ni = norms[i];
-                (0..i - i % BLOCK)
-                    .filter(|&c| ni + norms[c] - 2.0 * g(r * cols + c) <= limit)
-                    .map(|c| (exact(xt, m, i, c), c))
-                    .collect()
-            })
-            .collect();
-        for (&(i, _), f) in batch.iter().zip(found) {
-            exact_c[i].extend(f);
+        } else {
+            let lhs32: Vec<f32> = rows
+                .iter()
+                .flat_map(|&i| self.xt32[i * m..(i + 1) * m].iter().copied())
+                .collect();
+            let mut g32 = vec![0.0f32; rows.len() * cols];
+            let lhs = MatRef::from_row_major_slice(&lhs32, rows.len(), m);
+            let rhs = MatRef::from_row_major_slice(&self.xt32[..cols * m], cols, m).transpose();
+            let dst = MatMut::from_row_major_slice_mut(&mut g32, rows.len(), cols);
+            faer::linalg::matmul::matmul(dst, Accum::Replace, lhs, rhs, 1.0f32, Par::Seq);
+            super::gemm::clear_upper_state();
+            (g32, Vec::new())
         }
     }
+
+    /// For each sample of `rescan`, every earlier column within its limit, ranked exactly and
+    /// added to its candidates; batches of [`BLOCK`] samples, one product each. `None` when
+    /// stopped.
+    fn rescan_near_ties(
+        &self,
+        rescan: &[(usize, f64)],
+        exact_c: &mut [Vec<(f64, usize)>],
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> Option<()> {
+        let (xt, norms) = (self.xt(), self.norms);
+        for batch in rescan.chunks(BLOCK) {
+            if stop() {
+                return None;
+            }
+            let rows: Vec<usize> = batch.iter().map(|&(i, _)| i).collect();
+            let cols = batch.iter().map(|&(i, _)| i - i % BLOCK).max().unwrap_or(0);
+            let (g32, g64) = self.rows_against(&rows, cols);
+            let g = |at: usize| g32.get(at).map_or_else(|| g64[at], |&v| f64::from(v));
+            let found: Vec<Vec<(f64, usize)>> = batch
+                .par_iter()
+                .enumerate()
+                .map(|(r, &(i, limit))| {
+                    let ni = norms[i];
+                    (0..i - i % BLOCK)
+                        .filter(|&c| ni + norms[c] - 2.0 * g(r * cols + c) <= limit)
+                        .map(|c| (exact(xt, self.m, i, c), c))
+                        .collect()
+                })
+                .collect();
+            for (&(i, _), f) in batch.iter().zip(found) {
+                exact_c[i].extend(f);
+            }
+        }
+        Some(())
+    }
+}
+
+/// Each sample's `p` nearest from its exactly ranked candidates, by (distance, index).
+fn rank_exact(exact_c: Candidates, p: usize) -> Neighbours {
+    let n = exact_c.len();
     let mut idx = Vec::with_capacity(n * p);
     let mut dist2 = Vec::with_capacity(n * p);
     for mut cands in exact_c {
@@ -513,7 +596,7 @@ pub fn knn_unless(
         idx.extend(cands[..p].iter().map(|&(_, c)| c));
         dist2.extend(cands[..p].iter().map(|&(d, _)| d));
     }
-    Some(Neighbours { p, idx, dist2 })
+    Neighbours { p, idx, dist2 }
 }
 
 /// Bytes [`knn`] holds at its peak for `n` samples of `m` features and `p` neighbours with
