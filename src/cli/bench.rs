@@ -215,6 +215,25 @@ impl Bench for Run<'_> {
     fn reps(&self) -> usize {
         self.reps
     }
+    fn time_fit(
+        &mut self,
+        name: &str,
+        reps: usize,
+        make: &mut dyn FnMut() -> Option<Box<dyn crate::engine::models::Model>>,
+    ) -> Option<(usize, Option<crate::engine::models::Phase>)> {
+        use crate::engine::jobs::experiment::{FitOptions, fit};
+        let mut last = None;
+        self.time(name, "fit", reps, 1, &mut || {
+            if let Some(mut model) = make()
+                && let Ok(out) = fit(model.as_mut(), &FitOptions::default(), |_, _, _| {
+                    std::ops::ControlFlow::Continue(())
+                })
+            {
+                last = Some((out.record.iterations(), out.record.phases.last().copied()));
+            }
+        });
+        last
+    }
     fn iters_big(&self) -> usize {
         self.iters_big
     }

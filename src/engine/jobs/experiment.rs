@@ -249,6 +249,24 @@ pub fn nmf_baseline(
     Ok(model.h().to_owned())
 }
 
+/// Fit `m` with no tolerance and a large cap, the front end cancelling after iteration `at`
+/// (the models' cancel tests).
+#[cfg(test)]
+pub(crate) fn fit_cancelled_at(m: &mut dyn Model, at: usize) -> FitOutcome {
+    let opts = FitOptions {
+        max_iter: 1000,
+        tol: 0.0,
+    };
+    let stop = |t: usize| {
+        if t == at {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    fit(m, &opts, |t, _, _| stop(t)).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,8 +4,7 @@
 //! ratios and notes. A model says what to time and on what; the timing and the report are the
 //! front end's.
 
-use super::nmf::{self, Nmf};
-use super::{Model, ModelKind, ModelSpec, SideNeed, build};
+use super::{Model, ModelKind, ModelSpec, Phase, SideNeed, build};
 use crate::engine::constraints::SideInfo;
 use crate::engine::constraints::generate::random_triplets;
 use crate::engine::data::Dataset;
@@ -63,6 +62,16 @@ pub trait Bench {
     fn ratio(&mut self, what: &str, a: &[f64], b: &[f64]);
     /// A remark next to the figures (a skipped case, what a case did).
     fn note(&mut self, text: String);
+    /// Time `reps` fits to their own stop with the default fit options, each of a model from
+    /// `make` (built inside the timing, as `run` builds it), through the front end's fit loop
+    /// (the models do not import the jobs that run them): the last fit's iterations and last
+    /// phase; `None` when no fit ended.
+    fn time_fit(
+        &mut self,
+        name: &str,
+        reps: usize,
+        make: &mut dyn FnMut() -> Option<Box<dyn Model>>,
+    ) -> Option<(usize, Option<Phase>)>;
 }
 
 /// A seeded uniform random nonnegative m×n matrix (in 2 MiB pages when large, as the `.npy`
@@ -177,7 +186,9 @@ pub fn against_nmf_on(
     let start = Instant::now();
     let mut model = build(&ModelSpec::new(kind, k, 0), Arc::clone(&data), &side)?;
     let build_s = start.elapsed().as_secs_f64();
-    let mut nmf = Nmf::new(data, &ModelSpec::new(nmf::KIND, k, 0))?;
+    // NMF through the registry, as any model: this module is below the model folders.
+    let nmf_kind = ModelKind::from_name("nmf").ok_or("NMF is not registered")?;
+    let mut nmf = build(&ModelSpec::new(nmf_kind, k, 0), data, &SideInfo::default())?;
     let times = b.interleaved(2, iters, &mut |case| {
         for _ in 0..iters {
             let _ = if case == 0 { model.step() } else { nmf.step() };

@@ -1,11 +1,9 @@
 //! Scaffolding the models' tests share: the public sets of `../shared/data`, skipped with a
-//! message when absent, and a fit stopped by the front end at a given iteration. What each
-//! model's test asserts stays in its own `tests.rs`.
+//! message when absent. (A fit stopped by the front end at a given iteration is
+//! `jobs::experiment::fit_cancelled_at`: the fit loop belongs to the jobs, above the models.)
+//! What each model's test asserts stays in its own `tests.rs`.
 
 use crate::engine::data::{Dataset, LoadOptions, load};
-use crate::engine::jobs::experiment::{FitOptions, FitOutcome, fit};
-use crate::engine::models::Model;
-use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -20,20 +18,4 @@ pub(crate) fn public_set(rel: &str, opts: &LoadOptions) -> Option<Arc<Dataset>> 
         return None;
     }
     Some(Arc::new(load(&path, opts).unwrap()))
-}
-
-/// Fit `m` with no tolerance and a large cap, the front end cancelling after iteration `at`.
-pub(crate) fn fit_cancelled_at(m: &mut dyn Model, at: usize) -> FitOutcome {
-    let opts = FitOptions {
-        max_iter: 1000,
-        tol: 0.0,
-    };
-    let stop = |t: usize| {
-        if t == at {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
-        }
-    };
-    fit(m, &opts, |t, _, _| stop(t)).unwrap()
 }

@@ -397,7 +397,7 @@ fn a_non_finite_iterate_stops_the_fit_with_a_message() {
 fn cancelling_stops_the_fit_after_the_current_iteration() {
     let data = dataset(random(10, 30, 12));
     let mut m = fnmf(&data, &spec(3, 0));
-    let out = crate::engine::models::testkit::fit_cancelled_at(&mut m, 3);
+    let out = crate::engine::jobs::experiment::fit_cancelled_at(&mut m, 3);
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(m.iteration, 3);
     assert!(m.w.columns().into_iter().all(|c| (c.dot(&c) - 1.0).abs() < 1e-12));

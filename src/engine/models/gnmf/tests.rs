@@ -327,7 +327,7 @@ fn an_overflowing_objective_stops_the_fit_with_a_message() {
 fn cancelling_stops_the_fit_after_the_current_iteration() {
     let data = dataset(random(10, 30, 12));
     let mut m = gnmf(&data, &spec(3, 0, 1.0));
-    let out = crate::engine::models::testkit::fit_cancelled_at(&mut m, 3);
+    let out = crate::engine::jobs::experiment::fit_cancelled_at(&mut m, 3);
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(out.record.iterations(), 3);
     assert_eq!(m.mu.iteration, 3);

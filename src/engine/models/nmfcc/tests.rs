@@ -219,7 +219,7 @@ fn a_cancelled_fit_stops_where_it_was_told() {
     let data = random_data(10, 40, 2);
     let side = SideInfo::with_triplets(vec![Triplet::new(0, 1, 2), Triplet::new(5, 6, 7)]);
     let mut model = build(&spec(3, 1, 1.0, 1.0), data, &side).unwrap();
-    let out = crate::engine::models::testkit::fit_cancelled_at(model.as_mut(), 7);
+    let out = crate::engine::jobs::experiment::fit_cancelled_at(model.as_mut(), 7);
     assert_eq!((out.stop, out.record.iterations()), (StopReason::Cancelled, 7));
 }
 

@@ -442,7 +442,7 @@ fn a_non_finite_iterate_stops_the_fit_with_a_message() {
 fn cancel_stops_the_fit_and_finish_still_runs() {
     let x = noisy(20, 30, 3, 8);
     let mut m = Rnmf::new(dataset(x.clone()), &ModelSpec::new(KIND, 3, 4)).unwrap();
-    let out = crate::engine::models::testkit::fit_cancelled_at(&mut m, 3);
+    let out = crate::engine::jobs::experiment::fit_cancelled_at(&mut m, 3);
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(out.record.iterations(), 3);
     for c in m.w.columns() {

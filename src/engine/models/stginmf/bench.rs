@@ -6,10 +6,8 @@ use super::KIND;
 use crate::engine::constraints::SideInfo;
 use crate::engine::constraints::generate::reveal_stratified;
 use crate::engine::data::Dataset;
-use crate::engine::jobs::experiment::{FitOptions, fit};
 use crate::engine::models::bench::{Bench, BenchError};
 use crate::engine::models::{ModelSpec, build};
-use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// The fit on the digits, when they have labels.
@@ -27,16 +25,11 @@ pub(super) fn cases(b: &mut dyn Bench) -> Result<(), BenchError> {
     let name =
         format!("stginmf_fit 10 % labels ({n_given} given), self-training [digits, k={classes}]");
     let reps = b.reps().min(3);
-    b.time(&name, "fit", reps, 1, &mut || {
-        if let Ok(mut model) = build(&spec, data.clone(), &side)
-            && let Ok(out) = fit(model.as_mut(), &FitOptions::default(), |_, _, _| {
-                ControlFlow::Continue(())
-            })
-        {
-            steps = out.record.iterations();
-            rounds = out.record.phases.last().map_or(0, |p| p.round + 1);
-        }
-    });
+    let mut make = || build(&spec, data.clone(), &side).ok();
+    if let Some((s, phase)) = b.time_fit(&name, reps, &mut make) {
+        steps = s;
+        rounds = phase.map_or(0, |p| p.round + 1);
+    }
     b.note(format!(
         "stginmf [digits, 10 % labels]: {steps} ALS steps in {rounds} round(s) per fit"
     ));

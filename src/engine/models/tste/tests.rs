@@ -425,7 +425,7 @@ fn cancel_ends_the_fit_with_the_best_embedding() {
     let n = 40;
     let ts = random_triplets(n, 120, 4);
     let mut m = model(n, &spec(3, 5, &[]), &ts);
-    let out = crate::engine::models::testkit::fit_cancelled_at(&mut m, 3);
+    let out = crate::engine::jobs::experiment::fit_cancelled_at(&mut m, 3);
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(out.record.iterations(), 3);
     assert_eq!(m.objective().total, m.best().0.total());
