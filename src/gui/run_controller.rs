@@ -126,7 +126,7 @@ impl RunController {
         trial.id = id;
         let held = std::mem::take(&mut self.hold_start);
         match trial.spawn(held, self.events_tx.clone(), Arc::clone(&self.waker)) {
-            Ok((handle, _)) => {
+            Ok(handle) => {
                 if self.rate > 0 {
                     handle.send(Command::Throttle(self.rate));
                 }

@@ -188,6 +188,37 @@ const WH_PART_ROWS: usize = 4 * TILE_ROWS;
 /// while a part's rows are written.
 const WH_BLOCK_COLS: usize = 2048;
 
+/// `out ← WᵀX` over all columns for arrays (X m×n, W m×k, out k×n): [`wt_x_columns_split`]
+/// with `rows`, its columns split over the fit's threads with the bits of one thread; faer when
+/// an array is not contiguous row-major.
+pub(crate) fn wt_x_into(
+    out: &mut ndarray::Array2<f64>,
+    w: &ndarray::Array2<f64>,
+    x: &ndarray::Array2<f64>,
+    rows: ChunkRows,
+) {
+    let (m, n) = x.dim();
+    let k = w.ncols();
+    if let (true, Some(xs), Some(ws), Some(os)) = (
+        w.nrows() == m,
+        x.as_slice(),
+        w.as_slice(),
+        out.as_slice_mut(),
+    ) {
+        wt_x_columns_split(ws, (m, k), xs, n, 0..n, os, n, rows);
+    } else {
+        super::gemm_into(
+            &mut out.view_mut(),
+            1.0,
+            w.view(),
+            super::Op::T,
+            x.view(),
+            super::Op::N,
+            false,
+        );
+    }
+}
+
 /// `out ← W·H` (m×n row-major) for a thin W (m×k row-major) and H (k×n row-major): the
 /// [`wt_x_columns`] kernel on `Wᵀ`, in parts of [`WH_PART_ROWS`] output rows run on the
 /// calling thread's [`threads`]. Every entry is one FMA chain over the rank in order, whoever
@@ -408,6 +439,17 @@ impl XhtAccumulator {
             kp,
             sums: vec![0.0; m * kp],
             ht: Vec::new(),
+        }
+    }
+
+    /// `sums = X · Hᵀ` over all n columns (X m×n and H k×n row-major), in column blocks of
+    /// `block` (a long row segment per block; the sums stay in cache across blocks).
+    pub(crate) fn set_all_columns(&mut self, x: &[f64], h: &[f64], n: usize, block: usize) {
+        let mut j0 = 0;
+        while j0 < n {
+            let j1 = (j0 + block.max(1)).min(n);
+            self.add_columns(x, n, h, n, j0..j1, j0 == 0);
+            j0 = j1;
         }
     }
 

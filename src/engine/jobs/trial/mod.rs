@@ -23,6 +23,7 @@ pub mod side;
 pub use score::{GivenScores, Protocol, ScoreInput, Scores, score};
 pub use side::{GeneratedInfo, Hand, LabelPolicy, Resolved, Side, TripletPolicy};
 
+use crate::engine::constraints::SideInfo;
 use crate::engine::data::Dataset;
 use crate::engine::eval::{EvalProgress, relative_error, run_labelling};
 use crate::engine::jobs::experiment::{FitOptions, FitRecord, StopReason};
@@ -192,30 +193,33 @@ impl Trial {
         })
     }
 
-    /// The steered form, for a front end that draws the fit as it runs (the app): the side
-    /// information resolved here, then the fit stage on a thread of its own, with snapshots,
-    /// its events sent to `events` (each waking `waker`) and steered through the returned
-    /// handle (pause, resume, step, throttle, cancel). `hold` holds the fit after its first
-    /// iteration (the teaching controls' "reset to start"). Scoring is the caller's, when it
-    /// asks for it ([`score`]), because the app lets the user change the protocol afterwards.
+    /// The steered form, for a front end that draws the fit as it runs (the app): the fit
+    /// stage on a thread of its own, with snapshots, its events sent to `events` (each waking
+    /// `waker`) and steered through the returned handle (pause, resume, step, throttle,
+    /// cancel). `hold` holds the fit after its first iteration (the teaching controls' "reset
+    /// to start"). A shared snapshot is handed as it is; a policy is drawn on the calling
+    /// thread. Scoring is the caller's, when it asks for it ([`score`]), because the app lets
+    /// the user change the protocol afterwards.
     pub fn spawn(
         &self,
         hold: bool,
         events: Sender<Event>,
         waker: Waker,
-    ) -> Result<(JobHandle, Resolved), TrialError> {
-        let side = self.resolve_side()?;
-        let mut job = self.job(&side);
+    ) -> Result<JobHandle, TrialError> {
+        let handed = match &self.side {
+            Side::Shared(side) => Arc::clone(side),
+            Side::Policy { .. } => self.resolve_side()?.handed,
+        };
+        let mut job = self.job(handed);
         job.start_held = hold;
-        let handle =
-            JobHandle::spawn(job, events, waker).map_err(|e| TrialError::Thread(e.to_string()))?;
-        Ok((handle, side))
+        JobHandle::spawn(job, events, waker).map_err(|e| TrialError::Thread(e.to_string()))
     }
 
-    /// The fit's job: this trial's spec, fit options and threads, with `side` handed to it.
-    fn job(&self, side: &Resolved) -> Job {
+    /// The fit's job: this trial's spec, fit options and threads, with `handed` as its side
+    /// information.
+    fn job(&self, handed: Arc<SideInfo>) -> Job {
         Job::new(self.id, Arc::clone(&self.data), self.spec.clone(), self.fit)
-            .with_side(Arc::clone(&side.handed))
+            .with_side(handed)
             .with_threads(self.threads)
     }
 
@@ -226,7 +230,7 @@ impl Trial {
         on_event: &mut dyn FnMut(TrialEvent<'_>) -> bool,
     ) -> Result<Box<RunResult>, TrialError> {
         let label = self.spec.kind.label();
-        let job = self.job(side).headless();
+        let job = self.job(Arc::clone(&side.handed)).headless();
         let mut last = None;
         worker::run_blocking(job, |e| {
             if e.is_terminal() {

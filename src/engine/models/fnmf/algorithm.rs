@@ -6,7 +6,7 @@ use crate::engine::linalg::{
     Csr, Op, adaptive_graph, for_each_part, gemm_into, gram_of_columns, weighted_simplex_qp,
 };
 use crate::engine::linalg::graph::graph_pass;
-use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, w_h_into, wt_x_columns_split};
+use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, w_h_into, wt_x_into};
 use crate::engine::models::mu::{FLOOR, gram_times, mu_update, normalize_w_columns, start_wh};
 use crate::engine::models::{Outputs, 
     Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
@@ -394,12 +394,7 @@ impl Fnmf {
             (self.y.as_slice(), self.h.as_slice(), self.yht.as_slice_mut())
         {
             // The thin kernel by column blocks, its rows split over the fit's threads.
-            let mut j0 = 0;
-            while j0 < n {
-                let j1 = (j0 + YHT_BLOCK).min(n);
-                self.xht.add_columns(ys, n, hs, n, j0..j1, j0 == 0);
-                j0 = j1;
-            }
+            self.xht.set_all_columns(ys, hs, n, YHT_BLOCK);
             self.xht.write_into(out);
         } else {
             gemm_into(
@@ -441,23 +436,7 @@ impl Fnmf {
     /// `H ← H ⊙ (Wᵀ Y + β H S) ⊘ max(Wᵀ W H D + β H D_S, ε)` with the new W and H·S of the
     /// current H (docs/models.md §5.4, step 4); then H·S and Tr(H L Hᵀ) of the new H.
     fn h_step(&mut self) {
-        let (m, k) = self.w.dim();
-        let n = self.y.ncols();
-        if let (Some(ws), Some(ys), Some(out)) =
-            (self.w.as_slice(), self.y.as_slice(), self.wty.as_slice_mut())
-        {
-            wt_x_columns_split(ws, (m, k), ys, n, 0..n, out, n, ChunkRows::Streaming);
-        } else {
-            gemm_into(
-                &mut self.wty.view_mut(),
-                1.0,
-                self.w.view(),
-                Op::T,
-                self.y.view(),
-                Op::N,
-                false,
-            );
-        }
+        wt_x_into(&mut self.wty, &self.w, &self.y, ChunkRows::Streaming);
         gram_of_columns(&mut self.wtw.view_mut(), self.w.view());
         gram_times(&mut self.wtwh, &self.wtw, &self.h);
         let beta = self.params.beta;

@@ -4,7 +4,7 @@
 //! Never an m×n temporary (docs/models.md §3.1).
 
 use crate::engine::linalg::gram::a_bt_into;
-use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns_split};
+use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns_split, wt_x_into};
 use crate::engine::linalg::{Op, gemm_into};
 use ndarray::Array2;
 
@@ -25,21 +25,7 @@ const X_BLOCK_BYTES: usize = 128 << 20;
 /// (`linalg/thin.rs`, `wt_x_columns`)"), faer when an array is not contiguous row-major. The
 /// small-X steps of the MU models.
 pub fn wt_x_whole(out: &mut Array2<f64>, w: &Array2<f64>, x: &Array2<f64>) {
-    let (m, n) = x.dim();
-    let k = w.ncols();
-    if let (Some(xs), Some(ws), Some(os)) = (x.as_slice(), w.as_slice(), out.as_slice_mut()) {
-        wt_x_columns_split(ws, (m, k), xs, n, 0..n, os, n, ChunkRows::Cached);
-    } else {
-        gemm_into(
-            &mut out.view_mut(),
-            1.0,
-            w.view(),
-            Op::T,
-            x.view(),
-            Op::N,
-            false,
-        );
-    }
+    wt_x_into(out, w, x, ChunkRows::Cached);
 }
 
 /// `out ← XHᵀ` over all columns (X m×n, H k×n, out m×k): the lane kernel

@@ -5,7 +5,7 @@ use super::params::{LwVariant, PsmfInit, PsmfParams};
 use crate::engine::eval::derive_seed;
 use crate::engine::eval::kmeans::{KMeansParams, repeated_kmeans};
 use crate::engine::linalg::kdtree::knn_auto_unless;
-use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_columns_split};
+use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_into};
 use crate::engine::linalg::{Csr, Op, argmax_rows, gemm, procrustes, shrink_columns};
 use crate::engine::models::alm::ascend;
 use crate::engine::models::can::{Can, CanParams};
@@ -481,14 +481,8 @@ const A_TIMES_BLOCK: usize = 4096;
 /// split over the fit's threads with the bits of one thread (faer when an operand is not
 /// row-major contiguous).
 fn zt_a(z: &Array2<f64>, a: &Array2<f64>) -> Array2<f64> {
-    let ((mp, s), n) = (z.dim(), a.ncols());
-    let mut out = Array2::zeros((s, n));
-    match (z.as_slice(), a.as_slice(), out.as_slice_mut()) {
-        (Some(zs), Some(xs), Some(os)) if mp == a.nrows() => {
-            wt_x_columns_split(zs, (mp, s), xs, n, 0..n, os, n, ChunkRows::Streaming);
-        }
-        _ => out = gemm(z.view(), Op::T, a.view(), Op::N),
-    }
+    let mut out = Array2::zeros((z.ncols(), a.ncols()));
+    wt_x_into(&mut out, z, a, ChunkRows::Streaming);
     out
 }
 
@@ -502,12 +496,7 @@ fn a_times(a: &Array2<f64>, v: ArrayView2<'_, f64>) -> Array2<f64> {
         return gemm(a.view(), Op::N, v, Op::N);
     };
     let mut acc = XhtAccumulator::new(mp, s);
-    let mut j0 = 0;
-    while j0 < n {
-        let j1 = (j0 + A_TIMES_BLOCK).min(n);
-        acc.add_columns(xs, n, hs, n, j0..j1, j0 == 0);
-        j0 = j1;
-    }
+    acc.set_all_columns(xs, hs, n, A_TIMES_BLOCK);
     let mut out = Array2::zeros((mp, s));
     if let Some(os) = out.as_slice_mut() {
         acc.write_into(os);
