@@ -17,6 +17,11 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+try:  # scikit-learn's own bookkeeping of the fitted features, without its value checks
+    from sklearn.utils.validation import _check_feature_names, _check_n_features
+except ImportError:  # pragma: no cover - older scikit-learn: every X takes validate_data
+    _check_feature_names = _check_n_features = None
+
 from . import _core
 
 #: Python names of engine parameters that are Python keywords.
@@ -51,7 +56,26 @@ def _seed(random_state) -> int:
 
 def _as_samples(estimator, X, reset):
     """X as a float64 (n, m) array (any order; no copy when it already is one): at least 3
-    samples to fit on, any number to transform."""
+    samples to fit on, any number to transform.
+
+    A plain float64 2-D array to fit on skips scikit-learn's value checks: the engine checks
+    every value in its own pass (NaN, Inf, and negatives for the models that need X ≥ 0) and
+    its ValueError names the row and column. That is a tenth of a millisecond, a third of
+    what separates a fit on the digits from twice scikit-learn's speed. Anything else (lists,
+    DataFrames, other dtypes, too few samples), and X to transform, goes through
+    ``validate_data``."""
+    if (
+        reset
+        and _check_n_features is not None
+        and type(X) is np.ndarray
+        and X.dtype == np.float64
+        and X.ndim == 2
+        and X.shape[0] >= 3
+        and X.shape[1] >= 1
+    ):
+        _check_feature_names(estimator, X, reset=True)
+        _check_n_features(estimator, X, reset=True)
+        return X
     X = validate_data(
         estimator,
         X,
@@ -65,7 +89,7 @@ def _as_samples(estimator, X, reset):
 
 
 def _fingerprint(X):
-    """Shape and a 128-bit hash of the values, the same for any memory order: is this the X
+    """Shape and a 64-bit hash of the values, the same for any memory order: is this the X
     the estimator was fitted on?"""
     return _core.fingerprint(X)
 

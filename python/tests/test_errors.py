@@ -10,8 +10,13 @@ def test_non_finite_x(blobs):
     X, _ = blobs
     X = X.copy()
     X[4, 2] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        npg.NMF(n_components=2).fit(X)
+    with pytest.raises(ValueError, match=r"X: row 5, column 3.*NaN"):
+        npg.NMF(n_components=2).fit(X)  # a float64 array: the engine's check names the place
+    X[4, 2] = np.inf
+    with pytest.raises(ValueError, match="inf"):
+        npg.NMF(n_components=2).fit(X[:, :4])  # a column slice: rows contiguous apart
+    with pytest.raises(ValueError, match="NaN|inf"):
+        npg.NMF(n_components=2).fit(X.tolist())  # anything else: scikit-learn's check
 
 
 def test_negative_x_where_nothing_shifts_it(blobs):

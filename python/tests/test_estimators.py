@@ -54,7 +54,9 @@ def test_same_bits_for_any_dtype_order_threads_and_dataframes(blobs):
     pd = pytest.importorskip("pandas")
     X, _ = blobs
     ref = npg.GNMF(n_components=3, random_state=3, max_iter=30).fit_transform(X)
-    for variant in [np.asfortranarray(X), pd.DataFrame(X, columns=list("abcdef"))]:
+    wider = np.hstack([X, np.ones((X.shape[0], 1))])  # wider[:, :-1]: rows contiguous apart
+    for variant in [np.asfortranarray(X), pd.DataFrame(X, columns=list("abcdef")), wider[:, :-1],
+                    np.repeat(X, 2, axis=1)[:, ::2]]:
         got = npg.GNMF(n_components=3, random_state=3, max_iter=30).fit_transform(variant)
         assert np.array_equal(got, ref)
     for threads in (1, 2, 3):
@@ -70,7 +72,8 @@ def test_same_bits_for_any_dtype_order_threads_and_dataframes(blobs):
 def test_transform_knows_the_fitted_samples_in_any_memory_order(blobs):
     X, _ = blobs
     can = npg.CAN(n_components=3, random_state=0).fit(X)  # transductive: no basis
-    for same in [np.asfortranarray(X), np.repeat(X, 2, axis=1)[:, ::2], X.copy()]:
+    wider = np.hstack([X, np.ones((X.shape[0], 1))])
+    for same in [np.asfortranarray(X), np.repeat(X, 2, axis=1)[:, ::2], X.copy(), wider[:, :-1]]:
         assert np.array_equal(can.transform(same), can.embedding_)
     changed = X.copy()
     changed[17, 4] = np.nextafter(changed[17, 4], np.inf)

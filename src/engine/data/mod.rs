@@ -472,16 +472,17 @@ fn features_by_samples(
     const TILE: usize = 32;
     let (n, m) = samples.dim();
     let mut x = crate::engine::machine::sys::huge_page_buffer(m * n);
+    // Rows that are each contiguous: a C-ordered array, or a column slice of one (`X[:, :-1]`).
+    let rows: Option<Vec<&[f64]>> = samples.rows().into_iter().map(|r| r.to_slice()).collect();
+    let tiled = samples.t().as_slice().is_none() && rows.is_some();
     if let Some(src) = samples.t().as_slice() {
         x.copy_from_slice(src);
-    } else if let Some(src) = samples.as_slice() {
-        for i0 in (0..n).step_by(TILE) {
-            let rows = TILE.min(n - i0);
+    } else if let Some(rows) = rows {
+        for (i0, tile) in rows.chunks(TILE).enumerate().map(|(t, r)| (t * TILE, r)) {
             for j0 in (0..m).step_by(TILE) {
                 for j in j0..(j0 + TILE).min(m) {
-                    let column = src[i0 * m + j..].iter().step_by(m);
-                    for (d, &v) in x[j * n + i0..][..rows].iter_mut().zip(column) {
-                        *d = v;
+                    for (d, row) in x[j * n + i0..][..tile.len()].iter_mut().zip(tile) {
+                        *d = row[j];
                     }
                 }
             }
@@ -491,7 +492,7 @@ fn features_by_samples(
         path: path.to_path_buf(),
         why: format!("not a usable array: {e}"),
     })?;
-    if samples.t().as_slice().is_none() && samples.as_slice().is_none() {
+    if samples.t().as_slice().is_none() && !tiled {
         out.assign(&samples.t());
     }
     Ok(out)
@@ -522,13 +523,22 @@ fn check_samples(
     path: &Path,
     preprocess: Preprocess,
 ) -> Result<(), DataError> {
-    match samples
-        .indexed_iter()
-        .find(|(_, v)| !value_ok(**v, preprocess))
-    {
-        Some(((i, j), &v)) => check_array_value(v, path, preprocess, i, j),
-        None => Ok(()),
+    // Each row is scanned without an early exit (a fold the compiler vectorises); only a row
+    // with a bad value is walked again to name it.
+    let bad = |v: f64| !value_ok(v, preprocess);
+    for (i, row) in samples.rows().into_iter().enumerate() {
+        let any_bad = match row.to_slice() {
+            Some(values) => values.iter().fold(false, |b, &v| b | bad(v)),
+            None => row.iter().any(|&v| bad(v)),
+        };
+        if let Some((j, &v)) = any_bad
+            .then(|| row.iter().enumerate().find(|(_, v)| bad(**v)))
+            .flatten()
+        {
+            return check_array_value(v, path, preprocess, i, j);
+        }
     }
+    Ok(())
 }
 
 /// Common tail of every loader: fingerprint of the raw matrix, data-quality warnings

@@ -407,7 +407,7 @@ pub fn build(
     footprint::check(
         spec.kind,
         &sizes,
-        crate::engine::machine::limits::available_bytes(),
+        crate::engine::machine::limits::available_bytes,
     )
     .map_err(&named)?;
     let build = registry::Build {

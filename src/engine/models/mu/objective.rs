@@ -31,6 +31,27 @@ pub fn trace_reconstruction(
     if f < 0.0 { 0.0 } else { f }
 }
 
+/// `‖X‖²_F` in [`LANES`] partial sums (entry t of X's memory order into lane `t mod LANES`,
+/// then [`sum_lanes`]): one chain of additions is bound by the adder's latency and was a tenth
+/// of a small fit's fixed cost (the 1,797 × 64 digits from Python). Fixed order, so fixed bits.
+pub fn squared_norm(x: &Array2<f64>) -> f64 {
+    let Some(values) = x.as_slice_memory_order() else {
+        return x.iter().map(|v| v * v).sum();
+    };
+    let mut lanes = [0.0f64; LANES];
+    let chunks = values.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (l, v) in lanes.iter_mut().zip(c) {
+            *l += v * v;
+        }
+    }
+    for (l, v) in lanes.iter_mut().zip(rest) {
+        *l += v * v;
+    }
+    sum_lanes(&lanes)
+}
+
 /// `‖X − WH‖²_F` from the residual, in column blocks (no m×n temporary); holds its buffer
 /// (m×EXACT_BLOCK and Wᵀ, allocated on first use).
 #[derive(Debug, Default, Clone)]

@@ -56,19 +56,23 @@ pub fn w_step(w: &mut Array2<f64>, xht: &Array2<f64>, hht: &Array2<f64>, whht: &
     mu_update(w, xht, whht);
 }
 
-/// `w_:a ← w_:a/ν_a`, `h_a: ← ν_a h_a:` with `ν_a = max(‖w_:a‖, 1e-15)` (docs/models.md §10.3).
-pub fn normalize_w_columns(w: &mut Array2<f64>, h: &mut Array2<f64>) {
-    for a in 0..w.ncols() {
-        let nu = w
-            .column(a)
-            .iter()
-            .map(|v| v * v)
-            .sum::<f64>()
-            .sqrt()
-            .max(1e-15);
-        w.column_mut(a).mapv_inplace(|v| v / nu);
-        h.row_mut(a).mapv_inplace(|v| v * nu);
-    }
+/// `w_:a ← w_:a/ν_a`, `h_a: ← ν_a h_a:` with `ν_a = max(‖w_:a‖, 1e-15)` (docs/models.md §10.3);
+/// returns the ν.
+pub fn normalize_w_columns(w: &mut Array2<f64>, h: &mut Array2<f64>) -> Vec<f64> {
+    (0..w.ncols())
+        .map(|a| {
+            let nu = w
+                .column(a)
+                .iter()
+                .map(|v| v * v)
+                .sum::<f64>()
+                .sqrt()
+                .max(1e-15);
+            w.column_mut(a).mapv_inplace(|v| v / nu);
+            h.row_mut(a).mapv_inplace(|v| v * nu);
+            nu
+        })
+        .collect()
 }
 
 #[cfg(test)]

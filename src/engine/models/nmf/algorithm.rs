@@ -1,7 +1,7 @@
 //! The NMF iteration of docs/models.md §3.1 (see the module above for the math).
 
 use crate::engine::data::Dataset;
-use crate::engine::models::mu::{MuState, PlainRule, blocked_pass_over_x, checked_start, normalize_w_columns};
+use crate::engine::models::mu::{MuState, PlainRule, blocked_pass_over_x, checked_start};
 use crate::engine::models::{Model, ModelError, ModelKind, ModelSpec, Objective};
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;
@@ -113,8 +113,7 @@ impl Model for Nmf {
 
     /// Unit-norm W columns, H rows rescaled so WH is unchanged (Cai's convention, §3.1/§10.3).
     fn finish(&mut self) {
-        normalize_w_columns(&mut self.mu.work.w, &mut self.mu.h);
-        self.mu.refresh_products();
+        self.mu.normalize_w();
     }
 }
 
