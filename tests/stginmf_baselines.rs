@@ -6,7 +6,9 @@
 //!
 //! Long (every fit of 2-STGINMF on digits takes seconds), so ignored by default:
 //! `cargo test --release --test stginmf_baselines -- --ignored --nocapture`. Skips with a
-//! message when ../shared/data is absent.
+//! message when ../shared/data is absent. `SETS=glass,iris` limits the sets and
+//! `PARAMS="name=value …"` sets parameters other than the defaults (to measure what was
+//! tried).
 
 use nmf_playground::engine::constraints::{SideInfo, reveal_stratified};
 use nmf_playground::engine::data::{LoadOptions, load};
@@ -14,7 +16,7 @@ use nmf_playground::engine::eval::{
     SvmScaling, derive_seed, label_spreading_on_given, svm_on_given,
 };
 use nmf_playground::engine::jobs::experiment::{FitOptions, fit};
-use nmf_playground::engine::models::{self, ModelKind, ModelSpec};
+use nmf_playground::engine::models::{self, ModelKind, ModelSpec, ParamValue};
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
@@ -35,6 +37,20 @@ fn stginmf_reaches_the_better_baseline_minus_two_points() {
     }
     let only = std::env::var("SETS").unwrap_or_default();
     let kind = ModelKind::from_name("stginmf").expect("registered");
+    // Settings other than the defaults, to measure what was tried (`PARAMS="sigma=centroids
+    // lambda2=0.1"`, as `run --param` spells them).
+    let params: Vec<(String, ParamValue)> = std::env::var("PARAMS")
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|it| {
+            let (name, v) = it.split_once('=').expect("PARAMS: NAME=VALUE");
+            let hp = kind.param(name).expect("PARAMS: a parameter of 2-STGINMF");
+            (
+                name.to_owned(),
+                hp.parse(kind.label(), v).expect("PARAMS: a value"),
+            )
+        })
+        .collect();
     let mut short = Vec::new();
     println!("| data | labels | 2-STGINMF | SVM on X (std.) | label spreading | margin |");
     println!("|---|---|---|---|---|---|");
@@ -56,7 +72,10 @@ fn stginmf_reaches_the_better_baseline_minus_two_points() {
             for r in 0..SPLITS {
                 let seed = derive_seed(0, r);
                 let known = reveal_stratified(&truth, share, seed).expect("reveal");
-                let spec = ModelSpec::new(kind, k, seed);
+                let mut spec = ModelSpec::new(kind, k, seed);
+                for (name, value) in &params {
+                    spec.params.insert(name.clone(), *value);
+                }
                 let side = SideInfo::new(Vec::new(), known.clone());
                 let mut m = models::build(&spec, Arc::clone(&data), &side).expect("build");
                 fit(m.as_mut(), &FitOptions::default(), |_, _, _| {

@@ -19,6 +19,9 @@ pub enum UiCommand {
     /// Load the current source again with its labels from this choice (a labels file, a CSV
     /// column; the default choice: the file's own labels).
     SetLabels(super::state::LabelChoice),
+    /// Prepare the loaded data again for the selected model when its `auto` preprocessing
+    /// differs (a run was asked for on data prepared for another kind of model).
+    PrepareForModel,
     /// Show the native "open file" dialog (background thread).
     OpenFileDialog,
     /// Show the native "open folder" dialog (background thread).

@@ -79,7 +79,8 @@ pub fn history_csv(rows: &[HistoryRow]) -> String {
     let opt = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
     let mut out = String::from(
         "run,model,dataset,params,seed,stop,iterations,seconds,acc,acc_std,nmi_max,nmi_max_std,\
-         nmi_sqrt,nmi_sqrt_std,nmi_arith,nmi_arith_std,kmeans_restarts,class_acc,macro_f1,kept\n",
+         nmi_sqrt,nmi_sqrt_std,nmi_arith,nmi_arith_std,kmeans_restarts,class_acc,macro_f1,kept,\
+         preprocess\n",
     );
     for r in rows {
         let ev = r.evaluation.as_deref();
@@ -98,7 +99,7 @@ pub fn history_csv(rows: &[HistoryRow]) -> String {
         });
         let _ = writeln!(
             out,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.id,
             csv_field(&r.model),
             csv_field(&r.dataset),
@@ -114,7 +115,10 @@ pub fn history_csv(rows: &[HistoryRow]) -> String {
             ev.map(|e| e.restarts.to_string()).unwrap_or_default(),
             opt(cls.map(|c| c.accuracy)),
             opt(cls.map(|c| c.macro_f1)),
-            opt(r.kept)
+            opt(r.kept),
+            r.preprocess
+                .map(|p| csv_field(p.name()))
+                .unwrap_or_default()
         );
     }
     out

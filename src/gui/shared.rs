@@ -91,6 +91,20 @@ impl Shared<'_> {
             self.session.set_error("No model available");
             return None;
         };
+        // `auto` gives this model another preprocessing than X has: prepare X first.
+        if let Some(need) = data.auto_choice_for(spec.kind.auto_for())
+            && self.settings.preprocess == crate::engine::data::Preprocess::Auto
+        {
+            self.session.set_error(format!(
+                "Preparing the data for {} first (auto preprocessing gives {} for it): run \
+                 again when it is loaded",
+                spec.kind.label(),
+                need.choice.name()
+            ));
+            self.commands
+                .push(super::command::UiCommand::PrepareForModel);
+            return None;
+        }
         Some((data, spec))
     }
 

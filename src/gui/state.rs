@@ -139,13 +139,21 @@ impl Settings {
         ModelKind::from_name(&self.model).or_else(|| ModelKind::all().next())
     }
 
-    /// Options for the data loaders.
+    /// Options for the data loaders; `auto` resolves for the selected model, as `run
+    /// --model` does (docs/models.md §1).
     pub fn load_options(&self) -> LoadOptions {
         LoadOptions {
             preprocess: self.preprocess,
             resize: self.resize_images.then_some(self.resize),
+            auto_for: self.auto_for(),
             ..LoadOptions::default()
         }
+    }
+
+    /// The kind of model `auto` preprocessing resolves for: the selected model's.
+    pub fn auto_for(&self) -> crate::engine::data::AutoFor {
+        self.model_kind()
+            .map_or_else(Default::default, ModelKind::auto_for)
     }
 
     pub fn fit_options(&self) -> FitOptions {
@@ -415,6 +423,9 @@ pub struct HistoryRow {
     pub data: Option<Fingerprint>,
     /// The dataset's short name (file or folder name, or the sample's), for the table.
     pub dataset: String,
+    /// The preprocessing X had for this run, resolved (`auto` depends on the model); `None`
+    /// for a run read from a session that did not record it.
+    pub preprocess: Option<crate::engine::data::Preprocess>,
     /// How the fit ended: "converged", "iteration cap" or "stopped at iteration t".
     pub stop: String,
     /// The run's last scatter frame, to bring it back from the table ("show").

@@ -171,6 +171,11 @@ pub struct Dataset {
     /// Why `auto` chose [`Self::preprocess`], in one line for the Data panel and the CLI
     /// (`None` when the preprocessing was given explicitly).
     pub preprocess_reason: Option<String>,
+    /// What `auto` resolves to for each kind of model, when the preprocessing was `auto`
+    /// (`None` when it was given explicitly): [`Self::preprocess`] is one of them. The app
+    /// loads again from the source when the model it runs needs the other
+    /// ([`Dataset::auto_choice_for`]).
+    pub preprocess_auto: Option<preprocess::AutoChoices>,
     /// [`Self::preprocess`]'s steps as fitted on these samples (features' ranges, spreads…),
     /// to preprocess new samples the same way (the Python estimators' `transform`).
     pub preprocess_steps: Vec<preprocess::FittedStep>,
@@ -251,6 +256,7 @@ impl Dataset {
             fingerprint,
             preprocess: Preprocess::None,
             preprocess_reason: None,
+            preprocess_auto: None,
             preprocess_steps: Vec::new(),
             warnings: Vec::new(),
         }
@@ -336,6 +342,7 @@ impl Dataset {
             fingerprint: Fingerprint { n, m, hash: 0 },
             preprocess: Preprocess::None,
             preprocess_reason: None,
+            preprocess_auto: None,
             preprocess_steps: Vec::new(),
             warnings: Vec::new(),
         }
@@ -358,6 +365,16 @@ impl Dataset {
             Some(name) if !name.trim().is_empty() => name.clone(),
             _ => format!("feature {}", j + 1),
         }
+    }
+
+    /// What `auto` resolves to for `kind` when it differs from the preprocessing X has, so
+    /// that X must be prepared again from the raw data for such a model; `None` when X fits
+    /// `kind` or the preprocessing was explicit.
+    pub fn auto_choice_for(&self, kind: AutoFor) -> Option<&preprocess::AutoChoice> {
+        self.preprocess_auto
+            .as_ref()
+            .map(|a| a.get(kind))
+            .filter(|a| a.choice != self.preprocess)
     }
 
     /// Number of classes (0 when unlabelled).
@@ -555,18 +572,20 @@ fn finish_with(mut ds: Dataset, opts: &LoadOptions, hash: bool) -> Dataset {
     }
     let quality = preprocess::quality_warnings(&ds.x, &ds.sample_names);
     ds.warnings.extend(quality);
-    let (chosen, reason) = match opts.preprocess {
+    let (chosen, reason, auto) = match opts.preprocess {
         Preprocess::Auto => {
-            let auto = preprocess::resolve_auto_for(&ds.x, ds.image_shape.is_some(), opts.auto_for);
-            (auto.choice, Some(auto.reason))
+            let both = preprocess::AutoChoices::of(&ds.x, ds.image_shape.is_some());
+            let auto = both.get(opts.auto_for).clone();
+            (auto.choice, Some(auto.reason), Some(both))
         }
-        p => (p, None),
+        p => (p, None, None),
     };
     let (steps, notes) = preprocess::apply_fitted(&mut ds.x, chosen);
     ds.warnings.extend(notes);
     ds.preprocess_steps = steps;
     ds.preprocess = chosen;
     ds.preprocess_reason = reason;
+    ds.preprocess_auto = auto;
     ds
 }
 

@@ -291,21 +291,59 @@ pub const AUTO_COMPOSITIONAL_SPREAD: f64 = 0.05;
 /// `l2` (PSMF 52.6 against 40.1 % ACC, CAN 51.4 / 44.4, GNMF 47.9 / 43.7, 2-STGINMF 50.7 / 39.5 %
 /// accuracy with 10 % of the labels), while NMF needs the scaling (42.9 against 28.5).
 pub fn resolve_auto_for(x: &Array2<f64>, is_image: bool, for_model: AutoFor) -> AutoChoice {
-    let auto = resolve_auto(x, is_image);
-    if for_model != AutoFor::SampleGraph || auto.choice != Preprocess::MinMaxL2 {
-        return auto;
+    AutoChoices::of(x, is_image).take(for_model)
+}
+
+/// What `auto` resolves to for each kind of model ([`resolve_auto_for`]), taken from the raw
+/// data once. A loaded dataset keeps it so that the app, which loads before the model is run,
+/// can tell whether another model needs X prepared otherwise without the raw values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AutoChoices {
+    /// For a factorisation of X ([`AutoFor::Factorisation`]).
+    pub factorisation: AutoChoice,
+    /// For a model that compares samples ([`AutoFor::SampleGraph`]); differs from
+    /// [`Self::factorisation`] on a compositional table with mixed ranges only.
+    pub sample_graph: AutoChoice,
+}
+
+impl AutoChoices {
+    /// Both resolutions of `x` (raw, before preprocessing). The compositional test is a
+    /// pass over X taken only for a table the data rule scales per feature.
+    pub fn of(x: &Array2<f64>, is_image: bool) -> Self {
+        let factorisation = resolve_auto(x, is_image);
+        let sample_graph = match factorisation.choice {
+            Preprocess::MinMaxL2 => compositional(x).map(|(lo, hi)| AutoChoice {
+                choice: Preprocess::L2,
+                reason: format!(
+                    "auto: every sample sums to {}–{} (shares of one whole), kept on that \
+                     scale for a model that compares samples, samples to unit length",
+                    short(lo),
+                    short(hi)
+                ),
+            }),
+            _ => None,
+        }
+        .unwrap_or_else(|| factorisation.clone());
+        Self {
+            factorisation,
+            sample_graph,
+        }
     }
-    match compositional(x) {
-        Some((lo, hi)) => AutoChoice {
-            choice: Preprocess::L2,
-            reason: format!(
-                "auto: every sample sums to {}–{} (shares of one whole), kept on that scale \
-                 for a model that compares samples, samples to unit length",
-                short(lo),
-                short(hi)
-            ),
-        },
-        None => auto,
+
+    /// The resolution for `kind`.
+    pub fn get(&self, kind: AutoFor) -> &AutoChoice {
+        match kind {
+            AutoFor::Factorisation => &self.factorisation,
+            AutoFor::SampleGraph => &self.sample_graph,
+        }
+    }
+
+    /// [`Self::get`], by value.
+    pub fn take(self, kind: AutoFor) -> AutoChoice {
+        match kind {
+            AutoFor::Factorisation => self.factorisation,
+            AutoFor::SampleGraph => self.sample_graph,
+        }
     }
 }
 
@@ -569,6 +607,18 @@ mod tests {
         };
         assert_eq!(load(AutoFor::SampleGraph), Preprocess::L2);
         assert_eq!(load(AutoFor::Factorisation), Preprocess::MinMaxL2);
+        // The dataset keeps both resolutions: it says what the other kind of model needs.
+        let d = super::super::load(&path, &Default::default()).unwrap();
+        assert_eq!(d.auto_choice_for(AutoFor::Factorisation), None);
+        let other = d.auto_choice_for(AutoFor::SampleGraph).unwrap();
+        assert_eq!(other.choice, Preprocess::L2);
+        assert!(other.reason.contains("shares of one whole"), "{other:?}");
+        let explicit = super::super::LoadOptions {
+            preprocess: Preprocess::MinMaxL2,
+            ..Default::default()
+        };
+        let d = super::super::load(&path, &explicit).unwrap();
+        assert_eq!(d.auto_choice_for(AutoFor::SampleGraph), None);
         std::fs::remove_file(&path).unwrap();
     }
 

@@ -175,6 +175,11 @@ pub struct RunRecord {
     pub seconds: f64,
     /// How the fit ended ("converged", "iteration cap", "stopped at iteration t").
     pub stop: String,
+    /// The preprocessing X had for this run, resolved: `auto` depends on the model, so runs
+    /// of one session may differ from each other and from [`DatasetRef::preprocess`]
+    /// (docs/models.md §1). Absent in sessions saved before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preprocess: Option<Preprocess>,
     /// Scores by name (acc, nmi, kept, ...); only those computed.
     #[serde(default)]
     pub scores: BTreeMap<String, f64>,
@@ -472,6 +477,7 @@ mod tests {
                 iterations: 33,
                 seconds: 0.25,
                 stop: "converged".into(),
+                preprocess: Some(Preprocess::L2),
                 scores,
                 factors: None,
             }],

@@ -5,9 +5,13 @@
 //! ([`crate::gui::state::Pending`]).
 //!
 //! Other features ask for a load by sending [`Open`] (a session's data with its loader
-//! options).
+//! options). `auto` preprocessing resolves for the selected model, and X is prepared again
+//! when another model needs another choice ([`prepare`]).
 
 mod install;
+mod prepare;
+
+pub use prepare::needed_for_model;
 
 use super::command::{Addressed, UiCommand};
 use super::feature::{Feature, Shared, TaskPanicked};
@@ -53,10 +57,14 @@ impl Addressed for Done {
     const FEATURE: &'static str = NAME;
 }
 
-/// The feature's own state: the ticket of the newest load.
+/// The feature's own state: the ticket of the newest load, and the preparation of X for
+/// the selected model in flight or refused.
 #[derive(Debug, Default)]
 pub struct Data {
     ticket: u64,
+    preparing: Option<prepare::Preparing>,
+    /// A preparation that failed (the data and the kind of model): not tried again.
+    failed: Option<(Fingerprint, data::AutoFor)>,
 }
 
 impl Feature for Data {
@@ -64,8 +72,17 @@ impl Feature for Data {
         NAME
     }
 
+    /// X follows the selected model's `auto` choice; a run keeps the X it started on, so
+    /// not while one is active.
+    fn logic(&mut self, app: &mut Shared<'_>) {
+        if !app.run.worker.is_active() {
+            self.prepare_for_model(app);
+        }
+    }
+
     fn on_command(&mut self, cmd: UiCommand, app: &mut Shared<'_>) -> Option<UiCommand> {
         match cmd {
+            UiCommand::PrepareForModel => self.prepare_for_model(app),
             UiCommand::LoadPath(p) => self.load_typed_path(p, app),
             UiCommand::LoadSample(s) => self.request_load(DataSource::Sample(s), app),
             UiCommand::Reload => {
@@ -225,14 +242,35 @@ impl Data {
         if ticket != self.ticket {
             return;
         }
+        let preparing = self.preparing.take().filter(|p| p.ticket == ticket);
         app.session.loading = None;
         let labels = app.session.labels_pending.take();
+        if preparing.is_some_and(|p| !p.wanted(app.settings)) {
+            // Another model (or preprocessing) was picked meanwhile: X stays, and `logic`
+            // prepares what the selection needs now.
+            return;
+        }
         match result {
             Ok(data) => {
                 app.session.labels = labels.unwrap_or_default();
+                let reason = data.preprocess_reason.clone().unwrap_or_default();
                 install::install(*data, Some(source), app);
-                let s = format!("{} in {seconds:.2} s", app.session.status.text);
+                let s = match preparing {
+                    Some(_) => format!(
+                        "Data prepared for {} in {seconds:.2} s: {reason}",
+                        prepare::model_label(app)
+                    ),
+                    None => format!("{} in {seconds:.2} s", app.session.status.text),
+                };
                 app.session.set_status(s);
+            }
+            Err(e) if preparing.is_some() => {
+                let here = app.session.dataset.as_ref().map(|d| d.fingerprint);
+                self.failed = here.zip(preparing.map(|p| p.kind));
+                app.session.set_error(format!(
+                    "Could not prepare the data for {}: {e}",
+                    prepare::model_label(app)
+                ));
             }
             Err(e) => {
                 let e = match app.session.opening.take() {

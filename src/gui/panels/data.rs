@@ -17,7 +17,9 @@ const PREPROCESS: [(Preprocess, &str, &str); 8] = [
         "auto",
         "Chosen from the data: L2 for images and for tables whose features share one range; \
          min-max, then L2 for tables whose features' ranges differ by more than 10× or that \
-         hold negative values. The choice and its reason are shown below",
+         hold negative values; a model that compares samples keeps a compositional table \
+         (every sample sums to one total) on its scale with L2, so picking one prepares the \
+         data again. The choice and its reason are shown below",
     ),
     (Preprocess::None, "none", "Use X as loaded"),
     (
@@ -75,7 +77,7 @@ pub fn show(
     ui.add_space(4.0);
     options(ui, settings, session, cmds);
     ui.separator();
-    summary(ui, session, view, cmds);
+    summary(ui, settings, session, view, cmds);
 }
 
 /// Open file / folder / sample.
@@ -179,7 +181,13 @@ fn options(ui: &mut egui::Ui, settings: &mut Settings, session: &Session, cmds: 
 
 /// The loading spinner, the load error, and the loaded dataset's summary with its labels
 /// picker.
-fn summary(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mut Commands) {
+fn summary(
+    ui: &mut egui::Ui,
+    settings: &Settings,
+    session: &Session,
+    view: &mut ViewState,
+    cmds: &mut Commands,
+) {
     if let Some(what) = &session.loading {
         ui.horizontal(|ui| {
             ui.spinner();
@@ -214,6 +222,22 @@ fn summary(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
         None => format!("preprocessing: {}", preprocess_label(d.preprocess)),
     };
     ui.label(line);
+    if let (Some(need), None) = (
+        crate::gui::data::needed_for_model(settings, Some(d)),
+        &session.loading,
+    ) {
+        let model = settings
+            .model_kind()
+            .map_or("the selected model", |k| k.label());
+        ui.label(RichText::new(format!(
+            "for {model}, {}: X is prepared again before it runs",
+            need.reason
+        )))
+        .on_hover_text(
+            "auto preprocessing depends on the model (docs/models.md §1): a model that \
+             compares samples keeps a compositional table on its scale",
+        );
+    }
     for w in &d.warnings {
         ui.label(RichText::new(format!("warning: {w}")).color(Color32::from_rgb(220, 170, 40)));
     }

@@ -74,6 +74,7 @@ fn run_finished(app: &mut Shared<'_>) {
             .dataset
             .as_ref()
             .map_or_else(String::new, |d| short_name(&d.source)),
+        preprocess: s.dataset.as_ref().map(|d| d.preprocess),
         stop: match fit.stop {
             StopReason::Converged => "converged".to_owned(),
             StopReason::MaxIter => "iteration cap".to_owned(),

@@ -100,6 +100,7 @@ fn apply_session(app: &mut Shared<'_>) {
             factors: Arc::new(factors),
             data: Some(data.fingerprint),
             dataset: short_name(&data.source),
+            preprocess: r.preprocess,
             stop: r.stop.clone(),
             snapshot: None,
             evaluation: None,

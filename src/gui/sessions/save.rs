@@ -74,6 +74,7 @@ pub(super) fn save(path: &Path, app: &mut Shared<'_>) -> Result<(), String> {
                     iterations: r.iterations,
                     seconds: r.seconds,
                     stop: r.stop.clone(),
+                    preprocess: r.preprocess,
                     scores,
                     factors: None,
                 }

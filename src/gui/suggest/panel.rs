@@ -164,6 +164,7 @@ mod tests {
                 hash: data,
             }),
             dataset: String::new(),
+            preprocess: None,
             stop: String::new(),
             snapshot: None,
             evaluation: None,

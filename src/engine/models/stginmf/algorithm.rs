@@ -594,7 +594,7 @@ fn build_round(
     let nearest: Vec<usize> = nearest.into_iter().map(AtomicUsize::into_inner).collect();
     let kk = row_sparse(
         n_t,
-        params.n_k,
+        test_neighbours(params.n_k, label.len(), given_frac),
         &|r0, r1| {
             let mut b = sim.block(&te, r0, r1, &te);
             for (r, mut row) in b.rows_mut().into_iter().enumerate() {
@@ -649,6 +649,32 @@ fn build_round(
         u: Array2::zeros((n_t, k)),
         sigma: if fell_back { f64::NAN } else { sig },
     })
+}
+
+/// Most neighbours per test sample in K when `n_k` = 0 (auto, docs/models.md §7.1).
+pub const AUTO_N_K: usize = 10;
+
+/// N_K: `n_k` as set, or for `n_k` = 0 (auto) [`AUTO_N_K`] capped at half the smallest class's
+/// size as the given labels estimate it (n·g_a, g the given fractions), at least 1. A class of
+/// s samples can give a member at most s − 1 neighbours of its own class, so a larger N_K ties
+/// every sample of a small class to other classes (glass: classes of 9, 13 and 17; ORL: 10
+/// images a person); on the sets whose classes all have 20 samples or more it is
+/// [`AUTO_N_K`].
+fn test_neighbours(n_k: usize, n: usize, given_frac: &[f64]) -> usize {
+    if n_k > 0 {
+        return n_k;
+    }
+    let smallest = given_frac
+        .iter()
+        .copied()
+        .filter(|&g| g > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let half = (n as f64 * smallest / 2.0).round();
+    if half.is_finite() {
+        (half as usize).clamp(1, AUTO_N_K)
+    } else {
+        AUTO_N_K
+    }
 }
 
 /// The initial V (docs/models.md §7.2 init, [C]): random nonnegative with the own class

@@ -612,3 +612,22 @@ fn typed_parameters_read_the_table() {
     assert_eq!((d.similarity, d.sigma, d.priors), (SimKind::Gaussian, SigmaRule::Pair, Priors::Residual));
     assert!(d.damping);
 }
+
+/// N_K at `n_k` = 0 follows the smallest class as the given labels estimate it (n·g_a, halved,
+/// at most 10): glass's class of 9 at 10 % (1 of 21 given, 214 samples) and ORL's 10 images a
+/// person (1 of 40 given, 400 samples) give 5; classes of 20 or more keep 10; an explicit
+/// `n_k` is used as it is.
+#[test]
+fn auto_test_neighbours_follow_the_smallest_class() {
+    use super::test_neighbours;
+    let glass = [7.0 / 21.0, 7.0 / 21.0, 2.0 / 21.0, 1.0 / 21.0, 1.0 / 21.0, 3.0 / 21.0];
+    assert_eq!(test_neighbours(0, 214, &glass), 5);
+    assert_eq!(test_neighbours(0, 400, &[1.0 / 40.0; 40]), 5);
+    assert_eq!(test_neighbours(0, 150, &[1.0 / 3.0; 3]), 10);
+    assert_eq!(test_neighbours(0, 358, &[0.3, 0.2, 0.2, 0.1, 0.1, 2.0 / 36.0]), 10);
+    // A class without given labels does not count; a tiny class still keeps one neighbour.
+    assert_eq!(test_neighbours(0, 100, &[0.5, 0.5, 0.0]), 10);
+    assert_eq!(test_neighbours(0, 10, &[0.9, 0.1]), 1);
+    assert_eq!(test_neighbours(7, 214, &glass), 7);
+    assert_eq!(test_neighbours(0, 214, &[]), 10);
+}
