@@ -4,7 +4,8 @@
 # preprocessing `auto`, seeds 1 and 2, 10 k-means restarts) on every public set; per set the
 # settings are ranked by their mean ACC (2-STGINMF: accuracy on the samples not given), and the
 # setting with the best median rank across the sets is the default (ties: the better mean rank,
-# then the better mean ACC). One set's best cell does not decide.
+# then the better mean ACC). Settings whose runs on a set score the same for every seed share
+# the better rank there. One set's best cell does not decide.
 #
 # Usage: scripts/defaults-grid.sh MODEL OUT_DIR SETTING...
 #   a SETTING is space-free `--param` items joined by `+`, e.g. lambda=10+mu0=1 ("-" = defaults)
@@ -31,9 +32,9 @@ done
 for setting in "$@"; do
   awk -F'\t' -v st="$setting" 'NR > 1 && $4 != "failed" {
       v = ($2 == "stginmf") ? $5 : $4
-      if (v != "") { s[$1] += v; n[$1]++ }
+      if (v != "") { s[$1] += v; n[$1]++; sig[$1] = sig[$1] $3 ":" $4 ":" $5 ";" }
     }
-    END { for (k in s) printf "%s\t%s\t%.4f\n", st, k, s[k] / n[k] }' "$out/$setting/runs.tsv"
+    END { for (k in s) printf "%s\t%s\t%.4f\t%s\n", st, k, s[k] / n[k], sig[k] }' "$out/$setting/runs.tsv"
 done | sort -t$'\t' -k2,2 -k3,3gr | awk -F'\t' -v nmf="${NMF:-}" -v model="$model" '
   BEGIN {
     if (nmf != "" && model != "stginmf") {
@@ -44,7 +45,11 @@ done | sort -t$'\t' -k2,2 -k3,3gr | awk -F'\t' -v nmf="${NMF:-}" -v model="$mode
       for (k in ns) ref[k] = ns[k] / nn[k]
     }
   }
-  { if ($2 != set) { set = $2; r = 0 } r++; rank[$1] = rank[$1] " " r; acc[$1, $2] = $3;
+  { if ($2 != set) { set = $2; i = 0; sig = "" }
+    # Settings whose runs score the same (every seed, every score) share the better rank:
+    # the same outcome cannot rank by the name of its setting.
+    i++; if ($4 != sig) { r = i; sig = $4 }
+    rank[$1] = rank[$1] " " r; acc[$1, $2] = $3;
     tot[$1] += $3; cnt[$1]++; sets[$2] = 1; settings[$1] = 1
     if (!($1 in ok)) ok[$1] = (length(ref) > 0) ? "yes" : "-"
     if (($2 in ref) && $3 < ref[$2] - 0.02) ok[$1] = "no" }

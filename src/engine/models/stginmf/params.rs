@@ -116,12 +116,12 @@ pub const TABLE: &[HyperParam] = &[
          Blood, 150 on R8; the default and why are in docs/models.md §7.8. Capped at the row and \
          column lengths.",
     ),
-    HyperParam::count("n_k", 10, 0..=10000, &[0, 5, 10, 30, 100]).help(
+    HyperParam::count("n_k", 0, 0..=10000, &[0, 5, 10, 30, 100]).help(
         "N_K: each test sample keeps its N_K most similar other test samples in K (row-sparse, \
-         then symmetrised; docs/models.md §7.1). The paper uses 30 on Iris and Blood, 100 on R8; \
-         the default and why are in docs/models.md §7.8. 0 = auto: 10, or half the smallest \
-         class's size as the given labels estimate it when that is less (glass, ORL: 5; \
-         docs/models.md §9).",
+         then symmetrised; docs/models.md §7.1). 0 = auto (the default, chosen by the protocol \
+         of docs/models.md §9): 10, or half the smallest class's size as the given labels \
+         estimate it when that is less (glass, ORL: 5). The paper uses 30 on Iris and Blood, \
+         100 on R8.",
     ),
     HyperParam::choice("similarity", "gaussian", SIMILARITY).help(
         "Base similarity of two samples (docs/models.md §7.1).",

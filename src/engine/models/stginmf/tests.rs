@@ -600,15 +600,15 @@ fn orl_with_one_label_per_person_fits_within_the_default_cap_without_blowing_up(
     assert!(acc > 0.3, "first pass on ORL: {acc}");
 }
 
-/// The typed parameters read the table: its defaults (the paper's but for `a`, which
-/// docs/models.md §9 chose; the paper's is the preset) and the choices by option name.
+/// The typed parameters read the table: its defaults (the paper's but for `a` and `n_k`, which
+/// docs/models.md §9 chose; the paper's `a` is the preset) and the choices by option name.
 #[test]
 fn typed_parameters_read_the_table() {
     use crate::engine::models::stginmf::params::{PRESETS, Priors, SigmaRule, SimKind, StginmfParams};
     let d = StginmfParams::defaults().unwrap();
     assert_eq!(PRESETS[0].values, &[("a", crate::engine::models::ParamValue::Number(0.5))]);
     assert_eq!((d.lambda1, d.lambda2, d.lambda3, d.a), (0.01, 0.5, 0.5, 0.25));
-    assert_eq!((d.rounds, d.mu, d.stage_iters, d.n_p, d.n_k), (10, 0.9, 200, 10, 10));
+    assert_eq!((d.rounds, d.mu, d.stage_iters, d.n_p, d.n_k), (10, 0.9, 200, 10, 0));
     assert_eq!((d.similarity, d.sigma, d.priors), (SimKind::Gaussian, SigmaRule::Pair, Priors::Residual));
     assert!(d.damping);
 }
