@@ -14,7 +14,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::NodeT;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::models::{HyperParam, ParamKind, ParamValue, rpnmf};
-use nmf_playground::gui::panels::model::{ParamEdit, hyperparameter_row};
+use nmf_playground::gui::runs::{ParamEdit, hyperparameter_row};
 use nmf_playground::gui::{App, Settings, WorkerState};
 use std::time::Duration;
 

@@ -25,20 +25,9 @@ pub enum UiCommand {
     OpenFolderDialog,
     /// Start a run with the current settings, replacing any running one.
     Run,
-    /// Start a run of the selected model from this history run's factors (its rank, its W
-    /// and H; docs/models.md §10.6).
-    ContinueRun(u64),
-    /// Bring a history row's scatter and scores back (when no run is active).
-    ShowRun(u64),
     Pause,
     Resume,
     Stop,
-    /// One iteration of the current run, then hold (a new held run when none is active).
-    Step,
-    /// Start the selected model again from the same start (seed), held at its start.
-    ResetRun,
-    /// Run at most this many iterations per second (0: full speed).
-    SetRate(u32),
     /// Switch between dark and light theme.
     SetDark(bool),
     /// Close the window (asks first when constraints are unsaved).
@@ -73,8 +62,6 @@ pub enum UiCommand {
     },
     /// The answer to "unsaved constraints": save, discard or cancel the pending action.
     ResolvePending(Resolution),
-    /// Write the run history table as CSV to this path (atomically).
-    ExportHistory(PathBuf),
     /// Save the session to this path, or to the last session file (asking when there is
     /// none).
     SaveSession(Option<PathBuf>),

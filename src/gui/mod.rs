@@ -25,6 +25,7 @@ mod background;
 mod command;
 pub mod compare;
 mod constraints;
+pub mod convergence;
 mod data;
 mod dispatch;
 mod evaluation;
@@ -35,6 +36,7 @@ mod feature;
 mod file_prompt;
 mod format;
 mod frame;
+pub mod gallery;
 mod input;
 pub mod kscan;
 mod layout;
@@ -42,8 +44,9 @@ mod model_docs;
 pub mod panels;
 mod point_image;
 mod points;
+pub mod results;
 mod run_controller;
-mod runs;
+pub mod runs;
 mod scatter_cache;
 mod search;
 mod sessions;
@@ -51,9 +54,11 @@ mod shared;
 mod state;
 mod style;
 pub mod suggest;
+mod teaching;
 mod textures;
 pub mod tour;
 mod view;
+mod weights;
 
 pub use command::{FileAction, PathAsk, Resolution, UiCommand};
 pub use evaluation::{EvalInput, evaluate, history_csv};
@@ -324,6 +329,11 @@ fn features(recovery_dir: Option<PathBuf>) -> Features {
     Features::new(vec![
         Box::new(data::Data::default()),
         Box::new(runs::Runs),
+        Box::new(teaching::Teaching::default()),
+        Box::new(weights::FeatureWeights::default()),
+        Box::new(convergence::ConvergencePlot),
+        Box::new(gallery::BasisGallery::default()),
+        Box::new(results::Results::default()),
         Box::new(constraints::Constraints::default()),
         Box::new(sessions::Sessions::new(recovery_dir)),
         Box::new(search::PointSearch),

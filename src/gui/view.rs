@@ -62,8 +62,6 @@ pub struct ViewState {
     /// The left and right panels' rects of the last frame (None when hidden); tests check
     /// that they never cover the plot.
     pub panel_rects: [Option<egui::Rect>; 2],
-    /// Textures of a model's feature weights and the snapshot iteration they show.
-    pub feature_textures: (Option<usize>, Vec<egui::TextureHandle>),
     pub(crate) thumbnails: ThumbnailCache,
     /// The exploration views: basis gallery, teaching controls, suggestions, tour.
     pub explore: ExploreView,
@@ -72,8 +70,6 @@ pub struct ViewState {
     // ----- results
     /// History ids selected in the table (at most two; two overlay their curves).
     pub selected_runs: Vec<u64>,
-    /// Text of the history export path field.
-    pub history_path_input: String,
     // ----- text fields and windows
     /// Text of the typed dataset path field.
     pub path_input: String,
@@ -136,12 +132,10 @@ impl ViewState {
             rings: PaintedRings::default(),
             plot_transform: None,
             panel_rects: [None, None],
-            feature_textures: (None, Vec::new()),
             thumbnails: ThumbnailCache::default(),
             explore: ExploreView::default(),
             points: PointsView::default(),
             selected_runs: Vec::new(),
-            history_path_input: String::new(),
             path_input: last_path
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),

@@ -12,7 +12,7 @@ use crate::engine::jobs::worker::Snapshot;
 use crate::engine::machine::fsutil::write_atomic;
 use crate::figures::{self, Format};
 use crate::gui::command::Addressed;
-use crate::gui::explore::basis_order;
+use crate::gui::gallery::basis_order;
 use crate::gui::scatter_cache::ScatterCache;
 use crate::gui::shared::Shared;
 use crate::gui::state::Convergence;

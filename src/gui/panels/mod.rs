@@ -2,16 +2,10 @@
 
 use eframe::egui;
 
-pub mod convergence;
 pub mod data;
-pub mod features;
 pub mod file_prompt;
-pub mod gallery;
 pub mod labels;
-pub mod model;
-pub mod results;
 pub mod scatter;
-pub mod teaching;
 
 use super::command::Commands;
 use super::command::UiCommand;
@@ -76,7 +70,6 @@ pub fn top_bar(ui: &mut egui::Ui, app: &mut Shared<'_>, features: &mut Features)
                     &mut app.settings.show_model_panel,
                     "Model and results panel",
                 );
-                ui.checkbox(&mut app.view.explore.show_gallery, "Basis gallery");
                 ui.checkbox(
                     &mut app.view.points.show_neighbours,
                     "Neighbours in X and in H",

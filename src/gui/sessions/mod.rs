@@ -75,6 +75,7 @@ impl Feature for Sessions {
         match event {
             Event::NewStore => self.start_journal(app),
             Event::DatasetChanged => apply::data_loaded(app),
+            Event::HistoryChanged => {}
         }
     }
 

@@ -91,7 +91,9 @@ pub fn show(
             ui.end_row();
             if let Some(e) = &rank_error {
                 ui.label("");
-                ui.add(egui::Label::new(RichText::new(e).color(super::ERROR_RED)).wrap());
+                ui.add(
+                    egui::Label::new(RichText::new(e).color(crate::gui::panels::ERROR_RED)).wrap(),
+                );
                 ui.end_row();
             }
             let l = ui.label("Seed");
@@ -209,7 +211,7 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
             let b = ui
                 .small_button(preset.name)
                 .accessible_name(format!("preset {}", preset.name))
-                .on_hover_text(super::displayable(ui.ctx(), preset.help));
+                .on_hover_text(crate::gui::panels::displayable(ui.ctx(), preset.help));
             if b.clicked() {
                 for &(name, v) in preset.values {
                     settings.set_param(kind.name(), name, v);
@@ -267,7 +269,7 @@ pub fn hyperparameter_row(
     section: &str,
     edited: Option<ParamValue>,
 ) -> Option<ParamEdit> {
-    let tip = super::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, section));
+    let tip = crate::gui::panels::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, section));
     let l = ui.label(hp.name).on_hover_text(&tip);
     let current = edited.unwrap_or(hp.default_value());
     let mut edit = None;
@@ -567,7 +569,7 @@ fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_m
         && let Some(result) = &run.result
     {
         for note in &result.notes {
-            let text = super::displayable(ui.ctx(), &format!("note: {note}"));
+            let text = crate::gui::panels::displayable(ui.ctx(), &format!("note: {note}"));
             ui.label(RichText::new(text).color(NOTE_COLOUR));
         }
     }
