@@ -63,7 +63,10 @@ fn before_the_first_run_the_scatter_shows_the_data_and_the_mode_bar() {
     h.get_by_label("PCA-2D of X (the data; a run replaces it with its H)");
     h.get_by_label("Triplet").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().tool, nmf_playground::gui::Tool::Triplet);
+    assert_eq!(
+        common::scatter(h.state()).tool,
+        nmf_playground::gui::Tool::Triplet
+    );
     h.get_by_label("Run").click();
     step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
         matches!(a.run().worker, WorkerState::Finished(_))
@@ -94,7 +97,7 @@ fn run_until_finished_fills_history_and_scatter() {
     let n: usize = h.state().view().scatter.point_count();
     assert_eq!(n, s.dataset.as_ref().expect("dataset").n());
     assert!(
-        h.state().view().plot_transform.is_some(),
+        common::scatter(h.state()).plot_transform.is_some(),
         "scatter transform not stored"
     );
     assert!(s.status.text.starts_with("Finished"), "{:?}", s.status);
@@ -524,8 +527,7 @@ fn at_small_window_sizes_no_panel_covers_the_plot() {
         });
         h.run_steps(3);
         let plot = |h: &Harness<'static, App>| {
-            *h.state()
-                .view()
+            *common::scatter(h.state())
                 .plot_transform
                 .expect("scatter drawn")
                 .frame()

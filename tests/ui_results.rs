@@ -383,10 +383,10 @@ fn forty_classes_get_forty_colours_and_a_legend_that_highlights() {
     assert_eq!(colours.len(), 40, "a colour repeats among the 40 classes");
     h.get_by_label("s6 (10)").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().highlight.as_deref(), Some("s6"));
+    assert_eq!(common::scatter(h.state()).highlight.as_deref(), Some("s6"));
     h.get_by_label("s6 (10)").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().highlight, None);
+    assert_eq!(common::scatter(h.state()).highlight, None);
 }
 
 /// A run stopped by the user stays in the history as "stopped at iteration t" and is scored;

@@ -187,13 +187,8 @@ impl App {
                     features.ui(Place::Foot, ui, &mut app);
                 });
             egui::CentralPanel::default().show(ui, |ui| {
-                panels::scatter::show(
-                    ui,
-                    &mut self.session,
-                    &self.run,
-                    &mut self.view,
-                    &mut self.commands,
-                );
+                let (features, mut app) = self.parts();
+                features.ui(Place::Centre, ui, &mut app);
             });
         });
     }

@@ -9,7 +9,7 @@ use eframe::egui;
 
 use super::state::{CompareView, Comparison, Pane};
 use crate::engine::data::Dataset;
-use crate::gui::panels::scatter::{
+use crate::gui::scatter::{
     self, HIGHLIGHT, HOVER_PX, MAX_DRAWN, PICK_PX, SIDE_LEGEND_FROM, nice_marks, segment,
 };
 use crate::gui::state::Session;

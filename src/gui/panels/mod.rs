@@ -5,7 +5,6 @@ use eframe::egui;
 pub mod data;
 pub mod file_prompt;
 pub mod labels;
-pub mod scatter;
 
 use super::command::Commands;
 use super::command::UiCommand;

@@ -4,11 +4,11 @@
 
 use eframe::egui;
 
-use super::state::Evaluation;
 use crate::engine::constraints::Store;
 use crate::engine::data::Dataset;
 use crate::engine::jobs::worker::Snapshot;
 use crate::engine::models::LabelOrigin;
+use crate::gui::state::Evaluation;
 use egui::Color32;
 use egui_plot::{MarkerShape, PlotPoint, PlotTransform};
 
