@@ -6,6 +6,8 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 mod common;
+#[path = "common/scatter.rs"]
+mod scatter;
 
 use common::{MAX_STEPS, loaded, step_until};
 use eframe::egui;
@@ -64,7 +66,7 @@ fn before_the_first_run_the_scatter_shows_the_data_and_the_mode_bar() {
     h.get_by_label("Triplet").click();
     h.run_steps(2);
     assert_eq!(
-        common::scatter(h.state()).tool,
+        scatter::of(h.state()).tool,
         nmf_playground::gui::Tool::Triplet
     );
     h.get_by_label("Run").click();
@@ -97,7 +99,7 @@ fn run_until_finished_fills_history_and_scatter() {
     let n: usize = h.state().view().scatter.point_count();
     assert_eq!(n, s.dataset.as_ref().expect("dataset").n());
     assert!(
-        common::scatter(h.state()).plot_transform.is_some(),
+        scatter::of(h.state()).plot_transform.is_some(),
         "scatter transform not stored"
     );
     assert!(s.status.text.starts_with("Finished"), "{:?}", s.status);
@@ -527,7 +529,7 @@ fn at_small_window_sizes_no_panel_covers_the_plot() {
         });
         h.run_steps(3);
         let plot = |h: &Harness<'static, App>| {
-            *common::scatter(h.state())
+            *scatter::of(h.state())
                 .plot_transform
                 .expect("scatter drawn")
                 .frame()

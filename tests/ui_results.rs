@@ -7,6 +7,8 @@
 #![cfg(feature = "gui")]
 
 mod common;
+#[path = "common/scatter.rs"]
+mod scatter;
 
 use common::{MAX_STEPS, step_until};
 use eframe::egui;
@@ -383,10 +385,10 @@ fn forty_classes_get_forty_colours_and_a_legend_that_highlights() {
     assert_eq!(colours.len(), 40, "a colour repeats among the 40 classes");
     h.get_by_label("s6 (10)").click();
     h.run_steps(2);
-    assert_eq!(common::scatter(h.state()).highlight.as_deref(), Some("s6"));
+    assert_eq!(scatter::of(h.state()).highlight.as_deref(), Some("s6"));
     h.get_by_label("s6 (10)").click();
     h.run_steps(2);
-    assert_eq!(common::scatter(h.state()).highlight, None);
+    assert_eq!(scatter::of(h.state()).highlight, None);
 }
 
 /// A run stopped by the user stays in the history as "stopped at iteration t" and is scored;

@@ -34,12 +34,8 @@ pub enum UiCommand {
     Quit,
     /// Add a triplet through the store (refusals go to the status line).
     AddTriplet(Triplet),
-    /// Delete a triplet.
-    RemoveTriplet(Triplet),
     /// Paint these samples with the selected class (one undo step).
     PaintLabels(Vec<usize>),
-    /// Clear the painted labels of these samples (one undo step).
-    ClearLabels(Vec<usize>),
     Undo,
     Redo,
     /// Save the constraints to this path, or to the last one (asking when there is none).
@@ -72,11 +68,6 @@ pub enum UiCommand {
     /// Ask for the path of a file action in the app's own window (typed, with a suggested
     /// name; works where no native dialog exists).
     AskPath(PathAsk),
-    /// The answer to "the session's data changed": open its constraints anyway (`true`) or
-    /// stop.
-    SessionDataChanged(bool),
-    /// The answer to "Recover N unsaved edits": recover (`true`) or discard.
-    Recover(bool),
 }
 
 /// A constraint file action that needs a path.

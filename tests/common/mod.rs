@@ -51,10 +51,3 @@ pub fn loaded() -> Harness<'static, App> {
     h.step();
     h
 }
-
-/// The scatter's own state (tool, picks, overlays, the plot's transform).
-#[allow(dead_code)]
-pub fn scatter(app: &App) -> &nmf_playground::gui::scatter::Scatter {
-    app.feature::<nmf_playground::gui::scatter::Scatter>()
-        .expect("the app has the scatter")
-}

@@ -265,10 +265,10 @@ pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Command
             ));
             ui.horizontal(|ui| {
                 if ui.button("Recover").clicked() {
-                    cmds.push(UiCommand::Recover(true));
+                    cmds.send(crate::gui::sessions::Command::Recover(true));
                 }
                 if ui.button("Discard").clicked() {
-                    cmds.push(UiCommand::Recover(false));
+                    cmds.send(crate::gui::sessions::Command::Recover(false));
                 }
             });
         });
@@ -290,15 +290,15 @@ pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Command
         ));
         ui.horizontal(|ui| {
             if ui.button("Open the constraints anyway").clicked() {
-                cmds.push(UiCommand::SessionDataChanged(true));
+                cmds.send(crate::gui::sessions::Command::DataChanged(true));
             }
             if ui.button("Stop: do not open them").clicked() {
-                cmds.push(UiCommand::SessionDataChanged(false));
+                cmds.send(crate::gui::sessions::Command::DataChanged(false));
             }
         });
     });
     if resp.should_close() {
-        cmds.push(UiCommand::SessionDataChanged(false));
+        cmds.send(crate::gui::sessions::Command::DataChanged(false));
     }
 }
 

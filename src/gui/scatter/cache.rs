@@ -552,6 +552,15 @@ fn short(v: f64) -> String {
     }
 }
 
+/// Colour of painted class `c` called `name`: the ground-truth colour of the class with the
+/// same name, else a palette colour after the ground-truth ones.
+pub fn class_colour(data: &Dataset, name: &str, c: usize) -> Color32 {
+    match data.class_names.iter().position(|n| n == name) {
+        Some(k) => class_colour_of(k),
+        None => class_colour_of(data.class_names.len() + c),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

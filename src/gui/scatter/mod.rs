@@ -14,8 +14,8 @@ pub mod point_image;
 pub mod points;
 
 pub use panel::{
-    HIGHLIGHT, HOVER_PX, MAX_DRAWN, PICK_PX, SIDE_LEGEND_FROM, class_colour, mark_label,
-    nice_marks, sample_card, segment,
+    HIGHLIGHT, HOVER_PX, MAX_DRAWN, PICK_PX, SIDE_LEGEND_FROM, mark_label, nice_marks, sample_card,
+    segment,
 };
 
 use crate::gui::feature::{Event, Feature, Place, Shared};

@@ -6,7 +6,7 @@ use eframe::egui;
 
 use super::Scatter;
 use super::cache::ScatterCache;
-use super::cache::class_colour_of;
+use super::cache::class_colour;
 use super::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
@@ -37,15 +37,6 @@ const MAX_EDGES: usize = 5000;
 
 /// Highlight of the partial and the hovered triplet.
 pub const HIGHLIGHT: Color32 = Color32::from_rgb(255, 215, 0);
-
-/// Colour of painted class `c` called `name`: the ground-truth colour of the class with the
-/// same name, else a palette colour after the ground-truth ones.
-pub fn class_colour(data: &Dataset, name: &str, c: usize) -> Color32 {
-    match data.class_names.iter().position(|n| n == name) {
-        Some(k) => class_colour_of(k),
-        None => class_colour_of(data.class_names.len() + c),
-    }
-}
 
 /// Grid marks at a 1-2-5 step giving about four labelled marks over the visible range (and
 /// unlabelled minor marks at a fifth of it): egui_plot's own spacer, on a narrow plot with
@@ -954,11 +945,11 @@ fn interact(
                 if let Some(pos) = resp.interact_pointer_pos()
                     && let Some(i) = view.scatter.nearest(transform, pos, PICK_PX)
                 {
-                    cmds.push(if secondary {
-                        UiCommand::ClearLabels(vec![i])
+                    if secondary {
+                        cmds.send(crate::gui::constraints::Command::ClearLabels(vec![i]));
                     } else {
-                        UiCommand::PaintLabels(vec![i])
-                    });
+                        cmds.push(UiCommand::PaintLabels(vec![i]));
+                    }
                 }
                 return;
             }
