@@ -39,6 +39,7 @@ pub mod kscan;
 mod layout;
 mod model_docs;
 pub mod panels;
+mod point_image;
 pub mod results;
 mod run_controller;
 pub mod runs;
@@ -61,13 +62,13 @@ pub use exit_plan::ExitPlan;
 pub use file_prompt::FilePrompt;
 pub use kscan::{KScan, ScanForm};
 pub use run_controller::RunController;
-pub use scatter::cache::{PALETTE, ScatterCache, ScatterGroup};
-pub use scatter::points::{NEIGHBOURS, SnapshotKey};
 pub use state::{
     ColorBy, Convergence, DataSource, Evaluation, HistoryRow, KeptCache, LabelChoice,
     OpeningSession, Pending, Progress, Series, Session, Settings, Status, Tool, WorkerState,
 };
 pub use view::ViewState;
+pub use view::points::{NEIGHBOURS, SnapshotKey};
+pub use view::scatter_cache::{PALETTE, ScatterCache, ScatterGroup};
 
 use crate::engine::data::Dataset;
 use crate::engine::data::samples::Sample;

@@ -94,7 +94,7 @@ pub(super) fn show(
     ui.label(RichText::new(format!("Painted labels: {}", summary.n_labelled)).strong());
     for (c, (name, count)) in summary.class_counts.iter().enumerate() {
         if *count > 0 {
-            let color = crate::gui::scatter::cache::class_colour(&data, name, c);
+            let color = crate::gui::view::scatter_cache::class_colour(&data, name, c);
             ui.label(RichText::new(format!("{name}: {count}")).color(color));
         }
     }

@@ -3,15 +3,12 @@
 //!
 //! What only the scatter uses is its own ([`Scatter`]: the tool, the picks being built, the
 //! overlays' switches, the plot's transform). The picture it draws is shared, in
-//! [`ViewState`](crate::gui::view::ViewState): the point groups and painted rings
-//! ([`cache`]), the search, selection and neighbours ([`points`]), the colouring and the
-//! painted class, since the search, export, runs and constraints features read them too.
-//! [`point_image`] stamps many points as one image.
+//! [`ViewState`](crate::gui::view::ViewState) and its folder: the point groups and painted
+//! rings (`view::scatter_cache`), the search, selection and neighbours (`view::points`), the
+//! colouring and the painted class, since the search, export, runs and constraints features
+//! read them too. `gui::point_image` stamps many points as one image (for the search too).
 
-pub mod cache;
 mod panel;
-pub mod point_image;
-pub mod points;
 
 pub use panel::{
     HIGHLIGHT, HOVER_PX, MAX_DRAWN, PICK_PX, SIDE_LEGEND_FROM, mark_label, nice_marks, sample_card,

@@ -5,17 +5,17 @@
 use eframe::egui;
 
 use super::Scatter;
-use super::cache::ScatterCache;
-use super::cache::class_colour;
-use super::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::Csr;
 use crate::gui::command::Commands;
 use crate::gui::command::UiCommand;
+use crate::gui::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::gui::run_controller::RunController;
 use crate::gui::state::{ColorBy, Session, Tool};
 use crate::gui::view::ViewState;
+use crate::gui::view::scatter_cache::ScatterCache;
+use crate::gui::view::scatter_cache::class_colour;
 use egui::{Color32, RichText};
 use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Polygon, Text};
 use std::borrow::Cow;
@@ -98,7 +98,11 @@ const SIDE_LEGEND_WIDTH: f32 = 100.0;
 
 /// The scrolling legend beside the plot: a swatch and the name of each group; a click
 /// highlights the group (a second click, or "all", clears it).
-fn side_legend(ui: &mut egui::Ui, groups: &[super::cache::ScatterGroup], me: &mut Scatter) {
+fn side_legend(
+    ui: &mut egui::Ui,
+    groups: &[crate::gui::view::scatter_cache::ScatterGroup],
+    me: &mut Scatter,
+) {
     ui.vertical(|ui| {
         ui.set_width(SIDE_LEGEND_WIDTH);
         if ui
@@ -554,7 +558,7 @@ fn hover_card(
 /// rings are borrowed from caches built when their inputs changed.
 struct Layers<'a> {
     cache: &'a ScatterCache,
-    rings: &'a [super::cache::Ring],
+    rings: &'a [crate::gui::view::scatter_cache::Ring],
     triplets: &'a [Triplet],
     satisfied: Option<&'a [bool]>,
     hovered_triplet: Option<Triplet>,

@@ -7,9 +7,9 @@ use eframe::egui;
 use crate::engine::data::Dataset;
 use crate::gui::command::Commands;
 use crate::gui::run_controller::RunController;
-use crate::gui::scatter::points::{NEIGHBOURS, NeighbourList, SnapshotKey, shared};
 use crate::gui::state::Session;
 use crate::gui::view::ViewState;
+use crate::gui::view::points::{NEIGHBOURS, NeighbourList, SnapshotKey, shared};
 use egui::{Color32, RichText};
 use egui_plot::{MarkerShape, PlotPoint, PlotPoints, PlotUi, Points, Text};
 
@@ -194,7 +194,7 @@ impl Overlay {
 
 /// Draw the overlay inside the scatter (`radius`: the points' radius).
 /// `rings_from`: from this many rings on, they are drawn as one image
-/// ([`crate::gui::scatter::point_image::add_points`]).
+/// ([`crate::gui::point_image::add_points`]).
 pub fn draw(plot_ui: &mut PlotUi<'_>, overlay: Overlay, radius: f32, rings_from: usize) {
     if overlay.refit {
         plot_ui.set_auto_bounds(true);
@@ -205,14 +205,14 @@ pub fn draw(plot_ui: &mut PlotUi<'_>, overlay: Overlay, radius: f32, rings_from:
         plot_ui.set_plot_bounds_y(c.y - h / 2.0..=c.y + h / 2.0);
     }
     if !overlay.matches.is_empty() {
-        let mark = crate::gui::scatter::point_image::Mark {
+        let mark = crate::gui::point_image::Mark {
             color: MATCH,
             radius: radius + 3.5,
             marker: MarkerShape::Circle,
             filled: false,
         };
         let matches = std::borrow::Cow::Owned(overlay.matches);
-        crate::gui::scatter::point_image::add_points(
+        crate::gui::point_image::add_points(
             plot_ui,
             "search matches",
             matches,

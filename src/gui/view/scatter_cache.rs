@@ -202,14 +202,7 @@ pub fn class_marker(c: usize) -> MarkerShape {
 /// bound, opacity), highest first; a prediction below every bound falls in the last.
 pub const CONFIDENCE_BINS: [(f64, u8); 3] = [(0.9, 230), (0.6, 140), (0.0, 60)];
 
-/// Sequential ramp (viridis at five stops, dark to light) for colouring by a model's value.
-pub const VALUE_RAMP: [Color32; 5] = [
-    Color32::from_rgb(68, 1, 84),
-    Color32::from_rgb(59, 82, 139),
-    Color32::from_rgb(33, 145, 140),
-    Color32::from_rgb(94, 201, 98),
-    Color32::from_rgb(253, 231, 37),
-];
+pub use crate::gui::style::VALUE_RAMP;
 
 impl ScatterCache {
     /// Points drawn over all groups (every sample once when the cache is complete).

@@ -1,8 +1,9 @@
-//! View state: what the user is looking at and typing, apart from the data it shows (the
-//! [`super::Session`]) and from what is persisted ([`super::Settings`]). Tool mode, hover and
-//! selections, text fields, open windows, and the caches drawn from (scatter groups,
-//! thumbnails, the plot's transform). Never persisted; panels borrow it mutably while the
-//! session is borrowed for reading.
+//! View state: what several features draw from or type into, apart from the data it shows
+//! (the [`super::Session`]) and from what is persisted ([`super::Settings`]): the scatter's
+//! picture ([`scatter_cache`]: point groups and painted rings; [`points`]: search, selection,
+//! neighbours), selections, text fields, open windows, thumbnails. Never persisted; features
+//! borrow it mutably while the session is borrowed for reading. What one feature alone uses
+//! is that feature's own.
 
 use crate::engine::constraints::ProtocolOptions;
 use crate::engine::data::Dataset;
@@ -10,12 +11,14 @@ use crate::engine::jobs::worker::Snapshot;
 use eframe::egui;
 use std::path::Path;
 
+pub mod points;
+pub mod scatter_cache;
+
 use super::explore::ExploreView;
-use super::scatter::cache::PaintedRings;
-use super::scatter::cache::ScatterCache;
-use super::scatter::points::PointsView;
 use super::state::{ColorBy, Evaluation};
 use super::textures::ThumbnailCache;
+use points::PointsView;
+use scatter_cache::{PaintedRings, ScatterCache};
 
 /// How long the status line's slowest frame stays shown.
 pub const FRAME_PEAK_WINDOW: std::time::Duration = std::time::Duration::from_secs(3);
