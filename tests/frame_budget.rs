@@ -48,7 +48,7 @@ fn frame_time_while_snapshots_stream_at_n_10000() {
 }
 
 /// The app's target size: 200,000 points, every group drawn as an image
-/// (`gui/panels/point_image.rs`), each new snapshot stamped anew. The target is p95 ≤ 16 ms
+/// (`gui/point_image.rs`), each new snapshot stamped anew. The target is p95 ≤ 16 ms
 /// in release: `cargo test --release --test frame_budget -- --ignored --nocapture`.
 #[test]
 #[ignore = "release only: 200,000 points"]

@@ -6,6 +6,8 @@
 #![expect(clippy::expect_used, reason = "test helpers fail loudly")]
 
 mod common;
+#[path = "common/scatter.rs"]
+mod scatter;
 
 use common::{MAX_STEPS, loaded, step_until};
 use eframe::egui;
@@ -14,7 +16,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::NodeT;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::models::{HyperParam, ParamKind, ParamValue, rpnmf};
-use nmf_playground::gui::panels::model::{ParamEdit, hyperparameter_row};
+use nmf_playground::gui::runs::{ParamEdit, hyperparameter_row};
 use nmf_playground::gui::{App, Settings, WorkerState};
 use std::time::Duration;
 
@@ -63,7 +65,10 @@ fn before_the_first_run_the_scatter_shows_the_data_and_the_mode_bar() {
     h.get_by_label("PCA-2D of X (the data; a run replaces it with its H)");
     h.get_by_label("Triplet").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().tool, nmf_playground::gui::Tool::Triplet);
+    assert_eq!(
+        scatter::of(h.state()).tool,
+        nmf_playground::gui::Tool::Triplet
+    );
     h.get_by_label("Run").click();
     step_until(&mut h, "the run to finish", MAX_STEPS, |a| {
         matches!(a.run().worker, WorkerState::Finished(_))
@@ -94,7 +99,7 @@ fn run_until_finished_fills_history_and_scatter() {
     let n: usize = h.state().view().scatter.point_count();
     assert_eq!(n, s.dataset.as_ref().expect("dataset").n());
     assert!(
-        h.state().view().plot_transform.is_some(),
+        scatter::of(h.state()).plot_transform.is_some(),
         "scatter transform not stored"
     );
     assert!(s.status.text.starts_with("Finished"), "{:?}", s.status);
@@ -524,8 +529,7 @@ fn at_small_window_sizes_no_panel_covers_the_plot() {
         });
         h.run_steps(3);
         let plot = |h: &Harness<'static, App>| {
-            *h.state()
-                .view()
+            *scatter::of(h.state())
                 .plot_transform
                 .expect("scatter drawn")
                 .frame()

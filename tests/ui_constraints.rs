@@ -8,6 +8,8 @@
 mod common;
 #[path = "common/pointer.rs"]
 mod pointer;
+#[path = "common/scatter.rs"]
+mod scatter;
 
 use common::{MAX_STEPS, loaded, step_until};
 use eframe::egui;
@@ -25,14 +27,14 @@ fn with_scatter() -> Harness<'static, App> {
         matches!(a.run().worker, WorkerState::Finished(_))
     });
     h.run_steps(2);
-    assert!(h.state().view().plot_transform.is_some());
+    assert!(scatter::of(h.state()).plot_transform.is_some());
     h
 }
 
 /// Screen position of sample `i` on the scatter.
 fn screen_of(h: &Harness<'static, App>, i: usize) -> egui::Pos2 {
     let v = h.state().view();
-    let t = v.plot_transform.expect("transform");
+    let t = scatter::of(h.state()).plot_transform.expect("transform");
     t.position_from_point(&v.scatter.by_sample[i])
 }
 
@@ -40,9 +42,7 @@ fn screen_of(h: &Harness<'static, App>, i: usize) -> egui::Pos2 {
 fn isolated_samples(h: &Harness<'static, App>, count: usize) -> Vec<usize> {
     let n = h.state().view().scatter.by_sample.len();
     let pos: Vec<egui::Pos2> = (0..n).map(|i| screen_of(h, i)).collect();
-    let rect = h
-        .state()
-        .view()
+    let rect = scatter::of(h.state())
         .plot_transform
         .expect("transform")
         .frame()
@@ -69,7 +69,7 @@ fn three_clicks_add_a_triplet_and_undo_redo_keys_work() {
     let mut h = with_scatter();
     h.get_by_label("Triplet").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().tool, Tool::Triplet);
+    assert_eq!(scatter::of(h.state()).tool, Tool::Triplet);
     h.get_by_label("Triplet: click the anchor i");
     let ids = isolated_samples(&h, 3);
     assert_eq!(ids.len(), 3, "not enough isolated samples on the plot");
@@ -78,7 +78,7 @@ fn three_clicks_add_a_triplet_and_undo_redo_keys_work() {
         click_at(&mut h, p);
         if k < 2 {
             assert_eq!(
-                h.state().view().partial.len(),
+                scatter::of(h.state()).partial.len(),
                 k + 1,
                 "click {k} not picked"
             );
@@ -87,7 +87,7 @@ fn three_clicks_add_a_triplet_and_undo_redo_keys_work() {
     h.run_steps(2);
     let t = Triplet::new(ids[0], ids[1], ids[2]);
     assert_eq!(triplets(&h), vec![t], "{:?}", h.state().session().status);
-    assert!(h.state().view().partial.is_empty());
+    assert!(scatter::of(h.state()).partial.is_empty());
 
     // The same triplet again is refused with a message.
     for &i in &ids {
@@ -124,10 +124,10 @@ fn escape_cancels_a_partial_triplet() {
     let ids = isolated_samples(&h, 1);
     let p = screen_of(&h, ids[0]);
     click_at(&mut h, p);
-    assert_eq!(h.state().view().partial, vec![ids[0]]);
+    assert_eq!(scatter::of(h.state()).partial, vec![ids[0]]);
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
-    assert!(h.state().view().partial.is_empty());
+    assert!(scatter::of(h.state()).partial.is_empty());
     assert!(triplets(&h).is_empty());
 }
 
@@ -282,7 +282,7 @@ fn rpnmf_without_triplets_explains_and_with_generated_ones_runs() {
     h.run_steps(2);
     h.get_by_label("Show violations").click();
     h.run_steps(2);
-    assert!(h.state().view().show_violations);
+    assert!(scatter::of(h.state()).show_violations);
     // The triplet lines can be hidden (hundreds of generated triplets hide the points).
     assert!(!h.state().view().hide_triplets);
     h.get_by_label("Show triplets").click();
@@ -340,9 +340,7 @@ fn lasso_paints_the_points_inside_as_one_undo_step() {
     let pos: Vec<egui::Pos2> = (0..n).map(|i| screen_of(&h, i)).collect();
     // A rectangle around the densest spot of the plot: centred on a sample with many others
     // within 60 px.
-    let frame = h
-        .state()
-        .view()
+    let frame = scatter::of(h.state())
         .plot_transform
         .expect("transform")
         .frame()
@@ -390,7 +388,7 @@ fn lasso_paints_the_points_inside_as_one_undo_step() {
         );
     }
     assert!(
-        h.state().view().lasso.is_empty(),
+        scatter::of(h.state()).lasso.is_empty(),
         "the lasso is cleared after the drag"
     );
     assert_eq!(st.undo_len(), 1, "one drag is one undo step");

@@ -11,6 +11,7 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::Triplet;
+use nmf_playground::gui::gallery::BasisGallery;
 use nmf_playground::gui::suggest::Suggest;
 use nmf_playground::gui::tour::Tour;
 use nmf_playground::gui::{App, Settings, UiCommand, WorkerState};
@@ -49,11 +50,15 @@ fn the_basis_gallery_orders_the_bases_and_a_click_selects_their_samples() {
     });
     h.run_steps(2);
     menu(&mut h, "View", "Basis gallery");
-    assert!(h.state().view().explore.show_gallery);
+    assert!(h.state().feature::<BasisGallery>().expect("gallery").show);
     h.run_steps(2);
     let snap = h.state().run().snapshot.clone().expect("snapshot");
     let k = snap.h.nrows();
-    let g = &h.state().view().explore.gallery;
+    let g = &h
+        .state()
+        .feature::<BasisGallery>()
+        .expect("gallery")
+        .gallery;
     assert_eq!(g.textures.len(), k);
     assert_eq!(g.order.len(), k);
     for pair in g.order.windows(2) {
@@ -116,7 +121,15 @@ fn the_gallery_of_a_table_names_its_features_under_the_heat_map() {
     });
     menu(&mut h, "View", "Basis gallery");
     h.run_steps(2);
-    assert_eq!(h.state().view().explore.gallery.order.len(), 2);
+    assert_eq!(
+        h.state()
+            .feature::<BasisGallery>()
+            .expect("gallery")
+            .gallery
+            .order
+            .len(),
+        2
+    );
     h.get_by_label("basis 2");
     for name in ["petal_len", "colour_index", "stem_mm"] {
         h.get_by_label(name);

@@ -17,7 +17,7 @@ use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::data::{self, LoadOptions};
 use nmf_playground::engine::models::ModelKind;
 use nmf_playground::gui::export::{Command as ExportCommand, Exports};
-use nmf_playground::gui::panels::model::ModelGroup;
+use nmf_playground::gui::runs::ModelGroup;
 use nmf_playground::gui::{App, PathAsk, UiCommand, WorkerState};
 use std::path::Path;
 
@@ -416,7 +416,7 @@ fn overlays_clear_on_a_new_dataset_and_curves_normalise() {
 
     // The normalised view: every drawn curve starts at 1.
     let first = h.state().session().history[0].curve.clone();
-    let pts = nmf_playground::gui::panels::convergence::prepared(&first, false, true);
+    let pts = nmf_playground::gui::convergence::prepared(&first, false, true);
     let pts = pts.points();
     assert!((pts[0].y - 1.0).abs() < 1e-12, "{:?}", pts[0]);
     let ratio = first.linear[3].y / first.linear[0].y;

@@ -14,6 +14,8 @@
 mod common;
 #[path = "common/pointer.rs"]
 mod pointer;
+#[path = "common/scatter.rs"]
+mod scatter;
 
 use common::{MAX_STEPS, harness, step_until};
 use eframe::egui;
@@ -66,7 +68,7 @@ fn on(data: Dataset) -> Harness<'static, App> {
     });
     h.state_mut().set_dataset(data);
     step_until(&mut h, "the scatter of X", MAX_STEPS, |a| {
-        a.view().scatter.point_count() > 0 && a.view().plot_transform.is_some()
+        a.view().scatter.point_count() > 0 && scatter::of(a).plot_transform.is_some()
     });
     h.run_steps(2);
     h
@@ -75,7 +77,7 @@ fn on(data: Dataset) -> Harness<'static, App> {
 /// Screen position of sample `i` on the scatter.
 fn screen_of(h: &Harness<'static, App>, i: usize) -> egui::Pos2 {
     let v = h.state().view();
-    let t = v.plot_transform.expect("transform");
+    let t = scatter::of(h.state()).plot_transform.expect("transform");
     t.position_from_point(&v.scatter.by_sample[i])
 }
 
@@ -83,8 +85,7 @@ fn screen_of(h: &Harness<'static, App>, i: usize) -> egui::Pos2 {
 /// three frames in a row, so that positions taken from it are the ones the next frames use.
 fn settle(h: &mut Harness<'static, App>) {
     let key = |h: &Harness<'static, App>| {
-        h.state()
-            .view()
+        scatter::of(h.state())
             .plot_transform
             .map(|t| (t.frame().min, t.frame().max, *t.bounds()))
     };
@@ -130,8 +131,7 @@ fn lasso_rect(h: &mut Harness<'static, App>, r: egui_plot::PlotBounds) {
     }
     path.push(PlotPoint::new(corners[0][0], corners[0][1]));
     let on_screen = |h: &Harness<'static, App>, p: &PlotPoint| {
-        h.state()
-            .view()
+        scatter::of(h.state())
             .plot_transform
             .expect("transform")
             .position_from_point(p)
@@ -242,9 +242,7 @@ fn typing_in_the_search_field_rings_the_matching_samples() {
     h.run_steps(2);
     assert_eq!(h.state().view().points.focus, Some(10), "and then the next");
     // Centred on it: the match sits in the middle of the plot.
-    let frame = h
-        .state()
-        .view()
+    let frame = scatter::of(h.state())
         .plot_transform
         .expect("transform")
         .frame()
@@ -263,7 +261,7 @@ fn a_lasso_selects_the_samples_inside_and_isolate_shows_only_them() {
     let mut h = on(animals(10));
     h.get_by_label("Select").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().tool, Tool::Select);
+    assert_eq!(scatter::of(h.state()).tool, Tool::Select);
     settle(&mut h);
     let owls: Vec<usize> = (20..30).collect();
     let r = rect_around(&h, &owls, 0.05);
@@ -338,9 +336,7 @@ fn neighbours_in_x_and_in_h_equal_brute_force() {
     // A sample drawn at least 12 px from any other, so the click picks it.
     let n = 36;
     let pos: Vec<egui::Pos2> = (0..n).map(|i| screen_of(&h, i)).collect();
-    let frame = h
-        .state()
-        .view()
+    let frame = scatter::of(h.state())
         .plot_transform
         .expect("transform")
         .frame()

@@ -7,6 +7,8 @@
 #![cfg(feature = "gui")]
 
 mod common;
+#[path = "common/scatter.rs"]
+mod scatter;
 
 use common::{MAX_STEPS, step_until};
 use eframe::egui;
@@ -14,7 +16,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::ProtocolOptions;
 use nmf_playground::gui::export::Exports;
-use nmf_playground::gui::panels::results::metric_lines;
+use nmf_playground::gui::results::{Results, metric_lines};
 use nmf_playground::gui::{App, ColorBy, EvalInput, UiCommand, WorkerState, evaluate};
 
 fn loaded() -> Harness<'static, App> {
@@ -216,7 +218,10 @@ fn evaluation_history_overlay_colour_and_export() {
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
             "exported CSV: {e}; path field {:?}, status {:?}",
-            h.state().view().history_path_input,
+            h.state()
+                .feature::<Results>()
+                .expect("results")
+                .history_path,
             s.status
         )
     });
@@ -380,10 +385,10 @@ fn forty_classes_get_forty_colours_and_a_legend_that_highlights() {
     assert_eq!(colours.len(), 40, "a colour repeats among the 40 classes");
     h.get_by_label("s6 (10)").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().highlight.as_deref(), Some("s6"));
+    assert_eq!(scatter::of(h.state()).highlight.as_deref(), Some("s6"));
     h.get_by_label("s6 (10)").click();
     h.run_steps(2);
-    assert_eq!(h.state().view().highlight, None);
+    assert_eq!(scatter::of(h.state()).highlight, None);
 }
 
 /// A run stopped by the user stays in the history as "stopped at iteration t" and is scored;
@@ -620,4 +625,39 @@ fn save_figures_writes_pngs_that_decode_and_svgs() {
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names.len(), 8, "{names:?}");
+}
+
+/// The scores and the history rows are prepared when a run finishes or is evaluated, not
+/// per frame: frames drawn with nothing new leave the preparation count alone, the next run's
+/// end and evaluation raise it, and the panel shows what was prepared.
+#[test]
+fn scores_and_history_are_prepared_when_a_run_ends_not_per_frame() {
+    let mut h = loaded();
+    let preparations = |h: &Harness<'static, App>| {
+        h.state()
+            .feature::<Results>()
+            .expect("results")
+            .preparations()
+    };
+    run_and_evaluate(&mut h, 1);
+    let after_first = preparations(&h);
+    // A run added, a run scored, its scores on screen: at least three preparations.
+    assert!(after_first >= 3, "{after_first}");
+    h.run_steps(30);
+    assert_eq!(
+        preparations(&h),
+        after_first,
+        "frames with nothing new prepared again"
+    );
+    let ev = h.state().session().evaluation.clone().expect("evaluation");
+    for line in metric_lines(&ev) {
+        h.get_by_label(&line);
+    }
+    h.get_by_label("run 1");
+    run_and_evaluate(&mut h, 2);
+    let after_second = preparations(&h);
+    assert!(after_second > after_first, "{after_first} → {after_second}");
+    h.get_by_label("run 2");
+    h.run_steps(30);
+    assert_eq!(preparations(&h), after_second);
 }

@@ -7,6 +7,8 @@
 mod common;
 #[path = "common/pointer.rs"]
 mod pointer;
+#[path = "common/scatter.rs"]
+mod scatter;
 
 use common::{MAX_STEPS, loaded, step_until};
 use egui_kittest::Harness;
@@ -125,14 +127,14 @@ fn reveal_run_paint_a_correction_undo_it_and_run_again() {
         .undo_len();
     let pos = {
         let v = h.state().view();
-        let t = v.plot_transform.expect("transform");
+        let t = scatter::of(h.state()).plot_transform.expect("transform");
         t.position_from_point(&v.scatter.by_sample[target])
     };
     // Another sample drawn on top of the target would take the click: paint by command then,
     // the same path the click takes (one PaintLabels command).
     let crowded = {
         let v = h.state().view();
-        let t = v.plot_transform.expect("transform");
+        let t = scatter::of(h.state()).plot_transform.expect("transform");
         (0..truth.len()).any(|j| {
             j != target && t.position_from_point(&v.scatter.by_sample[j]).distance(pos) < 6.0
         })

@@ -28,32 +28,17 @@ pub enum UiCommand {
     OpenFolderDialog,
     /// Start a run with the current settings, replacing any running one.
     Run,
-    /// Start a run of the selected model from this history run's factors (its rank, its W
-    /// and H; docs/models.md §10.6).
-    ContinueRun(u64),
-    /// Bring a history row's scatter and scores back (when no run is active).
-    ShowRun(u64),
     Pause,
     Resume,
     Stop,
-    /// One iteration of the current run, then hold (a new held run when none is active).
-    Step,
-    /// Start the selected model again from the same start (seed), held at its start.
-    ResetRun,
-    /// Run at most this many iterations per second (0: full speed).
-    SetRate(u32),
     /// Switch between dark and light theme.
     SetDark(bool),
     /// Close the window (asks first when constraints are unsaved).
     Quit,
     /// Add a triplet through the store (refusals go to the status line).
     AddTriplet(Triplet),
-    /// Delete a triplet.
-    RemoveTriplet(Triplet),
     /// Paint these samples with the selected class (one undo step).
     PaintLabels(Vec<usize>),
-    /// Clear the painted labels of these samples (one undo step).
-    ClearLabels(Vec<usize>),
     Undo,
     Redo,
     /// Save the constraints to this path, or to the last one (asking when there is none).
@@ -76,8 +61,6 @@ pub enum UiCommand {
     },
     /// The answer to "unsaved constraints": save, discard or cancel the pending action.
     ResolvePending(Resolution),
-    /// Write the run history table as CSV to this path (atomically).
-    ExportHistory(PathBuf),
     /// Save the session to this path, or to the last session file (asking when there is
     /// none).
     SaveSession(Option<PathBuf>),
@@ -88,11 +71,6 @@ pub enum UiCommand {
     /// Ask for the path of a file action in the app's own window (typed, with a suggested
     /// name; works where no native dialog exists).
     AskPath(PathAsk),
-    /// The answer to "the session's data changed": open its constraints anyway (`true`) or
-    /// stop.
-    SessionDataChanged(bool),
-    /// The answer to "Recover N unsaved edits": recover (`true`) or discard.
-    Recover(bool),
 }
 
 /// A constraint file action that needs a path.

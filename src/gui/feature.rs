@@ -20,8 +20,13 @@ pub use super::shared::{Event, Shared};
 pub enum Place {
     /// The left panel, under data and constraints.
     Left,
-    /// The right panel, under the model's controls.
+    /// The right panel's upper part, which scrolls: the model's controls, teaching, the
+    /// model's feature weights, the scores (in the features' order).
     Right,
+    /// The middle, above the foot: the scatter.
+    Centre,
+    /// The middle's foot, a pane of its own: the convergence plot.
+    Foot,
     /// Under the menu bar, the window's whole width.
     TopStrip,
     /// The top bar's View menu.

@@ -45,19 +45,14 @@ impl App {
             if save {
                 self.commands.push(UiCommand::SaveConstraints(None));
             }
+            // Esc while a triplet is being built was taken by the scatter.
             let active = self.run.worker.is_active();
-            let building = !self.view.partial.is_empty() || !self.view.lasso.is_empty();
             let (space, esc) = ctx.input_mut(|i| {
                 let space = i.consume_key(egui::Modifiers::NONE, egui::Key::Space);
-                let esc =
-                    (building || active) && i.consume_key(egui::Modifiers::NONE, egui::Key::Escape);
+                let esc = active && i.consume_key(egui::Modifiers::NONE, egui::Key::Escape);
                 (space, esc)
             });
-            if esc && building {
-                self.view.partial.clear();
-                self.view.lasso.clear();
-                self.session.set_status("Cancelled the partial triplet");
-            } else if esc {
+            if esc {
                 self.commands.push(UiCommand::Stop);
             }
             if space {

@@ -154,41 +154,14 @@ impl App {
                     .max_height(upper)
                     .auto_shrink([false, false])
                     .show(ui, |ui| {
-                        panels::model::show(
-                            ui,
-                            &mut self.settings,
-                            &self.session,
-                            &self.run,
-                            &mut self.view,
-                            &mut self.commands,
-                        );
-                        panels::teaching::show(
-                            ui,
-                            &self.settings,
-                            &self.run,
-                            &mut self.view,
-                            &mut self.commands,
-                        );
-                        if let (Some(data), Some(snap)) = (
-                            self.session.dataset.as_deref(),
-                            self.run.snapshot.as_deref(),
-                        ) {
-                            panels::features::show(ui, data, snap, &mut self.view);
-                        }
-                        ui.separator();
-                        panels::results::show(ui, &mut self.settings, &self.session);
+                        let (features, mut app) = self.parts();
+                        features.ui(Place::Right, ui, &mut app);
                     });
                 ui.separator();
                 egui::ScrollArea::both()
                     .id_salt("history_scroll")
                     .auto_shrink([false, false])
                     .show(ui, |ui| {
-                        panels::results::history(
-                            ui,
-                            &self.session,
-                            &mut self.view,
-                            &mut self.commands,
-                        );
                         let (features, mut app) = self.parts();
                         features.ui(Place::History, ui, &mut app);
                         // Room for the panel's horizontal scroll bar, which floats over the
@@ -210,22 +183,12 @@ impl App {
                 .min_size(100.0)
                 .max_size((0.3 * height).max(100.0))
                 .show(ui, |ui| {
-                    panels::convergence::show(
-                        ui,
-                        &mut self.settings,
-                        &self.session,
-                        &self.run,
-                        &self.view.selected_runs,
-                    );
+                    let (features, mut app) = self.parts();
+                    features.ui(Place::Foot, ui, &mut app);
                 });
             egui::CentralPanel::default().show(ui, |ui| {
-                panels::scatter::show(
-                    ui,
-                    &mut self.session,
-                    &self.run,
-                    &mut self.view,
-                    &mut self.commands,
-                );
+                let (features, mut app) = self.parts();
+                features.ui(Place::Centre, ui, &mut app);
             });
         });
     }
@@ -234,12 +197,6 @@ impl App {
     fn windows(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         panels::windows(&ctx, &self.settings, &mut self.view);
-        panels::gallery::window(
-            &ctx,
-            self.session.dataset.as_deref(),
-            &self.run,
-            &mut self.view,
-        );
         let (features, mut app) = self.parts();
         features.ui(Place::Windows, ui, &mut app);
         panels::session_modals(&ctx, &self.session, &mut self.commands);

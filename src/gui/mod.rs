@@ -2,20 +2,17 @@
 //! in background tasks.
 //!
 //! The app is shared state plus features. The shared state, borrowed by every feature as
-//! [`shared::Shared`], has four parts:
-//! - persisted [`Settings`];
-//! - the domain [`Session`]: dataset, constraints, finished runs, status line;
-//! - the live run, in the [`RunController`];
-//! - the [`ViewState`] that several panels draw from.
+//! [`shared::Shared`], is the persisted [`Settings`], the domain [`Session`] (dataset,
+//! constraints, finished runs, status line), the live run ([`RunController`]) and the
+//! [`ViewState`] that several features draw from (the scatter's picture, selections).
 //!
-//! Each feature is a folder: `data`, `constraints`, `sessions`, `runs`, `compare`, `kscan`,
-//! `export`, `tour`, `search`, `suggest`. The folder holds the feature's own state, commands,
-//! task results and drawing behind [`feature::Feature`]. [`App`] only routes:
-//! - `frame.rs` delivers task results and runs each feature's `logic` (never blocking);
-//! - `layout.rs` draws the panels and the features' places;
-//! - `dispatch.rs` offers each [`UiCommand`] to the features and tells them the events they
-//!   raised.
-//!
+//! Each feature is a folder holding its own state, commands, task results and drawing
+//! behind [`feature::Feature`]: `data`, `constraints`, `sessions`, `runs` (with the model's
+//! controls), `teaching`, `weights`, `results` (scores and history), `scatter`, `convergence`,
+//! `gallery`, `compare`, `kscan`, `export`, `tour`, `search`, `suggest`. [`App`] only routes:
+//! `frame.rs` delivers task results and runs each feature's `logic` (never blocking);
+//! `layout.rs` places the panes and asks the features to draw their places; `dispatch.rs`
+//! offers each [`UiCommand`] to the features and tells them the events they raised.
 //! A feature asks another for something with a command or a message, never with a call.
 //! Adding a feature is a folder plus one line in `fn features()`.
 
@@ -25,6 +22,7 @@ mod background;
 mod command;
 pub mod compare;
 mod constraints;
+pub mod convergence;
 mod data;
 mod dispatch;
 mod evaluation;
@@ -35,39 +33,42 @@ mod feature;
 mod file_prompt;
 mod format;
 mod frame;
+pub mod gallery;
 mod input;
 pub mod kscan;
 mod layout;
 mod model_docs;
 pub mod panels;
 mod point_image;
-mod points;
+pub mod results;
 mod run_controller;
-mod runs;
-mod scatter_cache;
+pub mod runs;
+pub mod scatter;
 mod search;
 mod sessions;
 mod shared;
 mod state;
 mod style;
 pub mod suggest;
+mod teaching;
 mod textures;
 pub mod tour;
 mod view;
+mod weights;
 
 pub use command::{FileAction, PathAsk, Resolution, UiCommand};
 pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use exit_plan::ExitPlan;
 pub use file_prompt::FilePrompt;
 pub use kscan::{KScan, ScanForm};
-pub use points::{NEIGHBOURS, SnapshotKey};
 pub use run_controller::RunController;
-pub use scatter_cache::{PALETTE, ScatterCache, ScatterGroup};
 pub use state::{
     ColorBy, Convergence, DataSource, Evaluation, HistoryRow, KeptCache, LabelChoice,
     OpeningSession, Pending, Progress, Series, Session, Settings, Status, Tool, WorkerState,
 };
 pub use view::ViewState;
+pub use view::points::{NEIGHBOURS, SnapshotKey};
+pub use view::scatter_cache::{PALETTE, ScatterCache, ScatterGroup};
 
 use crate::engine::data::Dataset;
 use crate::engine::data::samples::Sample;
@@ -324,6 +325,12 @@ fn features(recovery_dir: Option<PathBuf>) -> Features {
     Features::new(vec![
         Box::new(data::Data::default()),
         Box::new(runs::Runs),
+        Box::new(teaching::Teaching::default()),
+        Box::new(weights::FeatureWeights::default()),
+        Box::new(convergence::ConvergencePlot),
+        Box::new(gallery::BasisGallery::default()),
+        Box::new(results::Results::default()),
+        Box::new(scatter::Scatter::default()),
         Box::new(constraints::Constraints::default()),
         Box::new(sessions::Sessions::new(recovery_dir)),
         Box::new(search::PointSearch),

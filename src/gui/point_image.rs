@@ -425,24 +425,8 @@ fn stamp(
         y1 = y1.max(yi + half + 1);
     }
     let (w, h) = ((x1 - x0) as usize, (y1 - y0) as usize);
-    // Stamps at SUB × SUB sub-pixel offsets: coverage of the (2·half + 1)² pixels around.
     let side = (2 * half + 1) as usize;
-    let stamps: Vec<Vec<u8>> = (0..SUB * SUB)
-        .map(|s| {
-            let (fx, fy) = ((s % SUB) as f32 / SUB as f32, (s / SUB) as f32 / SUB as f32);
-            (0..side * side)
-                .map(|p| {
-                    let (dx, dy) = (
-                        (p % side) as f32 - half as f32,
-                        (p / side) as f32 - half as f32,
-                    );
-                    // Pixel centres at +0.5; the point at (fx, fy) within its pixel.
-                    let c = coverage(mark.marker, mark.filled, r, dx + 0.5 - fx, dy + 0.5 - fy);
-                    (c * 255.0).round() as u8
-                })
-                .collect()
-        })
-        .collect();
+    let stamps = sub_pixel_stamps(mark, r, half);
     // Alpha coverage of the group, max over its points (points of one colour do not darken
     // where they overlap, as opaque shapes do not).
     let mut alpha = vec![0u8; w * h];
@@ -459,17 +443,43 @@ fn stamp(
             }
         }
     }
-    let [cr, cg, cb, ca] = mark.color.to_array();
-    // Premultiplied colour per coverage value, once.
-    let lut: Vec<Color32> = (0..=255u16)
+    let lut = coverage_colours(mark.color);
+    let pixels = alpha.into_iter().map(|a| lut[usize::from(a)]).collect();
+    Some((ColorImage::new([w, h], pixels), [x0, y0]))
+}
+
+/// The mark's coverage of the (2·half + 1)² pixels around a point, for each of SUB × SUB
+/// sub-pixel offsets of the point within its pixel (radius `r` in pixels).
+fn sub_pixel_stamps(mark: Mark, r: f32, half: i64) -> Vec<Vec<u8>> {
+    let side = (2 * half + 1) as usize;
+    (0..SUB * SUB)
+        .map(|s| {
+            let (fx, fy) = ((s % SUB) as f32 / SUB as f32, (s / SUB) as f32 / SUB as f32);
+            (0..side * side)
+                .map(|p| {
+                    let (dx, dy) = (
+                        (p % side) as f32 - half as f32,
+                        (p / side) as f32 - half as f32,
+                    );
+                    // Pixel centres at +0.5; the point at (fx, fy) within its pixel.
+                    let c = coverage(mark.marker, mark.filled, r, dx + 0.5 - fx, dy + 0.5 - fy);
+                    (c * 255.0).round() as u8
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `color` premultiplied at each coverage value 0–255, once per stamp.
+fn coverage_colours(color: Color32) -> Vec<Color32> {
+    let [cr, cg, cb, ca] = color.to_array();
+    (0..=255u16)
         .map(|a| {
             let a = a * u16::from(ca) / 255;
             let scale = |c: u8| ((u16::from(c) * a + 127) / 255) as u8;
             Color32::from_rgba_premultiplied(scale(cr), scale(cg), scale(cb), a as u8)
         })
-        .collect();
-    let pixels = alpha.into_iter().map(|a| lut[usize::from(a)]).collect();
-    Some((ColorImage::new([w, h], pixels), [x0, y0]))
+        .collect()
 }
 
 #[cfg(test)]

@@ -32,6 +32,8 @@ pub enum Event {
     /// The installed dataset came with a new, empty constraint store (other raw content than
     /// the previous one).
     NewStore,
+    /// A run was added to the history, or one of its rows was scored.
+    HistoryChanged,
 }
 
 /// The shared state, borrowed for one call of a feature (see the module docs).

@@ -5,6 +5,15 @@ use eframe::egui::{self, Color32};
 /// Red for errors, readable on both themes.
 pub const ERROR_RED: Color32 = Color32::from_rgb(230, 70, 60);
 
+/// Sequential ramp (viridis at five stops, dark to light) for colouring by a model's value.
+pub const VALUE_RAMP: [Color32; 5] = [
+    Color32::from_rgb(68, 1, 84),
+    Color32::from_rgb(59, 82, 139),
+    Color32::from_rgb(33, 145, 140),
+    Color32::from_rgb(94, 201, 98),
+    Color32::from_rgb(253, 231, 37),
+];
+
 /// Lays `add` out from the right edge of the panel's visible area, so that a button added first
 /// always shows and a field with infinite desired width takes what is left. The right panel
 /// scrolls both ways (the history table is wider than it), so `available_width` is unbounded

@@ -4,7 +4,7 @@
 use eframe::egui;
 
 use crate::engine::data::{Dataset, Fingerprint};
-use crate::gui::scatter_cache::VALUE_RAMP;
+use crate::gui::style::VALUE_RAMP;
 use egui::{Color32, ColorImage, TextureHandle, TextureOptions};
 use std::collections::HashMap;
 

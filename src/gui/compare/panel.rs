@@ -9,7 +9,7 @@ use eframe::egui;
 
 use super::state::{CompareView, Comparison, Pane};
 use crate::engine::data::Dataset;
-use crate::gui::panels::scatter::{
+use crate::gui::scatter::{
     self, HIGHLIGHT, HOVER_PX, MAX_DRAWN, PICK_PX, SIDE_LEGEND_FROM, nice_marks, segment,
 };
 use crate::gui::state::Session;
@@ -97,6 +97,13 @@ fn body(
 
 /// The alignment's parameters, the triplet counts (toggles) and the morph controls.
 fn header(ui: &mut egui::Ui, c: &Comparison, cv: &mut CompareView) {
+    alignment_line(ui, c);
+    kept_toggles(ui, c, cv);
+    morph_row(ui, c.runs, cv);
+}
+
+/// How run B's layout was turned, scaled and reflected onto run A's, and the residual.
+fn alignment_line(ui: &mut egui::Ui, c: &Comparison) {
     let [a, b] = c.runs;
     let al = &c.alignment;
     let relative = if c.spread_a > 0.0 {
@@ -123,6 +130,11 @@ fn header(ui: &mut egui::Ui, c: &Comparison, cv: &mut CompareView) {
         ))
         .weak(),
     );
+}
+
+/// The triplets kept by one run only (a toggle each, in its colour), by both, by neither.
+fn kept_toggles(ui: &mut egui::Ui, c: &Comparison, cv: &mut CompareView) {
+    let [a, b] = c.runs;
     ui.horizontal_wrapped(|ui| match &c.kept {
         Some(k) => {
             for (side, (run, only)) in [(a, &k.only_a), (b, &k.only_b)].into_iter().enumerate() {
@@ -161,6 +173,10 @@ fn header(ui: &mut egui::Ui, c: &Comparison, cv: &mut CompareView) {
             );
         }
     });
+}
+
+/// The morph slider, Play / Pause, "at run A / B" and "clear selection".
+fn morph_row(ui: &mut egui::Ui, [a, b]: [u64; 2], cv: &mut CompareView) {
     ui.horizontal(|ui| {
         let l = ui.label("Morph");
         let slider = ui
@@ -281,6 +297,61 @@ struct Seen {
     clicked: Option<usize>,
 }
 
+/// A pane's plot: equal axes linked across the three panes, the legend on pane A when the
+/// groups are few.
+fn plot_settings(pane: Pane, size: egui::Vec2, groups: usize) -> Plot<'static> {
+    let mut plot = Plot::new(("compare", pane as usize))
+        .width(size.x)
+        .height(size.y)
+        .data_aspect(1.0)
+        .x_grid_spacer(nice_marks)
+        .y_grid_spacer(nice_marks)
+        .x_axis_formatter(scatter::mark_label)
+        .y_axis_formatter(scatter::mark_label)
+        .show_x(false)
+        .show_y(false)
+        .label_formatter(|_| None)
+        .link_axis(egui::Id::unique("compare_axes"), [true, true]);
+    if pane == Pane::A && groups <= SIDE_LEGEND_FROM {
+        plot = plot.legend(Legend::default().follow_insertion_order(true));
+    }
+    plot
+}
+
+/// The triplets one run keeps and the other violates, in that run's colour (i–j solid, i–q
+/// dashed; at most [`MAX_DRAWN`] a run), unless hidden.
+fn kept_lines(
+    plot_ui: &mut egui_plot::PlotUi<'_>,
+    c: &Comparison,
+    hide_only: [bool; 2],
+    at: impl Fn(usize) -> Option<PlotPoint>,
+) {
+    let Some(k) = &c.kept else {
+        return;
+    };
+    for (side, only) in [&k.only_a, &k.only_b].into_iter().enumerate() {
+        if hide_only[side] {
+            continue;
+        }
+        let name = format!("kept by run {} only", c.runs[side]);
+        for t in only
+            .iter()
+            .filter_map(|&t| c.triplets.get(t))
+            .take(MAX_DRAWN)
+        {
+            if let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q)) {
+                plot_ui.line(segment(&name, pi, pj).color(ONLY[side]).width(1.5));
+                plot_ui.line(
+                    segment(&name, pi, pq)
+                        .color(ONLY[side])
+                        .width(1.5)
+                        .style(LineStyle::dashed_loose()),
+                );
+            }
+        }
+    }
+}
+
 fn pane_plot(
     ui: &mut egui::Ui,
     pane: Pane,
@@ -299,21 +370,7 @@ fn pane_plot(
     } else {
         3.5
     };
-    let mut plot = Plot::new(("compare", p))
-        .width(size.x)
-        .height(size.y)
-        .data_aspect(1.0)
-        .x_grid_spacer(nice_marks)
-        .y_grid_spacer(nice_marks)
-        .x_axis_formatter(scatter::mark_label)
-        .y_axis_formatter(scatter::mark_label)
-        .show_x(false)
-        .show_y(false)
-        .label_formatter(|_| None)
-        .link_axis(egui::Id::unique("compare_axes"), [true, true]);
-    if pane == Pane::A && cache.groups.len() <= SIDE_LEGEND_FROM {
-        plot = plot.legend(Legend::default().follow_insertion_order(true));
-    }
+    let plot = plot_settings(pane, size, cache.groups.len());
     let at = |i: usize| cache.by_sample.get(i).copied();
     let (hovered, selected) = (cv.hovered, cv.selected);
     let strong = ui.visuals().strong_text_color();
@@ -328,29 +385,7 @@ fn pane_plot(
                     .id(("cmp", p, g)),
             );
         }
-        if let Some(k) = &c.kept {
-            for (side, only) in [&k.only_a, &k.only_b].into_iter().enumerate() {
-                if cv.hide_only[side] {
-                    continue;
-                }
-                let name = format!("kept by run {} only", c.runs[side]);
-                for t in only
-                    .iter()
-                    .filter_map(|&t| c.triplets.get(t))
-                    .take(MAX_DRAWN)
-                {
-                    if let (Some(pi), Some(pj), Some(pq)) = (at(t.i), at(t.j), at(t.q)) {
-                        plot_ui.line(segment(&name, pi, pj).color(ONLY[side]).width(1.5));
-                        plot_ui.line(
-                            segment(&name, pi, pq)
-                                .color(ONLY[side])
-                                .width(1.5)
-                                .style(LineStyle::dashed_loose()),
-                        );
-                    }
-                }
-            }
-        }
+        kept_lines(plot_ui, c, cv.hide_only, at);
         if let Some(pt) = hovered.and_then(at) {
             plot_ui.points(
                 Points::new("hovered", PlotPoints::Owned(vec![pt]))

@@ -12,7 +12,7 @@ use crate::engine::data::{Dataset, Fingerprint};
 use crate::engine::eval::KeptByOne;
 use crate::engine::jobs::worker::Snapshot;
 use crate::engine::linalg::projection::Similarity;
-use crate::gui::scatter_cache::ScatterCache;
+use crate::gui::view::scatter_cache::ScatterCache;
 use egui_plot::PlotTransform;
 use ndarray::{Array2, ArrayView2};
 use std::sync::Arc;

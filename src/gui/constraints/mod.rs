@@ -11,7 +11,7 @@ mod panel;
 use super::command::{Addressed, FileAction, PathAsk, Resolution, UiCommand};
 use super::feature::{Feature, Place, Shared, TaskPanicked};
 use super::state::{DataSource, KeptCache, Pending};
-use crate::engine::constraints::{ConstraintError, Store};
+use crate::engine::constraints::{ConstraintError, Store, Triplet};
 use crate::engine::eval::triplets_satisfied;
 use std::any::Any;
 use std::path::PathBuf;
@@ -29,6 +29,19 @@ enum Done {
 }
 
 impl Addressed for Done {
+    const FEATURE: &'static str = NAME;
+}
+
+/// What the constraints panel and the scatter ask for, that nothing else does.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Delete a triplet.
+    RemoveTriplet(Triplet),
+    /// Clear the painted labels of these samples (one undo step).
+    ClearLabels(Vec<usize>),
+}
+
+impl Addressed for Command {
     const FEATURE: &'static str = NAME;
 }
 
@@ -72,15 +85,7 @@ impl Feature for Constraints {
                     st.add_triplet(t).map(|()| format!("Added triplet {t}"))
                 });
             }
-            UiCommand::RemoveTriplet(t) => edit(app, |st| {
-                st.remove_triplet(t)
-                    .map(|()| format!("Removed triplet {t}"))
-            }),
             UiCommand::PaintLabels(samples) => paint_labels(&samples, app),
-            UiCommand::ClearLabels(samples) => edit(app, |st| {
-                st.set_labels(&samples, None)
-                    .map(|()| format!("Cleared the labels of {} samples", samples.len()))
-            }),
             UiCommand::Undo => undo_redo(app, Store::undo, "Undid", "Nothing to undo"),
             UiCommand::Redo => undo_redo(app, Store::redo, "Redid", "Nothing to redo"),
             UiCommand::SaveConstraints(path) => {
@@ -106,6 +111,21 @@ impl Feature for Constraints {
     }
 
     fn on_message(&mut self, msg: Box<dyn Any + Send>, app: &mut Shared<'_>) {
+        let msg = match msg.downcast::<Command>() {
+            Ok(cmd) => {
+                return match *cmd {
+                    Command::RemoveTriplet(t) => edit(app, |st| {
+                        st.remove_triplet(t)
+                            .map(|()| format!("Removed triplet {t}"))
+                    }),
+                    Command::ClearLabels(samples) => edit(app, |st| {
+                        st.set_labels(&samples, None)
+                            .map(|()| format!("Cleared the labels of {} samples", samples.len()))
+                    }),
+                };
+            }
+            Err(msg) => msg,
+        };
         let msg = match msg.downcast::<Done>() {
             Ok(done) => {
                 return match *done {

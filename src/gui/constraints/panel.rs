@@ -94,7 +94,7 @@ pub(super) fn show(
     ui.label(RichText::new(format!("Painted labels: {}", summary.n_labelled)).strong());
     for (c, (name, count)) in summary.class_counts.iter().enumerate() {
         if *count > 0 {
-            let color = crate::gui::panels::scatter::class_colour(&data, name, c);
+            let color = crate::gui::view::scatter_cache::class_colour(&data, name, c);
             ui.label(RichText::new(format!("{name}: {count}")).color(color));
         }
     }
@@ -285,7 +285,7 @@ fn triplet_list(
                         .on_hover_text(format!("Delete triplet {}", r + 1))
                         .clicked()
                     {
-                        cmds.push(UiCommand::RemoveTriplet(t));
+                        cmds.send(super::Command::RemoveTriplet(t));
                     }
                 });
                 if row.response.contains_pointer() {

@@ -12,10 +12,10 @@ use crate::engine::jobs::worker::Snapshot;
 use crate::engine::machine::fsutil::write_atomic;
 use crate::figures::{self, Format};
 use crate::gui::command::Addressed;
-use crate::gui::explore::basis_order;
-use crate::gui::scatter_cache::ScatterCache;
+use crate::gui::gallery::basis_order;
 use crate::gui::shared::Shared;
 use crate::gui::state::Convergence;
+use crate::gui::view::scatter_cache::ScatterCache;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -317,7 +317,7 @@ impl Exports {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gui::scatter_cache::ScatterGroup;
+    use crate::gui::view::scatter_cache::ScatterGroup;
     use eframe::egui::Color32;
     use egui_plot::{MarkerShape, PlotPoint};
 

@@ -39,6 +39,48 @@ fn body(
     scan: &mut KScan,
     cmds: &mut Commands,
 ) {
+    model_line(ui, settings);
+    let cap = session
+        .dataset
+        .as_ref()
+        .map_or(100, |d| d.m().min(d.n()).max(1));
+    let running = scan.is_running();
+    ui.add_enabled_ui(!running, |ui| range_form(ui, scan, cap));
+    start_row(ui, session, run, scan, cmds);
+    match &scan.outcome {
+        Some(Ok(msg)) => {
+            ui.label(RichText::new(msg).weak());
+        }
+        Some(Err(e)) => {
+            ui.label(RichText::new(e).color(ERROR_RED));
+        }
+        None => {}
+    }
+    if !scan.what.is_empty() && (running || !scan.rows.is_empty()) {
+        ui.label(
+            RichText::new(format!("Scanned: {}", scan.what))
+                .weak()
+                .small(),
+        );
+    }
+    if scan.rows.is_empty() {
+        return;
+    }
+    plots(ui, scan);
+    use_buttons(ui, scan, cmds);
+    for r in &scan.rows {
+        for e in &r.errors {
+            ui.label(
+                RichText::new(format!("k = {}: {e}", r.k))
+                    .color(ERROR_RED)
+                    .small(),
+            );
+        }
+    }
+}
+
+/// The model the scan fits: the model panel's, with its parameters, seed and cap.
+fn model_line(ui: &mut egui::Ui, settings: &Settings) {
     let model = settings.model_spec().map_or_else(
         || "no model".to_owned(),
         |spec| {
@@ -58,35 +100,43 @@ fn body(
     );
     ui.label(format!("Model: {model}"))
         .on_hover_text("The model panel's model, parameters, seed and stopping rule");
-    let cap = session
-        .dataset
-        .as_ref()
-        .map_or(100, |d| d.m().min(d.n()).max(1));
-    let running = scan.is_running();
-    ui.add_enabled_ui(!running, |ui| {
-        ui.horizontal(|ui| {
-            let l = ui.label("k from");
-            ui.add(
-                DragValue::new(&mut scan.form.from)
-                    .range(1..=cap)
-                    .speed(0.05),
-            )
+}
+
+/// k from, to, and repeats (k at most `cap`).
+fn range_form(ui: &mut egui::Ui, scan: &mut KScan, cap: usize) {
+    ui.horizontal(|ui| {
+        let l = ui.label("k from");
+        ui.add(
+            DragValue::new(&mut scan.form.from)
+                .range(1..=cap)
+                .speed(0.05),
+        )
+        .labelled_by(l.id);
+        let l = ui.label("to");
+        ui.add(DragValue::new(&mut scan.form.to).range(1..=cap).speed(0.05))
             .labelled_by(l.id);
-            let l = ui.label("to");
-            ui.add(DragValue::new(&mut scan.form.to).range(1..=cap).speed(0.05))
-                .labelled_by(l.id);
-            let l = ui.label("repeats");
-            ui.add(
-                DragValue::new(&mut scan.form.repeats)
-                    .range(1..=100)
-                    .speed(0.05),
-            )
-            .labelled_by(l.id)
-            .on_hover_text(
-                "Seeds per k; the cophenetic correlation compares their clusterings (at least 2)",
-            );
-        });
+        let l = ui.label("repeats");
+        ui.add(
+            DragValue::new(&mut scan.form.repeats)
+                .range(1..=100)
+                .speed(0.05),
+        )
+        .labelled_by(l.id)
+        .on_hover_text(
+            "Seeds per k; the cophenetic correlation compares their clusterings (at least 2)",
+        );
     });
+}
+
+/// Start (or Cancel while running) and the scan's progress.
+fn start_row(
+    ui: &mut egui::Ui,
+    session: &Session,
+    run: &RunController,
+    scan: &KScan,
+    cmds: &mut Commands,
+) {
+    let running = scan.is_running();
     ui.horizontal(|ui| {
         if running {
             if ui.button("Cancel scan").clicked() {
@@ -110,26 +160,10 @@ fn body(
             ui.label(p);
         }
     });
-    match &scan.outcome {
-        Some(Ok(msg)) => {
-            ui.label(RichText::new(msg).weak());
-        }
-        Some(Err(e)) => {
-            ui.label(RichText::new(e).color(ERROR_RED));
-        }
-        None => {}
-    }
-    if !scan.what.is_empty() && (running || !scan.rows.is_empty()) {
-        ui.label(
-            RichText::new(format!("Scanned: {}", scan.what))
-                .weak()
-                .small(),
-        );
-    }
-    if scan.rows.is_empty() {
-        return;
-    }
-    plots(ui, scan);
+}
+
+/// "Use: k = 2 … k = 10": set the model's k to a scanned one.
+fn use_buttons(ui: &mut egui::Ui, scan: &KScan, cmds: &mut Commands) {
     ui.horizontal_wrapped(|ui| {
         ui.label("Use:");
         for r in &scan.rows {
@@ -148,15 +182,6 @@ fn body(
             }
         }
     });
-    for r in &scan.rows {
-        for e in &r.errors {
-            ui.label(
-                RichText::new(format!("k = {}: {e}", r.k))
-                    .color(ERROR_RED)
-                    .small(),
-            );
-        }
-    }
 }
 
 /// Three small plots sharing the k axis: error, ACC/NMI (when labelled), cophenetic.

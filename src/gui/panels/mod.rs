@@ -2,16 +2,9 @@
 
 use eframe::egui;
 
-pub mod convergence;
 pub mod data;
-pub mod features;
 pub mod file_prompt;
-pub mod gallery;
 pub mod labels;
-pub mod model;
-pub mod results;
-pub mod scatter;
-pub mod teaching;
 
 use super::command::Commands;
 use super::command::UiCommand;
@@ -76,7 +69,6 @@ pub fn top_bar(ui: &mut egui::Ui, app: &mut Shared<'_>, features: &mut Features)
                     &mut app.settings.show_model_panel,
                     "Model and results panel",
                 );
-                ui.checkbox(&mut app.view.explore.show_gallery, "Basis gallery");
                 ui.checkbox(
                     &mut app.view.points.show_neighbours,
                     "Neighbours in X and in H",
@@ -273,10 +265,10 @@ pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Command
             ));
             ui.horizontal(|ui| {
                 if ui.button("Recover").clicked() {
-                    cmds.push(UiCommand::Recover(true));
+                    cmds.send(crate::gui::sessions::Command::Recover(true));
                 }
                 if ui.button("Discard").clicked() {
-                    cmds.push(UiCommand::Recover(false));
+                    cmds.send(crate::gui::sessions::Command::Recover(false));
                 }
             });
         });
@@ -298,15 +290,15 @@ pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Command
         ));
         ui.horizontal(|ui| {
             if ui.button("Open the constraints anyway").clicked() {
-                cmds.push(UiCommand::SessionDataChanged(true));
+                cmds.send(crate::gui::sessions::Command::DataChanged(true));
             }
             if ui.button("Stop: do not open them").clicked() {
-                cmds.push(UiCommand::SessionDataChanged(false));
+                cmds.send(crate::gui::sessions::Command::DataChanged(false));
             }
         });
     });
     if resp.should_close() {
-        cmds.push(UiCommand::SessionDataChanged(false));
+        cmds.send(crate::gui::sessions::Command::DataChanged(false));
     }
 }
 

@@ -6,13 +6,11 @@ use super::Evaluated;
 use crate::engine::eval::EvalProgress;
 use crate::engine::jobs::experiment::StopReason;
 use crate::engine::jobs::trial::FitView;
-use crate::engine::machine::fsutil::write_atomic;
 use crate::engine::models::{WarmStart, params_string};
-use crate::gui::evaluation::{EvalInput, evaluate, history_csv, short_name};
-use crate::gui::feature::Shared;
+use crate::gui::evaluation::{EvalInput, evaluate, short_name};
+use crate::gui::feature::{Event, Shared};
 use crate::gui::state::{Evaluation, HistoryRow, Series};
 use std::fmt::Write as _;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -87,6 +85,7 @@ fn run_finished(app: &mut Shared<'_>) {
         predictions: fit.predictions.cloned(),
         exports: Arc::new(fit.exports.to_vec()),
     });
+    app.events.push(Event::HistoryChanged);
     s.shown_run = Some(id);
     let data = s.dataset.as_ref();
     let input = EvalInput {
@@ -126,6 +125,7 @@ pub(super) fn evaluated(ev: Evaluation, app: &mut Shared<'_>) {
         row.nmi = ev.clustering.as_ref().map(|c| c.nmi_sqrt.mean);
         row.kept = ev.kept_h;
     }
+    app.events.push(Event::HistoryChanged);
     let ev = Arc::new(ev);
     if let Some(row) = s.history.iter_mut().find(|r| r.id == ev.run) {
         row.evaluation = Some(Arc::clone(&ev));
@@ -142,25 +142,4 @@ pub(super) fn evaluated(ev: Evaluation, app: &mut Shared<'_>) {
         s.x_view.as_deref(),
         s.evaluation.as_deref(),
     );
-}
-
-/// Write the history table to `path` (atomically).
-pub(super) fn export_history(path: &Path, app: &mut Shared<'_>) {
-    let s = &mut app.session;
-    if path.as_os_str().is_empty() {
-        s.set_error("Type a path for the history CSV first");
-        return;
-    }
-    let csv = history_csv(&s.history);
-    match write_atomic(path, csv.as_bytes()) {
-        Ok(()) => s.set_status(format!(
-            "Exported {} runs to {}",
-            s.history.len(),
-            path.display()
-        )),
-        Err(e) => s.set_error(format!(
-            "{}: could not write the history: {e}",
-            path.display()
-        )),
-    }
 }

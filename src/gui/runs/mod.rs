@@ -1,12 +1,16 @@
 //! The live run and the run history: start, continue, pause, step and stop a run through the
 //! [`RunController`](crate::gui::run_controller::RunController); apply its events every
 //! frame within a small budget; add a finished run to the history and evaluate it on a
-//! background task ([`finish`]); bring a history run back on screen.
+//! background task ([`finish`]); bring a history run back on screen. Its panel is the
+//! model's controls at the top of the right panel ([`panel`]).
 
 mod finish;
+mod panel;
+
+pub use panel::{MAX_ITER_CAP, ModelGroup, ParamEdit, hyperparameter_row};
 
 use super::command::{Addressed, UiCommand};
-use super::feature::{Feature, Shared, TaskPanicked};
+use super::feature::{Feature, Place, Shared, TaskPanicked};
 use super::state::{ColorBy, Convergence, Evaluation, Status, WorkerState};
 use std::any::Any;
 use std::sync::Arc;
@@ -22,6 +26,24 @@ const DRAIN_BUDGET: Duration = Duration::from_millis(5);
 struct Evaluated(Box<Evaluation>);
 
 impl Addressed for Evaluated {
+    const FEATURE: &'static str = NAME;
+}
+
+/// What the history table and the teaching controls ask of the run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Bring a history row's scatter and scores back (when no run is active).
+    Show(u64),
+    /// Start a run of the selected model from this history run's factors (its rank, its W
+    /// and H; docs/models.md §10.6).
+    Continue(u64),
+    /// One iteration of the current run, then hold (a new held run when none is active).
+    Step,
+    /// Start the selected model again from the same start (seed), held at its start.
+    Reset,
+}
+
+impl Addressed for Command {
     const FEATURE: &'static str = NAME;
 }
 
@@ -42,8 +64,6 @@ impl Feature for Runs {
     fn on_command(&mut self, cmd: UiCommand, app: &mut Shared<'_>) -> Option<UiCommand> {
         match cmd {
             UiCommand::Run => start_run(None, app),
-            UiCommand::ContinueRun(id) => start_run(Some(id), app),
-            UiCommand::ShowRun(id) => show_run(id, app),
             UiCommand::Pause => {
                 let status = app.run.pause();
                 show(status, app);
@@ -56,20 +76,6 @@ impl Feature for Runs {
                 let status = app.run.stop();
                 show(status, app);
             }
-            UiCommand::Step => {
-                if app.run.worker.is_active() {
-                    let status = app.run.step();
-                    show(status, app);
-                } else {
-                    reset_run(app);
-                }
-            }
-            UiCommand::ResetRun => reset_run(app),
-            UiCommand::SetRate(rate) => {
-                app.view.explore.rate = rate;
-                app.run.set_rate(rate);
-            }
-            UiCommand::ExportHistory(p) => finish::export_history(&p, app),
             other => return Some(other),
         }
         None
@@ -78,6 +84,10 @@ impl Feature for Runs {
     fn on_message(&mut self, msg: Box<dyn Any + Send>, app: &mut Shared<'_>) {
         let msg = match msg.downcast::<Evaluated>() {
             Ok(ev) => return finish::evaluated(*ev.0, app),
+            Err(msg) => msg,
+        };
+        let msg = match msg.downcast::<Command>() {
+            Ok(cmd) => return command(*cmd, app),
             Err(msg) => msg,
         };
         if let Ok(p) = msg.downcast::<TaskPanicked>() {
@@ -89,7 +99,37 @@ impl Feature for Runs {
         }
     }
 
+    fn ui(&mut self, place: Place, ui: &mut eframe::egui::Ui, app: &mut Shared<'_>) {
+        if place == Place::Right {
+            panel::show(
+                ui,
+                app.settings,
+                app.session,
+                app.run,
+                app.view,
+                app.commands,
+            );
+        }
+    }
+
     crate::feature_any!();
+}
+
+/// Carry out one of its own commands.
+fn command(cmd: Command, app: &mut Shared<'_>) {
+    match cmd {
+        Command::Show(id) => show_run(id, app),
+        Command::Continue(id) => start_run(Some(id), app),
+        Command::Step => {
+            if app.run.worker.is_active() {
+                let status = app.run.step();
+                show(status, app);
+            } else {
+                reset_run(app);
+            }
+        }
+        Command::Reset => reset_run(app),
+    }
 }
 
 /// Start a run with the current settings, replacing any running one; with `from`, start

@@ -11,7 +11,7 @@ use crate::engine::linalg::knn_of;
 use crate::engine::linalg::projection::{Projector, pca2_of_samples};
 use crate::gui::command::Addressed;
 use crate::gui::feature::Shared;
-use crate::gui::points::{Isolation, NEIGHBOURS, NeighbourList, SnapshotKey};
+use crate::gui::view::points::{Isolation, NEIGHBOURS, NeighbourList, SnapshotKey};
 use ndarray::{Array2, Axis};
 use std::sync::Arc;
 

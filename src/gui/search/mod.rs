@@ -3,7 +3,7 @@
 //! the bar above the scatter, its marks on the plot and the neighbour window ([`panel`]).
 //!
 //! What the scatter draws from (the matches, the isolation, the pinned sample, the neighbour
-//! cache) is [`crate::gui::points::PointsView`] in the shared view state, since the scatter's
+//! cache) is [`crate::gui::view::points::PointsView`] in the shared view state, since the scatter's
 //! groups are rebuilt from it; this feature starts and receives the work that fills it.
 
 mod actions;
@@ -31,7 +31,7 @@ impl Addressed for Command {
     const FEATURE: &'static str = NAME;
 }
 
-/// The feature (its state is the shared [`crate::gui::points::PointsView`]; see the module
+/// The feature (its state is the shared [`crate::gui::view::points::PointsView`]; see the module
 /// docs).
 #[derive(Debug, Default)]
 pub struct PointSearch;

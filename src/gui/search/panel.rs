@@ -6,10 +6,10 @@ use eframe::egui;
 
 use crate::engine::data::Dataset;
 use crate::gui::command::Commands;
-use crate::gui::points::{NEIGHBOURS, NeighbourList, SnapshotKey, shared};
 use crate::gui::run_controller::RunController;
 use crate::gui::state::Session;
 use crate::gui::view::ViewState;
+use crate::gui::view::points::{NEIGHBOURS, NeighbourList, SnapshotKey, shared};
 use egui::{Color32, RichText};
 use egui_plot::{MarkerShape, PlotPoint, PlotPoints, PlotUi, Points, Text};
 
@@ -50,32 +50,10 @@ pub fn bar(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
             resp.request_focus();
         }
         let n_matches = view.points.matches.len();
-        if !view.points.query.trim().is_empty() {
-            let shown = match view.points.current {
-                Some(c) => format!("{}/{n_matches} matches", c + 1),
-                None => format!("{n_matches} matches"),
-            };
-            ui.label(shown);
-            ui.add_enabled_ui(n_matches > 0, |ui| {
-                if ui
-                    .small_button("<")
-                    .on_hover_text("Previous match")
-                    .clicked()
-                {
-                    step = Some(true);
-                }
-                if ui.small_button("Next").on_hover_text("Next match").clicked() {
-                    step = Some(false);
-                }
-                if ui
-                    .small_button("Select matches")
-                    .on_hover_text("Make the matches the selection (to isolate them)")
-                    .clicked()
-                {
-                    view.explore.selection = view.points.matches.clone();
-                    view.explore.basis = None;
-                }
-            });
+        if !view.points.query.trim().is_empty()
+            && let Some(back) = match_controls(ui, view, n_matches)
+        {
+            step = Some(back);
         }
         if let Some(back) = step {
             let scatter = &view.scatter;
@@ -88,38 +66,7 @@ pub fn bar(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
                 view.points.current = None;
             }
         }
-        // The selection's controls only while there is one (or an isolation to undo): on a
-        // narrow window every row this bar wraps to is taken from the plot.
-        let selected = view.explore.selection.len();
-        if selected > 0 || view.points.isolation.is_some() {
-            ui.separator();
-            ui.label(format!("{selected} selected"))
-                .on_hover_text("Select tool: drag a lasso (Shift adds) or click samples");
-            if ui
-                .add_enabled(selected >= 2, egui::Button::new("Isolate"))
-                .on_hover_text("Show only the selected samples, projected on their own (PCA-2D of their columns of H)")
-                .clicked()
-            {
-                cmds.send(super::Command::Isolate);
-            }
-            if view.points.isolation.is_some()
-                && ui
-                    .button("Show all")
-                    .on_hover_text("Back to every sample")
-                    .clicked()
-            {
-                cmds.send(super::Command::ShowAll);
-            }
-            if selected > 0
-                && ui
-                    .small_button("Clear selection")
-                    .on_hover_text("Unselect every sample")
-                    .clicked()
-            {
-                view.explore.selection.clear();
-                view.explore.basis = None;
-            }
-        }
+        selection_controls(ui, view, cmds);
         ui.separator();
         ui.checkbox(&mut view.points.show_neighbours, "Neighbours")
             .on_hover_text(format!(
@@ -127,6 +74,77 @@ pub fn bar(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mu
                  side by side"
             ));
     });
+}
+
+/// "3/12 matches", previous and next, and "Select matches"; the step asked for (`true`:
+/// back).
+fn match_controls(ui: &mut egui::Ui, view: &mut ViewState, n_matches: usize) -> Option<bool> {
+    let mut step = None;
+    let shown = match view.points.current {
+        Some(c) => format!("{}/{n_matches} matches", c + 1),
+        None => format!("{n_matches} matches"),
+    };
+    ui.label(shown);
+    ui.add_enabled_ui(n_matches > 0, |ui| {
+        if ui
+            .small_button("<")
+            .on_hover_text("Previous match")
+            .clicked()
+        {
+            step = Some(true);
+        }
+        if ui
+            .small_button("Next")
+            .on_hover_text("Next match")
+            .clicked()
+        {
+            step = Some(false);
+        }
+        if ui
+            .small_button("Select matches")
+            .on_hover_text("Make the matches the selection (to isolate them)")
+            .clicked()
+        {
+            view.explore.selection = view.points.matches.clone();
+            view.explore.basis = None;
+        }
+    });
+    step
+}
+
+/// The selection's count, Isolate, Show all and Clear, only while there is a selection (or an
+/// isolation to undo): on a narrow window every row this bar wraps to is taken from the plot.
+fn selection_controls(ui: &mut egui::Ui, view: &mut ViewState, cmds: &mut Commands) {
+    let selected = view.explore.selection.len();
+    if selected > 0 || view.points.isolation.is_some() {
+        ui.separator();
+        ui.label(format!("{selected} selected"))
+            .on_hover_text("Select tool: drag a lasso (Shift adds) or click samples");
+        if ui
+            .add_enabled(selected >= 2, egui::Button::new("Isolate"))
+            .on_hover_text("Show only the selected samples, projected on their own (PCA-2D of their columns of H)")
+            .clicked()
+        {
+            cmds.send(super::Command::Isolate);
+        }
+        if view.points.isolation.is_some()
+            && ui
+                .button("Show all")
+                .on_hover_text("Back to every sample")
+                .clicked()
+        {
+            cmds.send(super::Command::ShowAll);
+        }
+        if selected > 0
+            && ui
+                .small_button("Clear selection")
+                .on_hover_text("Unselect every sample")
+                .clicked()
+        {
+            view.explore.selection.clear();
+            view.explore.basis = None;
+        }
+    }
 }
 
 /// What [`draw`] adds to the plot this frame, gathered before the plot borrows the view.

@@ -4,7 +4,7 @@
 use crate::engine::files::session::DataCheck;
 use crate::engine::models::{ModelKind, WarmStart};
 use crate::gui::evaluation::short_name;
-use crate::gui::feature::Shared;
+use crate::gui::feature::{Event, Shared};
 use crate::gui::state::{HistoryRow, Series};
 use std::sync::Arc;
 
@@ -108,6 +108,7 @@ fn apply_session(app: &mut Shared<'_>) {
             exports: Arc::default(),
         });
     }
+    app.raise(Event::HistoryChanged);
     let note = if missing > 0 {
         format!(" ({missing} runs' factors could not be read)")
     } else {

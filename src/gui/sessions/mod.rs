@@ -34,6 +34,19 @@ impl Addressed for Picked {
     const FEATURE: &'static str = NAME;
 }
 
+/// The answers to the session questions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// "The session's data changed": open its constraints anyway (`true`) or stop.
+    DataChanged(bool),
+    /// "Recover N unsaved edits": recover (`true`) or discard.
+    Recover(bool),
+}
+
+impl Addressed for Command {
+    const FEATURE: &'static str = NAME;
+}
+
 /// The feature's own state: where unsaved edits are journalled.
 #[derive(Default)]
 pub struct Sessions {
@@ -75,6 +88,7 @@ impl Feature for Sessions {
         match event {
             Event::NewStore => self.start_journal(app),
             Event::DatasetChanged => apply::data_loaded(app),
+            Event::HistoryChanged => {}
         }
     }
 
@@ -94,8 +108,6 @@ impl Feature for Sessions {
                 }
             }
             UiCommand::SessionDialog(save) => open_dialog(save, app),
-            UiCommand::SessionDataChanged(open) => apply::resolve_data_changed(open, app),
-            UiCommand::Recover(recover) => self.resolve_recovery(recover, app),
             other => return Some(other),
         }
         None
@@ -104,6 +116,15 @@ impl Feature for Sessions {
     fn on_message(&mut self, msg: Box<dyn Any + Send>, app: &mut Shared<'_>) {
         let msg = match msg.downcast::<Picked>() {
             Ok(p) => return self.picked(p.save, p.path, app),
+            Err(msg) => msg,
+        };
+        let msg = match msg.downcast::<Command>() {
+            Ok(cmd) => {
+                return match *cmd {
+                    Command::DataChanged(open) => apply::resolve_data_changed(open, app),
+                    Command::Recover(recover) => self.resolve_recovery(recover, app),
+                };
+            }
             Err(msg) => msg,
         };
         if let Ok(p) = msg.downcast::<TaskPanicked>() {

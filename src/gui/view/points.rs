@@ -397,7 +397,7 @@ mod tests {
     }
 
     /// Search cost at n = 10,000 (the brief's bound is 2 ms a keystroke on the UI thread):
-    /// `cargo test --lib gui::points::tests::search_timing -- --ignored --nocapture`
+    /// `cargo test --lib gui::view::points::tests::search_timing -- --ignored --nocapture`
     #[test]
     #[ignore = "timing; run by hand"]
     fn search_timing() {

@@ -4,9 +4,9 @@
 
 use eframe::egui;
 
+use super::{BasisGallery, Gallery};
 use crate::engine::data::Dataset;
 use crate::engine::jobs::worker::Snapshot;
-use crate::gui::explore::Gallery;
 use crate::gui::run_controller::RunController;
 use crate::gui::view::ViewState;
 use egui::RichText;
@@ -23,20 +23,27 @@ pub fn window(
     ctx: &egui::Context,
     data: Option<&Dataset>,
     run: &RunController,
+    me: &mut BasisGallery,
     view: &mut ViewState,
 ) {
-    let mut open = view.explore.show_gallery;
+    let mut open = me.show;
     egui::Window::new("Basis gallery")
         .open(&mut open)
         .default_width(420.0)
         // Over the data panel, not over the scatter whose rings it draws.
         .default_pos(ctx.content_rect().left_top() + egui::vec2(8.0, 70.0))
         .vscroll(true)
-        .show(ctx, |ui| body(ui, data, run, view));
-    view.explore.show_gallery = open;
+        .show(ctx, |ui| body(ui, data, run, me, view));
+    me.show = open;
 }
 
-fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &mut ViewState) {
+fn body(
+    ui: &mut egui::Ui,
+    data: Option<&Dataset>,
+    run: &RunController,
+    me: &mut BasisGallery,
+    view: &mut ViewState,
+) {
     let Some(data) = data else {
         ui.label(RichText::new("Load a dataset first.").weak());
         return;
@@ -46,8 +53,8 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
         return;
     };
     let image = data.image_shape.filter(|&(a, b)| a * b == data.m());
-    view.explore.gallery.update(ui.ctx(), snap, image);
-    let g = &view.explore.gallery;
+    me.gallery.update(ui.ctx(), snap, image);
+    let g = &me.gallery;
     if g.textures.is_empty() {
         ui.label(
             RichText::new("This model has no W: the gallery shows the bases of models with one.")
@@ -68,11 +75,11 @@ fn body(ui: &mut egui::Ui, data: Option<&Dataset>, run: &RunController, view: &m
         heat_map(ui, data, snap, g, selected)
     };
     if let Some(c) = clicked {
-        view.explore.toggle_basis(c);
+        me.toggle_basis(c, &mut view.explore);
     }
     if let Some(c) = view.explore.basis {
         ui.separator();
-        basis_users(ui, data, snap, c, view);
+        basis_users(ui, data, snap, &me.gallery, c, view);
     }
 }
 
@@ -193,8 +200,15 @@ fn heat_map(
 }
 
 /// The samples that load most on basis `c` (ringed in the scatter), with thumbnails.
-fn basis_users(ui: &mut egui::Ui, data: &Dataset, snap: &Snapshot, c: usize, view: &mut ViewState) {
-    let top = view.explore.gallery.top.get(c).cloned().unwrap_or_default();
+fn basis_users(
+    ui: &mut egui::Ui,
+    data: &Dataset,
+    snap: &Snapshot,
+    g: &Gallery,
+    c: usize,
+    view: &mut ViewState,
+) {
+    let top = g.top.get(c).cloned().unwrap_or_default();
     ui.label(
         RichText::new(format!(
             "basis {}: {} samples load most on it (ringed in the scatter); used most by:",

@@ -41,6 +41,35 @@ pub fn show(
 ) {
     ui.heading("Model");
     let kind = settings.model_kind();
+    model_picker(ui, settings, kind, view);
+    fit_options(ui, settings, session);
+
+    if let Some(kind) = kind {
+        hyperparameters(ui, settings, kind);
+    }
+
+    ui.add_space(6.0);
+    buttons(ui, session, run, cmds);
+    if ui
+        .button("Scan k…")
+        .on_hover_text(
+            "Fit this model at a range of k, several seeds each, and plot the error, the \
+             scores and the stability of the clusterings vs k (docs/models.md §8.6)",
+        )
+        .clicked()
+    {
+        cmds.send(crate::gui::kscan::Command::Toggle);
+    }
+    progress(ui, session, run, settings.max_iter);
+}
+
+/// The model's combo box (grouped) and its "?" button, which opens the model's explanation.
+fn model_picker(
+    ui: &mut egui::Ui,
+    settings: &mut Settings,
+    kind: Option<ModelKind>,
+    view: &mut ViewState,
+) {
     ui.horizontal(|ui| {
         let label = ui.label("Model");
         let selected = kind.map_or("none", ModelKind::label);
@@ -72,7 +101,10 @@ pub fn show(
             view.show_model_help = !view.show_model_help;
         }
     });
+}
 
+/// k, seed, iteration cap and tolerance; an out-of-range k says why under it.
+fn fit_options(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
     // The engine's rule, not a clamp: an out-of-range k stays as typed and says why, as the
     // CLI does (a silent clamp ran another k than the one asked for).
     let rank_error = session.dataset.as_ref().and_then(|d| {
@@ -91,7 +123,9 @@ pub fn show(
             ui.end_row();
             if let Some(e) = &rank_error {
                 ui.label("");
-                ui.add(egui::Label::new(RichText::new(e).color(super::ERROR_RED)).wrap());
+                ui.add(
+                    egui::Label::new(RichText::new(e).color(crate::gui::panels::ERROR_RED)).wrap(),
+                );
                 ui.end_row();
             }
             let l = ui.label("Seed");
@@ -128,24 +162,6 @@ pub fn show(
             );
             ui.end_row();
         });
-
-    if let Some(kind) = kind {
-        hyperparameters(ui, settings, kind);
-    }
-
-    ui.add_space(6.0);
-    buttons(ui, session, run, cmds);
-    if ui
-        .button("Scan k…")
-        .on_hover_text(
-            "Fit this model at a range of k, several seeds each, and plot the error, the \
-             scores and the stability of the clusterings vs k (docs/models.md §8.6)",
-        )
-        .clicked()
-    {
-        cmds.send(crate::gui::kscan::Command::Toggle);
-    }
-    progress(ui, session, run, settings.max_iter);
 }
 
 /// The model picker's groups.
@@ -209,7 +225,7 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
             let b = ui
                 .small_button(preset.name)
                 .accessible_name(format!("preset {}", preset.name))
-                .on_hover_text(super::displayable(ui.ctx(), preset.help));
+                .on_hover_text(crate::gui::panels::displayable(ui.ctx(), preset.help));
             if b.clicked() {
                 for &(name, v) in preset.values {
                     settings.set_param(kind.name(), name, v);
@@ -267,121 +283,178 @@ pub fn hyperparameter_row(
     section: &str,
     edited: Option<ParamValue>,
 ) -> Option<ParamEdit> {
-    let tip = super::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, section));
+    let tip = crate::gui::panels::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, section));
     let l = ui.label(hp.name).on_hover_text(&tip);
     let current = edited.unwrap_or(hp.default_value());
-    let mut edit = None;
+    let row = (l.id, tip.as_str());
     ui.horizontal(|ui| match hp.kind {
-        ParamKind::Flag { default } => {
-            let mut on = match current {
-                ParamValue::Flag(b) => b,
-                // Settings of earlier versions stored flags as 0 or 1.
-                ParamValue::Number(x) => x == 1.0,
-                ParamValue::Choice(_) => default,
-            };
-            let r = ui.checkbox(&mut on, "");
-            if r.labelled_by(l.id).on_hover_text(&tip).changed() {
-                edit = Some(ParamEdit::Set(ParamValue::Flag(on)));
-            }
-            if edited.is_some() && reset_button(ui, hp) {
-                edit = Some(ParamEdit::Reset);
-            }
-        }
+        ParamKind::Flag { default } => flag(ui, hp, edited, current, default, row),
         ParamKind::Choice { default, options } => {
-            let mut choice = match current {
-                ParamValue::Choice(c) => c,
-                ParamValue::Number(_) | ParamValue::Flag(_) => default,
-            };
-            let r = egui::ComboBox::from_id_salt(("choice", hp.name))
-                .selected_text(choice)
-                .show_ui(ui, |ui| {
-                    for o in options {
-                        ui.selectable_value(&mut choice, o.name, o.name)
-                            .on_hover_text(o.help);
-                    }
-                })
-                .response;
-            r.labelled_by(l.id).on_hover_text(&tip);
-            if ParamValue::Choice(choice) != current {
-                edit = Some(ParamEdit::Set(ParamValue::Choice(choice)));
-            }
-            if edited.is_some() && reset_button(ui, hp) {
-                edit = Some(ParamEdit::Reset);
-            }
+            choice(ui, hp, edited, current, (default, options), row)
         }
-        ParamKind::Number {
-            default,
-            min,
-            max,
-            log_scale,
-            grid,
-        } => {
-            let mut v = match current {
-                ParamValue::Number(x) => x,
-                ParamValue::Flag(_) | ParamValue::Choice(_) => default,
-            };
-            let resp = if log_scale && min >= 0.0 && max > 0.0 {
-                ui.spacing_mut().slider_width = slider_width(ui);
-                ui.add(
-                    egui::Slider::new(&mut v, min..=max)
-                        .logarithmic(true)
-                        .smallest_positive(smallest_positive(max, grid))
-                        .custom_formatter(|x, _| crate::gui::format::short_number(x, 3)),
-                )
-            } else {
-                ui.add(
-                    DragValue::new(&mut v)
-                        .range(min..=max)
-                        .speed(((max - min) / 1000.0).clamp(1e-6, 1.0)),
-                )
-            };
-            if resp.labelled_by(l.id).on_hover_text(&tip).changed() {
-                edit = Some(ParamEdit::Set(ParamValue::Number(v)));
+        ParamKind::Number { .. } => number(ui, hp, edited, current, row),
+        ParamKind::Count { .. } => count(ui, hp, edited, current, row),
+    })
+    .inner
+}
+
+/// The label's id and the hover text of a hyperparameter's row.
+type Row<'a> = (egui::Id, &'a str);
+
+/// A flag's checkbox (and reset when edited).
+fn flag(
+    ui: &mut egui::Ui,
+    hp: &HyperParam,
+    edited: Option<ParamValue>,
+    current: ParamValue,
+    default: bool,
+    row: Row<'_>,
+) -> Option<ParamEdit> {
+    let mut edit = None;
+    let mut on = match current {
+        ParamValue::Flag(b) => b,
+        // Settings of earlier versions stored flags as 0 or 1.
+        ParamValue::Number(x) => x == 1.0,
+        ParamValue::Choice(_) => default,
+    };
+    let r = ui.checkbox(&mut on, "");
+    if r.labelled_by(row.0).on_hover_text(row.1).changed() {
+        edit = Some(ParamEdit::Set(ParamValue::Flag(on)));
+    }
+    if edited.is_some() && reset_button(ui, hp) {
+        edit = Some(ParamEdit::Reset);
+    }
+    edit
+}
+
+/// A choice's combo box (and reset when edited).
+fn choice(
+    ui: &mut egui::Ui,
+    hp: &HyperParam,
+    edited: Option<ParamValue>,
+    current: ParamValue,
+    (default, options): (&'static str, &'static [crate::engine::models::ChoiceOption]),
+    row: Row<'_>,
+) -> Option<ParamEdit> {
+    let mut edit = None;
+    let mut choice = match current {
+        ParamValue::Choice(c) => c,
+        ParamValue::Number(_) | ParamValue::Flag(_) => default,
+    };
+    let r = egui::ComboBox::from_id_salt(("choice", hp.name))
+        .selected_text(choice)
+        .show_ui(ui, |ui| {
+            for o in options {
+                ui.selectable_value(&mut choice, o.name, o.name)
+                    .on_hover_text(o.help);
             }
-            if log_scale && min == 0.0 {
-                let zero = ui
-                    .add_enabled(v != 0.0, egui::Button::new("0").small())
-                    .accessible_name(format!("{} = 0", hp.name))
-                    .on_hover_text(format!(
-                        "Set {} to exactly 0 (the slider's left end)",
-                        hp.name
-                    ));
-                if zero.clicked() {
-                    edit = Some(ParamEdit::Set(ParamValue::Number(0.0)));
-                }
-            }
-            if let Some(e) = grid_menu(ui, hp, grid, edited.is_some()) {
-                edit = Some(e);
-            }
+        })
+        .response;
+    r.labelled_by(row.0).on_hover_text(row.1);
+    if ParamValue::Choice(choice) != current {
+        edit = Some(ParamEdit::Set(ParamValue::Choice(choice)));
+    }
+    if edited.is_some() && reset_button(ui, hp) {
+        edit = Some(ParamEdit::Reset);
+    }
+    edit
+}
+
+/// A number's slider (log scale) or drag value, its "0" button and its grid menu.
+fn number(
+    ui: &mut egui::Ui,
+    hp: &HyperParam,
+    edited: Option<ParamValue>,
+    current: ParamValue,
+    row: Row<'_>,
+) -> Option<ParamEdit> {
+    let ParamKind::Number {
+        default,
+        min,
+        max,
+        log_scale,
+        grid,
+    } = hp.kind
+    else {
+        return None;
+    };
+    let mut edit = None;
+    let mut v = match current {
+        ParamValue::Number(x) => x,
+        ParamValue::Flag(_) | ParamValue::Choice(_) => default,
+    };
+    let resp = if log_scale && min >= 0.0 && max > 0.0 {
+        ui.spacing_mut().slider_width = slider_width(ui);
+        ui.add(
+            egui::Slider::new(&mut v, min..=max)
+                .logarithmic(true)
+                .smallest_positive(smallest_positive(max, grid))
+                .custom_formatter(|x, _| crate::gui::format::short_number(x, 3)),
+        )
+    } else {
+        ui.add(
+            DragValue::new(&mut v)
+                .range(min..=max)
+                .speed(((max - min) / 1000.0).clamp(1e-6, 1.0)),
+        )
+    };
+    if resp.labelled_by(row.0).on_hover_text(row.1).changed() {
+        edit = Some(ParamEdit::Set(ParamValue::Number(v)));
+    }
+    if log_scale && min == 0.0 {
+        let zero = ui
+            .add_enabled(v != 0.0, egui::Button::new("0").small())
+            .accessible_name(format!("{} = 0", hp.name))
+            .on_hover_text(format!(
+                "Set {} to exactly 0 (the slider's left end)",
+                hp.name
+            ));
+        if zero.clicked() {
+            edit = Some(ParamEdit::Set(ParamValue::Number(0.0)));
         }
-        ParamKind::Count {
-            default,
-            min,
-            max,
-            grid,
-        } => {
-            let mut v = match current {
-                ParamValue::Number(x) if x.is_finite() => {
-                    x.round().clamp(0.0, f64::from(max)) as u32
-                }
-                _ => default,
-            };
-            // Counts spanning orders of magnitude (N_P up to 10,000) drag on a log scale.
-            let resp = if max >= min.max(1).saturating_mul(1000) {
-                ui.spacing_mut().slider_width = slider_width(ui);
-                ui.add(egui::Slider::new(&mut v, min..=max).logarithmic(true))
-            } else {
-                ui.add(DragValue::new(&mut v).range(min..=max).speed(0.25))
-            };
-            if resp.labelled_by(l.id).on_hover_text(&tip).changed() {
-                edit = Some(ParamEdit::Set(ParamValue::Number(f64::from(v))));
-            }
-            let grid: Vec<f64> = grid.iter().map(|&g| f64::from(g)).collect();
-            if let Some(e) = grid_menu(ui, hp, &grid, edited.is_some()) {
-                edit = Some(e);
-            }
-        }
-    });
+    }
+    if let Some(e) = grid_menu(ui, hp, grid, edited.is_some()) {
+        edit = Some(e);
+    }
+    edit
+}
+
+/// A count's slider (log scale over orders of magnitude) or drag value, and its grid menu.
+fn count(
+    ui: &mut egui::Ui,
+    hp: &HyperParam,
+    edited: Option<ParamValue>,
+    current: ParamValue,
+    row: Row<'_>,
+) -> Option<ParamEdit> {
+    let ParamKind::Count {
+        default,
+        min,
+        max,
+        grid,
+    } = hp.kind
+    else {
+        return None;
+    };
+    let mut edit = None;
+    let mut v = match current {
+        ParamValue::Number(x) if x.is_finite() => x.round().clamp(0.0, f64::from(max)) as u32,
+        _ => default,
+    };
+    // Counts spanning orders of magnitude (N_P up to 10,000) drag on a log scale.
+    let resp = if max >= min.max(1).saturating_mul(1000) {
+        ui.spacing_mut().slider_width = slider_width(ui);
+        ui.add(egui::Slider::new(&mut v, min..=max).logarithmic(true))
+    } else {
+        ui.add(DragValue::new(&mut v).range(min..=max).speed(0.25))
+    };
+    if resp.labelled_by(row.0).on_hover_text(row.1).changed() {
+        edit = Some(ParamEdit::Set(ParamValue::Number(f64::from(v))));
+    }
+    let grid: Vec<f64> = grid.iter().map(|&g| f64::from(g)).collect();
+    if let Some(e) = grid_menu(ui, hp, &grid, edited.is_some()) {
+        edit = Some(e);
+    }
     edit
 }
 
@@ -472,8 +545,21 @@ fn buttons(ui: &mut egui::Ui, session: &Session, run: &RunController, cmds: &mut
 }
 
 fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_max: usize) {
+    progress_bar(ui, run, planned_max);
+    progress_numbers(ui, session, run);
+    if !run.worker.is_active()
+        && let Some(result) = &run.result
+    {
+        for note in &result.notes {
+            let text = crate::gui::panels::displayable(ui.ctx(), &format!("note: {note}"));
+            ui.label(RichText::new(text).color(NOTE_COLOUR));
+        }
+    }
+}
+
+/// The iteration against the cap (a multi-stage model's current stage against its cap).
+fn progress_bar(ui: &mut egui::Ui, run: &RunController, planned_max: usize) {
     let p = &run.progress;
-    let state = run.worker;
     // Before any run, show the cap the next run will use.
     let max_iter = if p.max_iter > 0 {
         p.max_iter
@@ -512,8 +598,14 @@ fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_m
         egui::ProgressBar::new(frac.clamp(0.0, 1.0))
             .desired_width(visible.min(ui.available_width()).max(60.0))
             .text(text)
-            .animate(state == WorkerState::Running),
+            .animate(run.worker == WorkerState::Running),
     );
+}
+
+/// Objective, speed, ETA, time and triplets kept, a dash while unknown.
+fn progress_numbers(ui: &mut egui::Ui, session: &Session, run: &RunController) {
+    let p = &run.progress;
+    let state = run.worker;
     // Every row always, "–" while unknown: the rows never appear or vanish as a run goes,
     // so the controls below (Step) stay under the pointer.
     let dash = || "–".to_owned();
@@ -563,14 +655,6 @@ fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_m
             }
             ui.end_row();
         });
-    if !state.is_active()
-        && let Some(result) = &run.result
-    {
-        for note in &result.notes {
-            let text = super::displayable(ui.ctx(), &format!("note: {note}"));
-            ui.label(RichText::new(text).color(NOTE_COLOUR));
-        }
-    }
 }
 
 /// Amber, as the data panel's warnings: worth reading, not an error.

@@ -4,11 +4,11 @@
 
 use eframe::egui;
 
-use super::state::Evaluation;
 use crate::engine::constraints::Store;
 use crate::engine::data::Dataset;
 use crate::engine::jobs::worker::Snapshot;
 use crate::engine::models::LabelOrigin;
+use crate::gui::state::Evaluation;
 use egui::Color32;
 use egui_plot::{MarkerShape, PlotPoint, PlotTransform};
 
@@ -202,14 +202,7 @@ pub fn class_marker(c: usize) -> MarkerShape {
 /// bound, opacity), highest first; a prediction below every bound falls in the last.
 pub const CONFIDENCE_BINS: [(f64, u8); 3] = [(0.9, 230), (0.6, 140), (0.0, 60)];
 
-/// Sequential ramp (viridis at five stops, dark to light) for colouring by a model's value.
-pub const VALUE_RAMP: [Color32; 5] = [
-    Color32::from_rgb(68, 1, 84),
-    Color32::from_rgb(59, 82, 139),
-    Color32::from_rgb(33, 145, 140),
-    Color32::from_rgb(94, 201, 98),
-    Color32::from_rgb(253, 231, 37),
-];
+pub use crate::gui::style::VALUE_RAMP;
 
 impl ScatterCache {
     /// Points drawn over all groups (every sample once when the cache is complete).
@@ -549,6 +542,15 @@ fn short(v: f64) -> String {
         format!("{v:.1e}")
     } else {
         format!("{v:.3}")
+    }
+}
+
+/// Colour of painted class `c` called `name`: the ground-truth colour of the class with the
+/// same name, else a palette colour after the ground-truth ones.
+pub fn class_colour(data: &Dataset, name: &str, c: usize) -> Color32 {
+    match data.class_names.iter().position(|n| n == name) {
+        Some(k) => class_colour_of(k),
+        None => class_colour_of(data.class_names.len() + c),
     }
 }
 

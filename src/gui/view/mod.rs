@@ -1,22 +1,24 @@
-//! View state: what the user is looking at and typing, apart from the data it shows (the
-//! [`super::Session`]) and from what is persisted ([`super::Settings`]). Tool mode, hover and
-//! selections, text fields, open windows, and the caches drawn from (scatter groups,
-//! thumbnails, the plot's transform). Never persisted; panels borrow it mutably while the
-//! session is borrowed for reading.
+//! View state: what several features draw from or type into, apart from the data it shows
+//! (the [`super::Session`]) and from what is persisted ([`super::Settings`]): the scatter's
+//! picture ([`scatter_cache`]: point groups and painted rings; [`points`]: search, selection,
+//! neighbours), selections, text fields, open windows, thumbnails. Never persisted; features
+//! borrow it mutably while the session is borrowed for reading. What one feature alone uses
+//! is that feature's own.
 
 use crate::engine::constraints::ProtocolOptions;
 use crate::engine::data::Dataset;
 use crate::engine::jobs::worker::Snapshot;
 use eframe::egui;
-use egui_plot::{PlotPoint, PlotTransform};
 use std::path::Path;
 
+pub mod points;
+pub mod scatter_cache;
+
 use super::explore::ExploreView;
-use super::points::PointsView;
-use super::scatter_cache::PaintedRings;
-use super::scatter_cache::ScatterCache;
-use super::state::{ColorBy, Evaluation, Tool};
+use super::state::{ColorBy, Evaluation};
 use super::textures::ThumbnailCache;
+use points::PointsView;
+use scatter_cache::{PaintedRings, ScatterCache};
 
 /// How long the status line's slowest frame stays shown.
 pub const FRAME_PEAK_WINDOW: std::time::Duration = std::time::Duration::from_secs(3);
@@ -25,45 +27,24 @@ pub const FRAME_PEAK_WINDOW: std::time::Duration = std::time::Duration::from_sec
 pub struct ViewState {
     /// A native file dialog is open (at most one at a time).
     pub dialog_open: bool,
-    // ----- scatter
-    /// What a click on the scatter does.
-    pub tool: Tool,
-    /// The samples picked so far of the triplet being built (anchor i, then closer j).
-    pub partial: Vec<usize>,
-    /// The lasso being dragged in Label mode, in plot coordinates.
-    pub lasso: Vec<PlotPoint>,
+    // ----- the scatter's picture, shared with search, export, runs and constraints
     /// The class painted in Label mode (an existing class name or a new one).
     pub paint_class: String,
-    /// The sample under the pointer in the scatter, if any.
-    pub hovered: Option<usize>,
     /// The triplet (position in the store) whose row the pointer is over in the list.
     pub hovered_triplet: Option<usize>,
-    /// Draw violated triplets in red.
-    pub show_violations: bool,
-    /// Draw the model's sample graph (graph models only).
-    pub show_graph: bool,
     /// Do not draw the triplets' i–j / i–q lines (many generated triplets hide the points).
     pub hide_triplets: bool,
     pub color_by: ColorBy,
-    /// The scatter group (class or cluster, by name) picked in the legend: its points are
-    /// drawn on top at full strength and the others faded. `None`: all alike.
-    pub highlight: Option<String>,
     /// Show the model's learned subspace (PSMF's Πᵀx) instead of H, when it has one.
     pub show_subspace: bool,
-    /// The scatter's legend is shown (`None`: shown unless the plot is narrow).
-    pub legend_shown: Option<bool>,
     /// Per-label point groups of the latest snapshot, built once per snapshot.
     pub scatter: ScatterCache,
     /// The painted labels as rings at the scatter's positions, built again when either
     /// changes.
     pub rings: PaintedRings,
-    /// The scatter's transform of the last frame (tests click at data coordinates with it).
-    pub plot_transform: Option<PlotTransform>,
     /// The left and right panels' rects of the last frame (None when hidden); tests check
     /// that they never cover the plot.
     pub panel_rects: [Option<egui::Rect>; 2],
-    /// Textures of a model's feature weights and the snapshot iteration they show.
-    pub feature_textures: (Option<usize>, Vec<egui::TextureHandle>),
     pub(crate) thumbnails: ThumbnailCache,
     /// The exploration views: basis gallery, teaching controls, suggestions, tour.
     pub explore: ExploreView,
@@ -72,8 +53,6 @@ pub struct ViewState {
     // ----- results
     /// History ids selected in the table (at most two; two overlay their curves).
     pub selected_runs: Vec<u64>,
-    /// Text of the history export path field.
-    pub history_path_input: String,
     // ----- text fields and windows
     /// Text of the typed dataset path field.
     pub path_input: String,
@@ -119,29 +98,18 @@ impl ViewState {
     pub fn new(last_path: Option<&Path>) -> Self {
         Self {
             dialog_open: false,
-            tool: Tool::default(),
-            partial: Vec::new(),
-            lasso: Vec::new(),
             paint_class: String::new(),
-            hovered: None,
             hovered_triplet: None,
-            show_violations: false,
-            show_graph: false,
             hide_triplets: false,
             color_by: ColorBy::default(),
-            highlight: None,
             show_subspace: false,
-            legend_shown: None,
             scatter: ScatterCache::default(),
             rings: PaintedRings::default(),
-            plot_transform: None,
             panel_rects: [None, None],
-            feature_textures: (None, Vec::new()),
             thumbnails: ThumbnailCache::default(),
             explore: ExploreView::default(),
             points: PointsView::default(),
             selected_runs: Vec::new(),
-            history_path_input: String::new(),
             path_input: last_path
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
@@ -182,13 +150,11 @@ impl ViewState {
     pub fn clear_run(&mut self) {
         self.scatter = ScatterCache::default();
         self.rings = PaintedRings::default();
-        self.hovered = None;
     }
 
-    /// Forget picks that refer to the previous dataset's samples.
+    /// Forget picks that refer to the previous dataset's samples (the scatter forgets its
+    /// own when told the dataset changed).
     pub fn clear_picks(&mut self) {
-        self.partial.clear();
-        self.lasso.clear();
         self.hovered_triplet = None;
     }
 

@@ -4,6 +4,7 @@
 
 use eframe::egui;
 
+use super::Scatter;
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::Csr;
@@ -11,10 +12,10 @@ use crate::gui::command::Commands;
 use crate::gui::command::UiCommand;
 use crate::gui::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::gui::run_controller::RunController;
-use crate::gui::scatter_cache::ScatterCache;
-use crate::gui::scatter_cache::class_colour_of;
 use crate::gui::state::{ColorBy, Session, Tool};
 use crate::gui::view::ViewState;
+use crate::gui::view::scatter_cache::ScatterCache;
+use crate::gui::view::scatter_cache::class_colour;
 use egui::{Color32, RichText};
 use egui_plot::{Line, LineStyle, MarkerShape, Plot, PlotPoint, PlotPoints, Points, Polygon, Text};
 use std::borrow::Cow;
@@ -36,15 +37,6 @@ const MAX_EDGES: usize = 5000;
 
 /// Highlight of the partial and the hovered triplet.
 pub const HIGHLIGHT: Color32 = Color32::from_rgb(255, 215, 0);
-
-/// Colour of painted class `c` called `name`: the ground-truth colour of the class with the
-/// same name, else a palette colour after the ground-truth ones.
-pub fn class_colour(data: &Dataset, name: &str, c: usize) -> Color32 {
-    match data.class_names.iter().position(|n| n == name) {
-        Some(k) => class_colour_of(k),
-        None => class_colour_of(data.class_names.len() + c),
-    }
-}
 
 /// Grid marks at a 1-2-5 step giving about four labelled marks over the visible range (and
 /// unlabelled minor marks at a fifth of it): egui_plot's own spacer, on a narrow plot with
@@ -108,24 +100,24 @@ const SIDE_LEGEND_WIDTH: f32 = 100.0;
 /// highlights the group (a second click, or "all", clears it).
 fn side_legend(
     ui: &mut egui::Ui,
-    groups: &[crate::gui::scatter_cache::ScatterGroup],
-    view: &mut ViewState,
+    groups: &[crate::gui::view::scatter_cache::ScatterGroup],
+    me: &mut Scatter,
 ) {
     ui.vertical(|ui| {
         ui.set_width(SIDE_LEGEND_WIDTH);
         if ui
-            .selectable_label(view.highlight.is_none(), "all")
+            .selectable_label(me.highlight.is_none(), "all")
             .on_hover_text("Draw every group alike")
             .clicked()
         {
-            view.highlight = None;
+            me.highlight = None;
         }
         egui::ScrollArea::vertical()
             .id_salt("side_legend")
             .auto_shrink([false, false])
             .show(ui, |ui| {
                 for g in groups {
-                    let on = view.highlight.as_deref() == Some(g.name.as_str());
+                    let on = me.highlight.as_deref() == Some(g.name.as_str());
                     ui.horizontal(|ui| {
                         let (rect, _) =
                             ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
@@ -136,7 +128,7 @@ fn side_legend(
                             .on_hover_text("Highlight this group; click again for all")
                             .clicked()
                         {
-                            view.highlight = if on { None } else { Some(g.name.clone()) };
+                            me.highlight = if on { None } else { Some(g.name.clone()) };
                         }
                     });
                 }
@@ -155,135 +147,157 @@ fn toolbar(
     ui: &mut egui::Ui,
     session: &mut Session,
     run: &RunController,
+    me: &mut Scatter,
     view: &mut ViewState,
     data: &Dataset,
 ) {
     ui.horizontal(|ui| {
         // Fits a 480-px scatter (the 1024-px window): tighter gaps, a narrow colour combo.
         ui.spacing_mut().item_spacing.x = 6.0;
-        for tool in Tool::ALL {
-            if ui
-                .selectable_label(view.tool == tool, tool.label())
-                .on_hover_text(match tool {
-                    Tool::Inspect => "Hover to see a sample; drag pans, scroll zooms",
-                    Tool::Triplet => "Click anchor i, closer j, farther q (Esc cancels)",
-                    Tool::Label => "Click or drag a lasso to paint the class",
-                    Tool::Select => {
-                        "Drag a lasso to select samples (Shift adds), click one to toggle it"
-                    }
-                })
-                .clicked()
-                && view.tool != tool
-            {
-                view.tool = tool;
-                view.partial.clear();
-                view.lasso.clear();
-            }
-        }
+        tool_buttons(ui, me);
         ui.separator();
-        let l = ui.label("Colour by");
-        let before = view.color_by;
-        // The model's value per sample (RNMF's residual weight, ...), when the run has one.
-        let value_name = run
-            .snapshot
-            .as_ref()
-            .and_then(|s| s.outputs.values.as_ref())
-            .map(|v| v.name);
-        let has_labels = run
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.outputs.assignments.is_some());
-        let has_predictions = run
-            .snapshot
-            .as_ref()
-            .is_some_and(|s| s.outputs.predictions.is_some());
-        let label = |c: ColorBy| match (c, value_name) {
-            (ColorBy::ModelValue, Some(name)) => name,
-            _ => c.label(),
-        };
-        egui::ComboBox::from_id_salt("color_by")
-            .width(COLOR_COMBO_WIDTH)
-            .selected_text(label(view.color_by))
-            .show_ui(ui, |ui| {
-                for c in ColorBy::ALL {
-                    if c == ColorBy::ModelValue && value_name.is_none() {
-                        continue;
-                    }
-                    if c == ColorBy::ModelLabels && !has_labels {
-                        continue;
-                    }
-                    if c == ColorBy::Predicted && !has_predictions {
-                        continue;
-                    }
-                    ui.selectable_value(&mut view.color_by, c, label(c));
-                }
-            })
-            .response
-            .labelled_by(l.id)
-            .on_hover_text(
-                "k-means cluster: the lowest-inertia restart of the evaluation; crosses mark \
-                 samples whose cluster (mapped to a class by the best map) is not their class. \
-                 A model that rates each sample (RNMF's residual weight: low = an outlier it \
-                 discounts) adds its value, in five bins from dark (low) to light (high). A \
-                 classifier (2-STGINMF) adds its predicted class: squares are the given \
-                 labels, diamonds the samples self-training added, the others fade with \
-                 falling confidence, and crosses mark wrong predictions",
-            );
-        if view.color_by != before {
-            view.rebuild_scatter(
-                session.dataset.as_deref(),
-                run.snapshot.as_deref(),
-                session.x_view.as_deref(),
-                session.evaluation.as_deref(),
-            );
-            if view.color_by == ColorBy::Cluster && session.evaluation.is_none() {
-                session
-                    .set_status("Colour by cluster: the clusters appear once a run is evaluated");
-            }
-        }
+        colour_by(ui, session, run, view);
         ui.separator();
-        show_menu(ui, session, run, view);
+        show_menu(ui, session, run, me, view);
     });
     ui.horizontal_wrapped(|ui| {
-        if view.tool == Tool::Label {
-            let l = ui.label("Class");
-            let mut names: Vec<String> = data.class_names.clone();
-            if let Some(st) = &session.store {
-                for n in st.labels().class_names() {
-                    if !names.contains(n) {
-                        names.push(n.clone());
-                    }
-                }
-            }
-            egui::ComboBox::from_id_salt("paint_class")
-                .selected_text(if view.paint_class.is_empty() {
-                    "(type a name)"
-                } else {
-                    view.paint_class.as_str()
-                })
-                .show_ui(ui, |ui| {
-                    for n in &names {
-                        ui.selectable_value(&mut view.paint_class, n.clone(), n);
-                    }
-                })
-                .response
-                .labelled_by(l.id);
-            let l = ui.label("or new");
-            ui.add(
-                egui::TextEdit::singleline(&mut view.paint_class)
-                    .desired_width(90.0)
-                    .hint_text("class name"),
-            )
-            .labelled_by(l.id);
+        if me.tool == Tool::Label {
+            paint_class(ui, session, view, data);
         }
-        ui.label(RichText::new(click_hint(view)).strong());
+        ui.label(RichText::new(click_hint(me, view)).strong());
     });
+}
+
+/// One button per tool; another tool drops the picks being built.
+fn tool_buttons(ui: &mut egui::Ui, me: &mut Scatter) {
+    for tool in Tool::ALL {
+        if ui
+            .selectable_label(me.tool == tool, tool.label())
+            .on_hover_text(match tool {
+                Tool::Inspect => "Hover to see a sample; drag pans, scroll zooms",
+                Tool::Triplet => "Click anchor i, closer j, farther q (Esc cancels)",
+                Tool::Label => "Click or drag a lasso to paint the class",
+                Tool::Select => {
+                    "Drag a lasso to select samples (Shift adds), click one to toggle it"
+                }
+            })
+            .clicked()
+            && me.tool != tool
+        {
+            me.tool = tool;
+            me.partial.clear();
+            me.lasso.clear();
+        }
+    }
+}
+
+/// "Colour by": classes, clusters, and what the run's model adds (its value per sample, its
+/// own labels, its predictions); a change redraws the groups.
+fn colour_by(ui: &mut egui::Ui, session: &mut Session, run: &RunController, view: &mut ViewState) {
+    let l = ui.label("Colour by");
+    let before = view.color_by;
+    // The model's value per sample (RNMF's residual weight, ...), when the run has one.
+    let value_name = run
+        .snapshot
+        .as_ref()
+        .and_then(|s| s.outputs.values.as_ref())
+        .map(|v| v.name);
+    let has_labels = run
+        .snapshot
+        .as_ref()
+        .is_some_and(|s| s.outputs.assignments.is_some());
+    let has_predictions = run
+        .snapshot
+        .as_ref()
+        .is_some_and(|s| s.outputs.predictions.is_some());
+    let label = |c: ColorBy| match (c, value_name) {
+        (ColorBy::ModelValue, Some(name)) => name,
+        _ => c.label(),
+    };
+    egui::ComboBox::from_id_salt("color_by")
+        .width(COLOR_COMBO_WIDTH)
+        .selected_text(label(view.color_by))
+        .show_ui(ui, |ui| {
+            for c in ColorBy::ALL {
+                if c == ColorBy::ModelValue && value_name.is_none() {
+                    continue;
+                }
+                if c == ColorBy::ModelLabels && !has_labels {
+                    continue;
+                }
+                if c == ColorBy::Predicted && !has_predictions {
+                    continue;
+                }
+                ui.selectable_value(&mut view.color_by, c, label(c));
+            }
+        })
+        .response
+        .labelled_by(l.id)
+        .on_hover_text(
+            "k-means cluster: the lowest-inertia restart of the evaluation; crosses mark \
+             samples whose cluster (mapped to a class by the best map) is not their class. \
+             A model that rates each sample (RNMF's residual weight: low = an outlier it \
+             discounts) adds its value, in five bins from dark (low) to light (high). A \
+             classifier (2-STGINMF) adds its predicted class: squares are the given \
+             labels, diamonds the samples self-training added, the others fade with \
+             falling confidence, and crosses mark wrong predictions",
+        );
+    if view.color_by != before {
+        view.rebuild_scatter(
+            session.dataset.as_deref(),
+            run.snapshot.as_deref(),
+            session.x_view.as_deref(),
+            session.evaluation.as_deref(),
+        );
+        if view.color_by == ColorBy::Cluster && session.evaluation.is_none() {
+            session.set_status("Colour by cluster: the clusters appear once a run is evaluated");
+        }
+    }
+}
+
+/// The Label tool's class: one of the data's or the painted classes, or a new name.
+fn paint_class(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, data: &Dataset) {
+    let l = ui.label("Class");
+    let mut names: Vec<String> = data.class_names.clone();
+    if let Some(st) = &session.store {
+        for n in st.labels().class_names() {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    egui::ComboBox::from_id_salt("paint_class")
+        .selected_text(if view.paint_class.is_empty() {
+            "(type a name)"
+        } else {
+            view.paint_class.as_str()
+        })
+        .show_ui(ui, |ui| {
+            for n in &names {
+                ui.selectable_value(&mut view.paint_class, n.clone(), n);
+            }
+        })
+        .response
+        .labelled_by(l.id);
+    let l = ui.label("or new");
+    ui.add(
+        egui::TextEdit::singleline(&mut view.paint_class)
+            .desired_width(90.0)
+            .hint_text("class name"),
+    )
+    .labelled_by(l.id);
 }
 
 /// The "Show" menu: the overlays (triplets, violations, the model's graph) and the learned
 /// subspace, offered for every model (disabled where the run has none) so that the toolbar
 /// never changes its row.
-fn show_menu(ui: &mut egui::Ui, session: &Session, run: &RunController, view: &mut ViewState) {
+fn show_menu(
+    ui: &mut egui::Ui,
+    session: &Session,
+    run: &RunController,
+    me: &mut Scatter,
+    view: &mut ViewState,
+) {
     let config = egui::containers::menu::MenuConfig::new()
         .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
     egui::containers::menu::MenuButton::new("Show…")
@@ -319,7 +333,7 @@ fn show_menu(ui: &mut egui::Ui, session: &Session, run: &RunController, view: &m
             {
                 view.hide_triplets = !show_triplets;
             }
-            ui.checkbox(&mut view.show_violations, "Show violations")
+            ui.checkbox(&mut me.show_violations, "Show violations")
                 .on_hover_text("Draw in red the triplets H does not keep (||hi-hj|| >= ||hi-hq||)");
             let has_graph = run
                 .snapshot
@@ -327,7 +341,7 @@ fn show_menu(ui: &mut egui::Ui, session: &Session, run: &RunController, view: &m
                 .is_some_and(|s| s.outputs.graph.is_some());
             ui.add_enabled(
                 has_graph,
-                egui::Checkbox::new(&mut view.show_graph, "Show graph"),
+                egui::Checkbox::new(&mut me.show_graph, "Show graph"),
             )
             .on_hover_text(format!(
                 "Draw the model's sample graph (its p-nearest-neighbour edges) between the \
@@ -339,12 +353,12 @@ fn show_menu(ui: &mut egui::Ui, session: &Session, run: &RunController, view: &m
 }
 
 /// What a click on the scatter does with the current tool.
-fn click_hint(view: &ViewState) -> String {
-    match view.tool {
+fn click_hint(me: &Scatter, view: &ViewState) -> String {
+    match me.tool {
         Tool::Inspect => {
             "Inspect: hover a point to see the sample; drag pans, scroll zooms".to_owned()
         }
-        Tool::Triplet => match view.partial.as_slice() {
+        Tool::Triplet => match me.partial.as_slice() {
             [] => "Triplet: click the anchor i".to_owned(),
             [i] => format!("Triplet ({i}, ?, ?): now the closer sample j (Esc cancels)"),
             [i, j, ..] => format!("Triplet ({i}, {j}, ?): now the farther sample q (Esc cancels)"),
@@ -389,6 +403,7 @@ pub fn show(
     ui: &mut egui::Ui,
     session: &mut Session,
     run: &RunController,
+    me: &mut Scatter,
     view: &mut ViewState,
     cmds: &mut Commands,
 ) {
@@ -397,35 +412,35 @@ pub fn show(
         return;
     };
     if view.scatter.groups.is_empty() {
-        view.plot_transform = None;
+        me.plot_transform = None;
         placeholder(
             ui,
             RichText::new("Press Run (Space) to factorize").size(18.0),
         );
         return;
     }
-    toolbar(ui, session, run, view, &data);
+    toolbar(ui, session, run, me, view, &data);
     crate::gui::search::panel::bar(ui, session, view, cmds);
     let narrow = ui.available_width() - SIDE_LEGEND_WIDTH < SIDE_LEGEND_MIN_PLOT;
-    let side = view.legend_shown.unwrap_or(!narrow);
-    caption_row(ui, view, side);
-    if view
+    let side = me.legend_shown.unwrap_or(!narrow);
+    caption_row(ui, me, view, side);
+    if me
         .highlight
         .as_ref()
         .is_some_and(|h| !view.scatter.groups.iter().any(|g| &g.name == h))
     {
-        view.highlight = None;
+        me.highlight = None;
     }
-    let plot_rect = legend_beside(ui, view, side);
+    let plot_rect = legend_beside(ui, me, view, side);
     let overlay = crate::gui::search::panel::Overlay::gather(view, &data);
     let mut plot_area = ui.new_child(egui::UiBuilder::new().max_rect(plot_rect));
     let ui = &mut plot_area;
-    let plot = plot_settings(view);
-    let layers = Layers::gather(session, view, &data);
+    let plot = plot_settings(me, view);
+    let layers = Layers::gather(session, me, view, &data);
     let response = plot.show(ui, |plot_ui| layers.draw(plot_ui, overlay));
     let transform = response.transform;
-    view.plot_transform = Some(transform);
-    if view.show_graph
+    me.plot_transform = Some(transform);
+    if me.show_graph
         && let Some(graph) = run.snapshot.as_ref().and_then(|s| s.outputs.graph.as_ref())
     {
         draw_edges(
@@ -436,8 +451,8 @@ pub fn show(
             &view.scatter,
         );
     }
-    interact(session, view, &response.response, &transform, cmds);
-    hover_card(ui, view, &data, &response.response, &transform);
+    interact(session, me, view, &response.response, &transform, cmds);
+    hover_card(ui, me, view, &data, &response.response, &transform);
 }
 
 /// A weak centred line in place of the plot (no data, or no points yet).
@@ -448,7 +463,7 @@ fn placeholder(ui: &mut egui::Ui, text: RichText) {
 }
 
 /// The legend toggle and what the scatter shows.
-fn caption_row(ui: &mut egui::Ui, view: &mut ViewState, side: bool) {
+fn caption_row(ui: &mut egui::Ui, me: &mut Scatter, view: &ViewState, side: bool) {
     let caption = view.scatter_caption();
     ui.horizontal(|ui| {
         let toggle = if side { "Hide legend" } else { "Legend" };
@@ -457,17 +472,19 @@ fn caption_row(ui: &mut egui::Ui, view: &mut ViewState, side: bool) {
             .on_hover_text("Show or hide the legend beside the plot")
             .clicked()
         {
-            view.legend_shown = Some(!side);
+            me.legend_shown = Some(!side);
         }
         ui.add(
-            egui::Label::new(RichText::new(super::displayable(ui.ctx(), &caption)).weak())
-                .truncate(),
+            egui::Label::new(
+                RichText::new(crate::gui::panels::displayable(ui.ctx(), &caption)).weak(),
+            )
+            .truncate(),
         );
     });
 }
 
 /// Draw the legend beside the plot when `side`; the rect left for the plot.
-fn legend_beside(ui: &mut egui::Ui, view: &mut ViewState, side: bool) -> egui::Rect {
+fn legend_beside(ui: &mut egui::Ui, me: &mut Scatter, view: &ViewState, side: bool) -> egui::Rect {
     let mut plot_rect = ui.available_rect_before_wrap();
     if side {
         plot_rect.max.x -= SIDE_LEGEND_WIDTH + ui.spacing().item_spacing.x;
@@ -480,14 +497,14 @@ fn legend_beside(ui: &mut egui::Ui, view: &mut ViewState, side: bool) -> egui::R
         );
         let groups = view.scatter.groups.clone();
         let mut legend_ui = ui.new_child(egui::UiBuilder::new().max_rect(legend_rect));
-        side_legend(&mut legend_ui, &groups, view);
+        side_legend(&mut legend_ui, &groups, me);
     }
     ui.advance_cursor_after_rect(ui.available_rect_before_wrap());
     plot_rect
 }
 
 /// The plot's axes, grid and navigation: the tool decides whether dragging pans.
-fn plot_settings(view: &ViewState) -> Plot<'static> {
+fn plot_settings(me: &Scatter, view: &ViewState) -> Plot<'static> {
     let mut plot = Plot::new("scatter")
         .x_grid_spacer(nice_marks)
         .y_grid_spacer(nice_marks)
@@ -496,7 +513,7 @@ fn plot_settings(view: &ViewState) -> Plot<'static> {
         .show_x(false)
         .show_y(false)
         .label_formatter(|_| None);
-    if view.tool != Tool::Inspect {
+    if me.tool != Tool::Inspect {
         plot = plot
             .allow_drag(false)
             .allow_double_click_reset(false)
@@ -514,6 +531,7 @@ fn plot_settings(view: &ViewState) -> Plot<'static> {
 /// The card of the sample under the pointer, within a few pixels.
 fn hover_card(
     ui: &mut egui::Ui,
+    me: &mut Scatter,
     view: &mut ViewState,
     data: &Dataset,
     response: &egui::Response,
@@ -522,7 +540,7 @@ fn hover_card(
     let hovered = response
         .hover_pos()
         .and_then(|pos| view.scatter.nearest(transform, pos, HOVER_PX));
-    view.hovered = hovered;
+    me.hovered = hovered;
     if hovered.is_some() {
         view.points.last_hovered = hovered;
     }
@@ -540,7 +558,7 @@ fn hover_card(
 /// rings are borrowed from caches built when their inputs changed.
 struct Layers<'a> {
     cache: &'a ScatterCache,
-    rings: &'a [crate::gui::scatter_cache::Ring],
+    rings: &'a [crate::gui::view::scatter_cache::Ring],
     triplets: &'a [Triplet],
     satisfied: Option<&'a [bool]>,
     hovered_triplet: Option<Triplet>,
@@ -558,7 +576,12 @@ struct Layers<'a> {
 }
 
 impl<'a> Layers<'a> {
-    fn gather(session: &'a Session, view: &'a mut ViewState, data: &Dataset) -> Self {
+    fn gather(
+        session: &'a Session,
+        me: &'a Scatter,
+        view: &'a mut ViewState,
+        data: &Dataset,
+    ) -> Self {
         let n = data.n().max(1);
         let view = &*{
             // Rings: from the cache, rebuilt only when the painted labels or the positions
@@ -577,13 +600,13 @@ impl<'a> Layers<'a> {
             triplets,
             satisfied: session.kept.as_ref().map(|k| k.satisfied.as_slice()),
             hovered_triplet: view.hovered_triplet.and_then(|r| triplets.get(r).copied()),
-            partial: &view.partial,
-            lasso: &view.lasso,
+            partial: &me.partial,
+            lasso: &me.lasso,
             selection: &view.explore.selection,
             suggested: view.explore.suggestion.map(|s| s.triplet),
-            show_violations: view.show_violations,
+            show_violations: me.show_violations,
             show_triplets: !view.hide_triplets,
-            highlight: view.highlight.as_deref(),
+            highlight: me.highlight.as_deref(),
             radius: if n > 2000 {
                 1.5
             } else if n > 500 {
@@ -666,7 +689,7 @@ impl<'a> Layers<'a> {
     fn draw_rings(&self, plot_ui: &mut egui_plot::PlotUi<'a>) {
         if !self.cache.misassigned.is_empty() {
             let mark = Mark {
-                color: super::ERROR_RED,
+                color: crate::gui::panels::ERROR_RED,
                 radius: self.radius + 2.0,
                 marker: MarkerShape::Cross,
                 filled: false,
@@ -717,7 +740,14 @@ impl<'a> Layers<'a> {
         {
             let violated = self.triplets.iter().zip(sat).filter(|(_, ok)| !**ok);
             for (t, _) in violated.take(MAX_DRAWN) {
-                self.triplet_lines(plot_ui, "violated", "violated", *t, super::ERROR_RED, 2.0);
+                self.triplet_lines(
+                    plot_ui,
+                    "violated",
+                    "violated",
+                    *t,
+                    crate::gui::panels::ERROR_RED,
+                    2.0,
+                );
             }
         }
         if let Some(t) = self.hovered_triplet
@@ -876,12 +906,13 @@ fn draw_edges(
 /// unpins), Triplet picks i, j, q, Label paints, Select selects.
 fn interact(
     session: &mut Session,
+    me: &mut Scatter,
     view: &mut ViewState,
     resp: &egui::Response,
     transform: &egui_plot::PlotTransform,
     cmds: &mut Commands,
 ) {
-    match view.tool {
+    match me.tool {
         Tool::Inspect => {
             if resp.clicked()
                 && let Some(pos) = resp.interact_pointer_pos()
@@ -900,16 +931,16 @@ fn interact(
                 session.set_status("Triplet: no sample within 8 px of the click");
                 return;
             };
-            if view.partial.contains(&i) {
+            if me.partial.contains(&i) {
                 session.set_error(format!(
                     "Refused: sample {i} is already in this triplet; pick another one"
                 ));
                 return;
             }
-            view.partial.push(i);
-            if let [a, b, c] = view.partial[..] {
+            me.partial.push(i);
+            if let [a, b, c] = me.partial[..] {
                 cmds.push(UiCommand::AddTriplet(Triplet::new(a, b, c)));
-                view.partial.clear();
+                me.partial.clear();
             }
         }
         Tool::Label => {
@@ -918,15 +949,15 @@ fn interact(
                 if let Some(pos) = resp.interact_pointer_pos()
                     && let Some(i) = view.scatter.nearest(transform, pos, PICK_PX)
                 {
-                    cmds.push(if secondary {
-                        UiCommand::ClearLabels(vec![i])
+                    if secondary {
+                        cmds.send(crate::gui::constraints::Command::ClearLabels(vec![i]));
                     } else {
-                        UiCommand::PaintLabels(vec![i])
-                    });
+                        cmds.push(UiCommand::PaintLabels(vec![i]));
+                    }
                 }
                 return;
             }
-            match lasso(view, resp, transform) {
+            match lasso(me, view, resp, transform) {
                 Some(ids) if ids.is_empty() => session.set_status("Lasso: no sample inside"),
                 Some(ids) => cmds.push(UiCommand::PaintLabels(ids)),
                 None => {}
@@ -948,7 +979,7 @@ fn interact(
                 }
                 return;
             }
-            let Some(ids) = lasso(view, resp, transform) else {
+            let Some(ids) = lasso(me, view, resp, transform) else {
                 return;
             };
             let add = resp.ctx.input(|i| i.modifiers.shift);
@@ -974,7 +1005,8 @@ fn interact(
 /// every 2 px), and when the drag stops return the drawn samples inside it (none when the
 /// lasso had fewer than three points: `None`).
 fn lasso(
-    view: &mut ViewState,
+    me: &mut Scatter,
+    view: &ViewState,
     resp: &egui::Response,
     transform: &egui_plot::PlotTransform,
 ) -> Option<Vec<usize>> {
@@ -982,18 +1014,18 @@ fn lasso(
         && let Some(pos) = resp.interact_pointer_pos()
     {
         let p = transform.value_from_position(pos);
-        let far = view
+        let far = me
             .lasso
             .last()
             .is_none_or(|last| transform.position_from_point(last).distance(pos) > 2.0);
         if far {
-            view.lasso.push(p);
+            me.lasso.push(p);
         }
     }
     if !resp.drag_stopped() {
         return None;
     }
-    let poly = std::mem::take(&mut view.lasso);
+    let poly = std::mem::take(&mut me.lasso);
     // The polygon test only for the points inside its bounding box (at 200,000 points the
     // test on every point is most of a frame).
     let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);

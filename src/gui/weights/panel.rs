@@ -5,7 +5,6 @@
 use crate::engine::data::Dataset;
 use crate::engine::jobs::worker::Snapshot;
 use crate::gui::textures::component_images;
-use crate::gui::view::ViewState;
 use eframe::egui;
 use egui::{RichText, TextureOptions};
 use egui_plot::{Bar, BarChart, Plot};
@@ -13,8 +12,14 @@ use egui_plot::{Bar, BarChart, Plot};
 /// Above this many features the bars become a one-row heat strip per component.
 const MAX_BARS: usize = 64;
 
-/// The section, when the latest snapshot has feature weights.
-pub fn show(ui: &mut egui::Ui, data: &Dataset, snapshot: &Snapshot, view: &mut ViewState) {
+/// The section, when the latest snapshot has feature weights; `textures` are the heat maps
+/// of the snapshot iteration they show, rebuilt when another snapshot comes.
+pub fn show(
+    ui: &mut egui::Ui,
+    data: &Dataset,
+    snapshot: &Snapshot,
+    textures: &mut (Option<usize>, Vec<egui::TextureHandle>),
+) {
     let Some((name, w)) = &snapshot.outputs.feature_weights else {
         return;
     };
@@ -48,9 +53,9 @@ pub fn show(ui: &mut egui::Ui, data: &Dataset, snapshot: &Snapshot, view: &mut V
         }
         return;
     }
-    if view.feature_textures.0 != Some(snapshot.iteration) || view.feature_textures.1.len() != r {
+    if textures.0 != Some(snapshot.iteration) || textures.1.len() != r {
         let images = component_images(w, image_data);
-        view.feature_textures = (
+        *textures = (
             Some(snapshot.iteration),
             images
                 .into_iter()
@@ -64,7 +69,7 @@ pub fn show(ui: &mut egui::Ui, data: &Dataset, snapshot: &Snapshot, view: &mut V
     }
     let side = if image_data.is_some() { 72.0 } else { 0.0 };
     ui.horizontal_wrapped(|ui| {
-        for (j, tex) in view.feature_textures.1.iter().enumerate() {
+        for (j, tex) in textures.1.iter().enumerate() {
             let size = if image_data.is_some() {
                 let [a, b] = tex.size();
                 egui::vec2(side, side * b as f32 / a.max(1) as f32)

@@ -2,14 +2,13 @@
 //! current model's update rule with its objective terms' values at the current iteration,
 //! and reset to the same start in one click. The worker does the stepping and the
 //! throttling ([`crate::engine::jobs::worker::Command`]); this panel only sends commands.
+//! The chosen speed is the feature's own ([`super::Teaching`]).
 
 use eframe::egui;
 
 use crate::gui::command::Commands;
-use crate::gui::command::UiCommand;
 use crate::gui::run_controller::RunController;
 use crate::gui::state::Settings;
-use crate::gui::view::ViewState;
 use egui::RichText;
 
 /// Text size of the update rule and the terms' values (points).
@@ -22,19 +21,19 @@ pub fn show(
     ui: &mut egui::Ui,
     settings: &Settings,
     run: &RunController,
-    view: &mut ViewState,
+    rate: u32,
     cmds: &mut Commands,
 ) {
     egui::CollapsingHeader::new("Teaching controls")
         .id_salt("teaching")
-        .show(ui, |ui| body(ui, settings, run, view, cmds));
+        .show(ui, |ui| body(ui, settings, run, rate, cmds));
 }
 
 fn body(
     ui: &mut egui::Ui,
     settings: &Settings,
     run: &RunController,
-    view: &mut ViewState,
+    rate: u32,
     cmds: &mut Commands,
 ) {
     ui.horizontal_wrapped(|ui| {
@@ -43,7 +42,7 @@ fn body(
             .on_hover_text("One iteration, then hold (a run not started starts held at its start)")
             .clicked()
         {
-            cmds.push(UiCommand::Step);
+            cmds.send(crate::gui::runs::Command::Step);
         }
         if ui
             .button("Reset to start")
@@ -53,10 +52,10 @@ fn body(
             ))
             .clicked()
         {
-            cmds.push(UiCommand::ResetRun);
+            cmds.send(crate::gui::runs::Command::Reset);
         }
     });
-    let mut rate = view.explore.rate;
+    let mut rate = rate;
     let slider = egui::Slider::new(&mut rate, 0..=MAX_RATE)
         .text("iterations/s")
         .custom_formatter(|v, _| {
@@ -71,7 +70,7 @@ fn body(
         .on_hover_text("Slow the run down so the motion can be followed (0: full speed)")
         .changed()
     {
-        cmds.push(UiCommand::SetRate(rate));
+        cmds.send(super::Command::SetRate(rate));
     }
     let Some(kind) = settings.model_kind() else {
         return;
@@ -84,7 +83,7 @@ fn body(
     // Large enough to read from the back of a room.
     ui.add(
         egui::Label::new(
-            RichText::new(super::displayable(ui.ctx(), &rule))
+            RichText::new(crate::gui::panels::displayable(ui.ctx(), &rule))
                 .monospace()
                 .size(RULE_SIZE),
         )
