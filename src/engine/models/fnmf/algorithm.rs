@@ -36,8 +36,8 @@ const NAMED_MAX: usize = 20;
 /// Workspaces: R = WH and Y (both m×n, the size of X), the k×n and m×k products of the MU
 /// steps, and the r×m / r×n / m×r arrays of the Θ and P steps (r ≤ 10). Nothing n×n dense: the
 /// graph is sparse (at most 2pn nonzeros). Per iteration three products of cost O(mnk)
-/// (Y Hᵀ, Wᵀ Y, W H, through faer) and five passes over the m×n arrays of cost O(r·mn) (the
-/// Θ step's a and b, q twice, Y), plus O(nnz(S)·k) for the graph and O(r·m log m) for the QPs.
+/// (Y Hᵀ, Wᵀ Y, W H, on the thin kernels) and four passes over the m×n arrays of cost
+/// O(r·mn) (q with the next Θ step's a and c, q of the new Θ, Y), plus O(nnz(S)·k) for the graph and O(r·m log m) for the QPs.
 pub struct Fnmf {
     data: Arc<Dataset>,
     params: FnmfParams,
@@ -209,7 +209,8 @@ impl Fnmf {
         self.smoothness = graph_pass(&self.graph, h, (k, n), hs);
     }
 
-    /// R = WH, then q of the current Θ and R, and the weighted fit Σ p_ij² q_ij.
+    /// R = WH, then q of the current Θ and R with the next Θ step's a and c (one pass), and
+    /// the weighted fit Σ p_ij² q_ij.
     fn refresh_reconstruction(&mut self) {
         let (k, n) = self.h.dim();
         if let (Some(ws), Some(hs), Some(rs)) =
@@ -227,7 +228,7 @@ impl Fnmf {
                 false,
             );
         }
-        self.refresh_q();
+        self.refresh_q_and_sums();
         let mut fit = 0.0;
         for (j, qj) in self.q.rows().into_iter().enumerate() {
             fit += qj
@@ -267,39 +268,68 @@ impl Fnmf {
         });
     }
 
-    /// The Θ step (docs/models.md §5.4, step 1): a and c of the current P and R in one pass
-    /// over X and R, then θ_1 … θ_r in turn by the exact weighted simplex QP over the kept
-    /// features, each with the freshest others in b. Fails (state unchanged but for a, c) when
-    /// a coefficient is not finite.
-    fn theta_step(&mut self) -> Result<(), ModelError> {
+    /// q of the current Θ and R (the bits of [`Self::refresh_q`]) and, in the same pass over X
+    /// and R, the next Θ step's `a_jt = Σ_i p_ij² x_ti²` and `c_jt = Σ_i p_ij² x_ti R_ti` of
+    /// the current P and R: in parts of PASS_COLS samples, each part's share of a and c summed
+    /// alone and the shares added in part order, so the bits do not depend on the split or the
+    /// thread count.
+    fn refresh_q_and_sums(&mut self) {
         let x = &self.data.x;
         let rr = self.params.components;
-        let p2: Vec<Vec<f64>> = (0..rr)
-            .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
+        let p2 = self.p_squared();
+        let (Some(xs), Some(rs), Some(theta)) =
+            (x.as_slice(), self.r.as_slice(), self.theta.as_slice())
+        else {
+            return;
+        };
+        let (m, n) = x.dim();
+        let per_part = (m * rr).max(1);
+        self.q.fill(0.0);
+        let mut shares = vec![(0.0, 0.0); n.div_ceil(PASS_COLS) * per_part];
+        let parts: Vec<_> = self
+            .q
+            .axis_chunks_iter_mut(Axis(1), PASS_COLS)
+            .zip(shares.chunks_mut(per_part))
+            .enumerate()
             .collect();
-        let (Some(xs), Some(rs)) = (x.as_slice(), self.r.as_slice()) else {
+        for_each_part(parts, |_, (part, (mut q, share))| {
+            let mut rows: Vec<&mut [f64]> = q
+                .rows_mut()
+                .into_iter()
+                .filter_map(|row| row.into_slice())
+                .collect();
+            passes::q_and_sums((xs, rs, n), theta, &p2, part * PASS_COLS, &mut rows, share);
+        });
+        self.a.fill(0.0);
+        self.c.fill(0.0);
+        for share in shares.chunks(per_part) {
+            for (t, s) in share.chunks(rr).enumerate() {
+                for (j, &(a, c)) in s.iter().enumerate() {
+                    self.a[[j, t]] += a;
+                    self.c[[j, t]] += c;
+                }
+            }
+        }
+    }
+
+    /// `p_ij²`, r rows of n.
+    fn p_squared(&self) -> Vec<Vec<f64>> {
+        (0..self.params.components)
+            .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
+            .collect()
+    }
+
+    /// The Θ step (docs/models.md §5.4, step 1): θ_1 … θ_r in turn by the exact weighted
+    /// simplex QP over the kept features, each with the freshest others in b, from a and c of
+    /// the current P and R (formed with q at the end of the previous iteration, or at the
+    /// start). Fails (state unchanged) when a coefficient is not finite.
+    fn theta_step(&mut self) -> Result<(), ModelError> {
+        if self.data.x.as_slice().is_none() {
             return Err(ModelError::BadData {
                 why: "X is not stored contiguously".into(),
             });
-        };
-        let n = x.ncols();
-        // Each (a, c) of a feature alone, in parts of PASS_ROWS kept features: the same bits
-        // for any split.
-        let mut sums = vec![(0.0, 0.0); self.kept.len() * rr];
-        let parts: Vec<_> = self
-            .kept
-            .chunks(PASS_ROWS)
-            .zip(sums.chunks_mut(PASS_ROWS * rr))
-            .collect();
-        for_each_part(parts, |_, (kept, out)| {
-            passes::theta_sums((xs, rs, n), kept, &p2, out);
-        });
-        for (&t, out) in self.kept.iter().zip(sums.chunks(rr)) {
-            for (j, &(a, c)) in out.iter().enumerate() {
-                self.a[[j, t]] = a;
-                self.c[[j, t]] = c;
-            }
         }
+        let rr = self.params.components;
         let lambda = self.params.lambda;
         let nk = self.kept.len();
         let mut sum = vec![0.0; nk];
@@ -369,9 +399,7 @@ impl Fnmf {
         for i in 0..n {
             self.d[i] = (0..rr).map(|j| self.p[[i, j]] * self.p[[i, j]]).sum();
         }
-        let p2: Vec<Vec<f64>> = (0..rr)
-            .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
-            .collect();
+        let p2 = self.p_squared();
         let (Some(xs), Some(theta)) = (self.data.x.as_slice(), self.theta.as_slice()) else {
             return;
         };

@@ -10,101 +10,6 @@ use faer::traits::pulp;
 /// X and R and of the r rows of P² are 8·(2 + r)·512 bytes, 20 KB at r = 3.
 pub(super) const CHUNK: usize = 512;
 
-/// Four lanes of `Σ_i p_i x_i²` and of `Σ_i p_i x_i r_i`.
-#[derive(Clone, Copy, Default)]
-struct Lanes {
-    a: [f64; 4],
-    c: [f64; 4],
-}
-
-impl Lanes {
-    fn total(&self) -> (f64, f64) {
-        let (a, c) = (self.a, self.c);
-        ((a[0] + a[1]) + (a[2] + a[3]), (c[0] + c[1]) + (c[2] + c[3]))
-    }
-}
-
-/// Adds columns of one chunk to the lanes: sample i goes to lane `i mod 4` of the row (chunks
-/// start at multiples of 4; only the row's last chunk has a remainder, whose samples go to
-/// lanes 0, 1, 2 as in one pass over the row).
-#[inline(always)]
-fn add_weighted(x: &[f64], r: &[f64], p: &[f64], l: &mut Lanes) {
-    let (xc, rc, pc) = (x.chunks_exact(4), r.chunks_exact(4), p.chunks_exact(4));
-    let (xt, rt, pt) = (xc.remainder(), rc.remainder(), pc.remainder());
-    for ((xv, rv), pv) in xc.zip(rc).zip(pc) {
-        for s in 0..4 {
-            let px = pv[s] * xv[s];
-            l.a[s] += px * xv[s];
-            l.c[s] += px * rv[s];
-        }
-    }
-    for (s, ((&xv, &rv), &pv)) in xt.iter().zip(rt).zip(pt).enumerate() {
-        let px = pv * xv;
-        l.a[s] += px * xv;
-        l.c[s] += px * rv;
-    }
-}
-
-/// The Θ step's `(a_jt, c_jt) = (Σ_i p_ij² x_ti², Σ_i p_ij² x_ti R_ti)` for the features
-/// `kept`, component j of feature `kept[u]` into `out[u·r + j]`. X and R are m×n row-major,
-/// `p2[j]` holds `p_ij²` for every sample.
-pub(super) fn theta_sums(
-    (xs, rs, n): (&[f64], &[f64], usize),
-    kept: &[usize],
-    p2: &[Vec<f64>],
-    out: &mut [(f64, f64)],
-) {
-    pulp::Arch::new().dispatch(ThetaSums {
-        xs,
-        rs,
-        n,
-        kept,
-        p2,
-        out,
-    });
-}
-
-struct ThetaSums<'a> {
-    xs: &'a [f64],
-    rs: &'a [f64],
-    n: usize,
-    kept: &'a [usize],
-    p2: &'a [Vec<f64>],
-    out: &'a mut [(f64, f64)],
-}
-
-impl pulp::WithSimd for ThetaSums<'_> {
-    type Output = ();
-
-    #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) {
-        let ThetaSums {
-            xs,
-            rs,
-            n,
-            kept,
-            p2,
-            out,
-        } = self;
-        let rr = p2.len();
-        let mut lanes = vec![Lanes::default(); kept.len() * rr];
-        let mut c0 = 0;
-        while c0 < n {
-            let c1 = (c0 + CHUNK).min(n);
-            for (&t, lanes) in kept.iter().zip(lanes.chunks_mut(rr)) {
-                let (x, r) = (&xs[t * n + c0..t * n + c1], &rs[t * n + c0..t * n + c1]);
-                for (pj, l) in p2.iter().zip(lanes.iter_mut()) {
-                    add_weighted(x, r, &pj[c0..c1], l);
-                }
-            }
-            c0 = c1;
-        }
-        for (o, l) in out.iter_mut().zip(&lanes) {
-            *o = l.total();
-        }
-    }
-}
-
 /// Features per group of [`q_columns`]: each q entry is loaded and stored once per group.
 const Q_GROUP: usize = 4;
 
@@ -187,6 +92,157 @@ impl pulp::WithSimd for QColumns<'_, '_> {
             t += 1;
         }
     }
+}
+
+/// Lanes of the Θ step's sums within a part of [`q_and_sums`]: sample `c0 + i` of the part
+/// adds to lane `i mod LANES`.
+const LANES: usize = 8;
+
+/// One pass over the columns `c0..c0 + len` of X and R (`q` holds r rows of `len`, `len` a
+/// multiple of `LANES` but in the last part) forming both q of the current Θ, with the bits of
+/// [`q_columns`], and this part's share of the Θ step's `(a_jt, c_jt) = (Σ_i p_ij² x_ti²,
+/// Σ_i p_ij² x_ti R_ti)` for every feature: component j of feature t into `sums[t·r + j]`.
+/// Each share is summed over the part's samples in `LANES` lanes, the lanes then added
+/// pairwise; the shares of the parts are added in part order by the caller.
+pub(super) fn q_and_sums(
+    (xs, rs, n): (&[f64], &[f64], usize),
+    theta: &[f64],
+    p2: &[Vec<f64>],
+    c0: usize,
+    q: &mut [&mut [f64]],
+    sums: &mut [(f64, f64)],
+) {
+    pulp::Arch::new().dispatch(QAndSums {
+        xs,
+        rs,
+        n,
+        theta,
+        p2,
+        c0,
+        q,
+        sums,
+    });
+}
+
+struct QAndSums<'a, 'b> {
+    xs: &'a [f64],
+    rs: &'a [f64],
+    n: usize,
+    /// Θ, r×m row-major.
+    theta: &'a [f64],
+    p2: &'a [Vec<f64>],
+    c0: usize,
+    q: &'a mut [&'b mut [f64]],
+    sums: &'a mut [(f64, f64)],
+}
+
+impl pulp::WithSimd for QAndSums<'_, '_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let QAndSums {
+            xs,
+            rs,
+            n,
+            theta,
+            p2,
+            c0,
+            q,
+            sums,
+        } = self;
+        let rr = q.len();
+        let Some(len) = q.first().map(|r| r.len()) else {
+            return;
+        };
+        let m = xs.len().checked_div(n).unwrap_or(0);
+        fn part(a: &[f64], n: usize, t: usize, cols: (usize, usize)) -> &[f64] {
+            &a[t * n + cols.0..t * n + cols.0 + cols.1]
+        }
+        let row = |a, t| part(a, n, t, (c0, len));
+        let mut t = 0;
+        while t < m {
+            if t + Q_GROUP <= m {
+                let x: [&[f64]; Q_GROUP] = std::array::from_fn(|g| row(xs, t + g));
+                let r: [&[f64]; Q_GROUP] = std::array::from_fn(|g| row(rs, t + g));
+                for (j, qj) in q.iter_mut().enumerate() {
+                    let th: [f64; Q_GROUP] = std::array::from_fn(|g| theta[j * m + t + g]);
+                    let pj = &p2[j][c0..c0 + len];
+                    let out = q_and_sums_group(x, r, th, pj, qj);
+                    for (g, s) in out.into_iter().enumerate() {
+                        sums[(t + g) * rr + j] = s;
+                    }
+                }
+                t += Q_GROUP;
+            } else {
+                for (j, qj) in q.iter_mut().enumerate() {
+                    let pj = &p2[j][c0..c0 + len];
+                    let [s] = q_and_sums_group(
+                        [row(xs, t)],
+                        [row(rs, t)],
+                        [theta[j * m + t]],
+                        pj,
+                        qj,
+                    );
+                    sums[t * rr + j] = s;
+                }
+                t += 1;
+            }
+        }
+    }
+}
+
+/// The work of [`q_and_sums`] for G features and one component: q gains the G features in
+/// order, and each feature's `(a, c)` share of these samples is returned.
+#[inline(always)]
+fn q_and_sums_group<const G: usize>(
+    x: [&[f64]; G],
+    r: [&[f64]; G],
+    th: [f64; G],
+    p: &[f64],
+    q: &mut [f64],
+) -> [(f64, f64); G] {
+    let mut la = [[0.0f64; LANES]; G];
+    let mut lc = [[0.0f64; LANES]; G];
+    let (qv, qt) = q.as_chunks_mut::<LANES>();
+    let (pv, pt) = p.as_chunks::<LANES>();
+    let xv: [&[[f64; LANES]]; G] = x.map(|s| s.as_chunks::<LANES>().0);
+    let rv: [&[[f64; LANES]]; G] = r.map(|s| s.as_chunks::<LANES>().0);
+    for (v, (qa, pa)) in qv.iter_mut().zip(pv).enumerate() {
+        let mut acc = *qa;
+        for g in 0..G {
+            let (xa, ra) = (&xv[g][v], &rv[g][v]);
+            for s in 0..LANES {
+                let e = th[g] * xa[s] - ra[s];
+                acc[s] += e * e;
+                let px = pa[s] * xa[s];
+                la[g][s] += px * xa[s];
+                lc[g][s] += px * ra[s];
+            }
+        }
+        *qa = acc;
+    }
+    let body = qv.len() * LANES;
+    for (s, (qa, &pa)) in qt.iter_mut().zip(pt).enumerate() {
+        let i = body + s;
+        let mut acc = *qa;
+        for g in 0..G {
+            let (xa, ra) = (x[g][i], r[g][i]);
+            let e = th[g] * xa - ra;
+            acc += e * e;
+            let px = pa * xa;
+            la[g][s] += px * xa;
+            lc[g][s] += px * ra;
+        }
+        *qa = acc;
+    }
+    std::array::from_fn(|g| (pairwise(&la[g]), pairwise(&lc[g])))
+}
+
+/// `((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`.
+#[inline(always)]
+fn pairwise(l: &[f64; LANES]) -> f64 {
+    ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
 }
 
 /// Rows `t0..` of `Y_ti = x_ti Σ_j θ_jt p_ij²` (y holds whole rows of n), the coefficient of
