@@ -39,13 +39,22 @@ fn r_chunk<const G: usize>(
     out: &mut [[f64; CHUNK]; G],
 ) {
     let k = f.k;
+    if len == 0 || n == 0 {
+        return;
+    }
     let w: [&[f64]; G] = std::array::from_fn(|g| &f.w[(t + g) * k..(t + g + 1) * k]);
+    // H's k rows, columns c..c + len.
+    let rows: Vec<&[f64]> =
+        f.h.chunks_exact(n)
+            .take(k)
+            .map(|row| &row[c..c + len])
+            .collect();
     let body = len - len % LANES;
     let mut i = 0;
     while i < body {
         let mut acc = [[0.0f64; LANES]; G];
-        for a in 0..k {
-            let hv: &[f64; LANES] = fixed(&f.h[a * n + c + i..]);
+        for (a, hrow) in rows.iter().enumerate() {
+            let hv: &[f64; LANES] = fixed(&hrow[i..]);
             for g in 0..G {
                 let wv = w[g][a];
                 for s in 0..LANES {
@@ -58,13 +67,13 @@ fn r_chunk<const G: usize>(
         }
         i += LANES;
     }
-    for i in body..len {
-        for g in 0..G {
+    for (g, o) in out.iter_mut().enumerate() {
+        for (i, ov) in o[body..len].iter_mut().enumerate() {
             let mut acc = 0.0f64;
-            for a in 0..k {
-                acc = w[g][a].mul_add(f.h[a * n + c + i], acc);
+            for (&wv, hrow) in w[g].iter().zip(&rows) {
+                acc = wv.mul_add(hrow[body + i], acc);
             }
-            out[g][i] = acc;
+            *ov = acc;
         }
     }
 }
