@@ -181,13 +181,6 @@ pub(crate) fn wt_x_columns_split(
     });
 }
 
-/// Rows of the output per part of [`w_h_into`]: four register tiles of `Wᵀ`, written side by
-/// side as 40 sequential streams.
-const WH_PART_ROWS: usize = 4 * TILE_ROWS;
-/// Columns per block of [`w_h_into`]: the block of H (k rows, 160 KB at k = 10) stays in L2
-/// while a part's rows are written.
-const WH_BLOCK_COLS: usize = 2048;
-
 /// `out ← WᵀX` over all columns for arrays (X m×n, W m×k, out k×n): [`wt_x_columns_split`]
 /// with `rows`, its columns split over the fit's threads with the bits of one thread; faer when
 /// an array is not contiguous row-major.
@@ -217,42 +210,6 @@ pub(crate) fn wt_x_into(
             false,
         );
     }
-}
-
-/// `out ← W·H` (m×n row-major) for a thin W (m×k row-major) and H (k×n row-major): the
-/// [`wt_x_columns`] kernel on `Wᵀ`, in parts of [`WH_PART_ROWS`] output rows run on the
-/// calling thread's [`threads`]. Every entry is one FMA chain over the rank in order, whoever
-/// forms its rows, so the bits do not depend on the thread count. A reconstruction `R = WH`
-/// is written (m·n entries) for only k multiply-adds each, so a single thread is bound by
-/// its writes; the parts put both cores' stores to work.
-pub(crate) fn w_h_into(w: &[f64], (m, k): (usize, usize), h: &[f64], n: usize, out: &mut [f64]) {
-    assert!(w.len() >= m * k, "W is smaller than m×k");
-    assert!(h.len() >= k * n, "H is smaller than k×n");
-    assert!(out.len() >= m * n, "out is smaller than m×n");
-    if k == 0 || n == 0 {
-        out[..m * n].fill(0.0);
-        return;
-    }
-    let parts: Vec<(usize, &mut [f64])> = out[..m * n]
-        .chunks_mut(WH_PART_ROWS * n)
-        .enumerate()
-        .collect();
-    for_each_part(parts, |_, (p, rows)| {
-        let (t0, pr) = (p * WH_PART_ROWS, rows.len() / n);
-        // Wᵀ's columns t0..t0 + pr as a k×pr row-major block.
-        let mut wt = vec![0.0; k * pr];
-        for u in 0..pr {
-            for a in 0..k {
-                wt[a * pr + u] = w[(t0 + u) * k + a];
-            }
-        }
-        let mut c0 = 0;
-        while c0 < n {
-            let c1 = (c0 + WH_BLOCK_COLS).min(n);
-            wt_x_columns(&wt, (k, pr), h, n, c0..c1, rows, n, ChunkRows::Cached);
-            c0 = c1;
-        }
-    });
 }
 
 thread_local! {

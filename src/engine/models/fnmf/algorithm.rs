@@ -2,14 +2,14 @@
 
 use super::params::FnmfParams;
 use crate::engine::data::Dataset;
+use crate::engine::linalg::graph::graph_pass;
+use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_into};
 use crate::engine::linalg::{
     Csr, Op, adaptive_graph, for_each_part, gemm_into, gram_of_columns, weighted_simplex_qp,
 };
-use crate::engine::linalg::graph::graph_pass;
-use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, w_h_into, wt_x_into};
 use crate::engine::models::mu::{FLOOR, gram_times, mu_update, normalize_w_columns, start_wh};
-use crate::engine::models::{Outputs, 
-    Export, Model, ModelError, ModelKind, ModelSpec, Objective, SampleValues, Term,
+use crate::engine::models::{
+    Export, Model, ModelError, ModelKind, ModelSpec, Objective, Outputs, SampleValues, Term,
 };
 use ndarray::{Array2, ArrayView2, Axis};
 use rand::{Rng, SeedableRng};
@@ -33,11 +33,12 @@ const NAMED_MAX: usize = 20;
 
 /// Feature-weighted NMF (docs/models.md §5).
 ///
-/// Workspaces: R = WH and Y (both m×n, the size of X), the k×n and m×k products of the MU
+/// Workspaces: Y (m×n, the size of X; R = WH is formed a chunk at a time inside the passes
+/// that read it, never stored), the k×n and m×k products of the MU
 /// steps, and the r×m / r×n / m×r arrays of the Θ and P steps (r ≤ 10). Nothing n×n dense: the
 /// graph is sparse (at most 2pn nonzeros). Per iteration three products of cost O(mnk)
-/// (Y Hᵀ, Wᵀ Y, W H, through faer) and five passes over the m×n arrays of cost O(r·mn) (the
-/// Θ step's a and b, q twice, Y), plus O(nnz(S)·k) for the graph and O(r·m log m) for the QPs.
+/// (Y Hᵀ, Wᵀ Y, W H, on the thin kernels) and four passes over the m×n arrays of cost
+/// O(r·mn) (q with the next Θ step's a and c, q of the new Θ, Y), plus O(nnz(S)·k) for the graph and O(r·m log m) for the QPs.
 pub struct Fnmf {
     data: Arc<Dataset>,
     params: FnmfParams,
@@ -56,22 +57,21 @@ pub struct Fnmf {
     /// P, n×r: row i is p_i (on the simplex).
     p: Array2<f64>,
     // Workspaces.
-    r: Array2<f64>,    // m×n  R = WH of the current W, H
-    y: Array2<f64>,    // m×n  Y = Σ_j Θ_j X diag(p_:j²)
-    q: Array2<f64>,    // r×n  q_ji = ‖θ_j ⊙ x_i − r_i‖²
-    a: Array2<f64>,    // r×m  a_jt = Σ_i p_ij² x_ti²
-    c: Array2<f64>,    // r×m  c_jt = Σ_i p_ij² x_ti R_ti
-    d: Vec<f64>,       // n    d_i = Σ_j p_ij²
-    yht: Array2<f64>,  // m×k  Y Hᵀ
-    hd: Array2<f64>,   // k×n  H diag(d)
-    hdht: Array2<f64>, // k×k  H D Hᵀ
-    whdh: Array2<f64>, // m×k  W (H D Hᵀ)
-    wty: Array2<f64>,  // k×n  Wᵀ Y
-    wtw: Array2<f64>,  // k×k  Wᵀ W
-    wtwh: Array2<f64>, // k×n  Wᵀ W H
-    hs: Array2<f64>,   // k×n  H·S
+    y: Array2<f64>,      // m×n  Y = Σ_j Θ_j X diag(p_:j²)
+    q: Array2<f64>,      // r×n  q_ji = ‖θ_j ⊙ x_i − r_i‖²
+    a: Array2<f64>,      // r×m  a_jt = Σ_i p_ij² x_ti²
+    c: Array2<f64>,      // r×m  c_jt = Σ_i p_ij² x_ti R_ti
+    d: Vec<f64>,         // n    d_i = Σ_j p_ij²
+    yht: Array2<f64>,    // m×k  Y Hᵀ
+    hd: Array2<f64>,     // k×n  H diag(d)
+    hdht: Array2<f64>,   // k×k  H D Hᵀ
+    whdh: Array2<f64>,   // m×k  W (H D Hᵀ)
+    wty: Array2<f64>,    // k×n  Wᵀ Y
+    wtw: Array2<f64>,    // k×k  Wᵀ W
+    wtwh: Array2<f64>,   // k×n  Wᵀ W H
+    hs: Array2<f64>,     // k×n  H·S
     xht: XhtAccumulator, // Y Hᵀ's lane sums (m×k padded) and a block's packed Hᵀ
-    order: Vec<usize>, // the QP's sort workspace
+    order: Vec<usize>,   // the QP's sort workspace
     iteration: usize,
     /// Σ_ij p_ij² q_ij of the current iterate.
     fit: f64,
@@ -153,7 +153,6 @@ impl Fnmf {
             h,
             theta,
             p,
-            r: Array2::zeros((m, n)),
             y: Array2::zeros((m, n)),
             q: Array2::zeros((r, n)),
             a: Array2::zeros((r, m)),
@@ -209,25 +208,10 @@ impl Fnmf {
         self.smoothness = graph_pass(&self.graph, h, (k, n), hs);
     }
 
-    /// R = WH, then q of the current Θ and R, and the weighted fit Σ p_ij² q_ij.
+    /// q of the current Θ and R = WH with the next Θ step's a and c (one pass), and the
+    /// weighted fit Σ p_ij² q_ij.
     fn refresh_reconstruction(&mut self) {
-        let (k, n) = self.h.dim();
-        if let (Some(ws), Some(hs), Some(rs)) =
-            (self.w.as_slice(), self.h.as_slice(), self.r.as_slice_mut())
-        {
-            w_h_into(ws, (self.w.nrows(), k), hs, n, rs);
-        } else {
-            gemm_into(
-                &mut self.r.view_mut(),
-                1.0,
-                self.w.view(),
-                Op::N,
-                self.h.view(),
-                Op::N,
-                false,
-            );
-        }
-        self.refresh_q();
+        self.refresh_q_and_sums();
         let mut fit = 0.0;
         for (j, qj) in self.q.rows().into_iter().enumerate() {
             fit += qj
@@ -239,14 +223,23 @@ impl Fnmf {
         self.fit = fit;
     }
 
-    /// `q_ji = Σ_t (θ_jt x_ti − R_ti)²`, summed directly (no cancellation), one pass over X and
-    /// R for all components: O(r·mn).
+    /// `q_ji = Σ_t (θ_jt x_ti − R_ti)²`, summed directly (no cancellation), one pass over X for
+    /// all components, R = WH formed from W and H a chunk at a time: O((r + k)·mn).
     fn refresh_q(&mut self) {
         let x = &self.data.x;
-        let (Some(xs), Some(rs), Some(theta)) =
-            (x.as_slice(), self.r.as_slice(), self.theta.as_slice())
-        else {
+        let (w, h) = (self.w.as_standard_layout(), self.h.as_standard_layout());
+        let (Some(xs), Some(ws), Some(hs), Some(theta)) = (
+            x.as_slice(),
+            w.as_slice(),
+            h.as_slice(),
+            self.theta.as_slice(),
+        ) else {
             return;
+        };
+        let f = passes::Factors {
+            w: ws,
+            h: hs,
+            k: h.nrows(),
         };
         let n = x.ncols();
         self.q.fill(0.0);
@@ -263,43 +256,81 @@ impl Fnmf {
                 .into_iter()
                 .filter_map(|row| row.into_slice())
                 .collect();
-            passes::q_columns((xs, rs, n), theta, part * PASS_COLS, &mut rows);
+            passes::q_columns((xs, n), f, theta, part * PASS_COLS, &mut rows);
         });
     }
 
-    /// The Θ step (docs/models.md §5.4, step 1): a and c of the current P and R in one pass
-    /// over X and R, then θ_1 … θ_r in turn by the exact weighted simplex QP over the kept
-    /// features, each with the freshest others in b. Fails (state unchanged but for a, c) when
-    /// a coefficient is not finite.
-    fn theta_step(&mut self) -> Result<(), ModelError> {
+    /// q of the current Θ and R (the bits of [`Self::refresh_q`]) and, in the same pass over X
+    /// and R, the next Θ step's `a_jt = Σ_i p_ij² x_ti²` and `c_jt = Σ_i p_ij² x_ti R_ti` of
+    /// the current P and R: in parts of PASS_COLS samples, each part's share of a and c summed
+    /// alone and the shares added in part order, so the bits do not depend on the split or the
+    /// thread count.
+    fn refresh_q_and_sums(&mut self) {
         let x = &self.data.x;
         let rr = self.params.components;
-        let p2: Vec<Vec<f64>> = (0..rr)
-            .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
+        let p2 = self.p_squared();
+        let (w, h) = (self.w.as_standard_layout(), self.h.as_standard_layout());
+        let (Some(xs), Some(ws), Some(hs), Some(theta)) = (
+            x.as_slice(),
+            w.as_slice(),
+            h.as_slice(),
+            self.theta.as_slice(),
+        ) else {
+            return;
+        };
+        let f = passes::Factors {
+            w: ws,
+            h: hs,
+            k: h.nrows(),
+        };
+        let (m, n) = x.dim();
+        let per_part = (m * rr).max(1);
+        self.q.fill(0.0);
+        let mut shares = vec![(0.0, 0.0); n.div_ceil(PASS_COLS) * per_part];
+        let parts: Vec<_> = self
+            .q
+            .axis_chunks_iter_mut(Axis(1), PASS_COLS)
+            .zip(shares.chunks_mut(per_part))
+            .enumerate()
             .collect();
-        let (Some(xs), Some(rs)) = (x.as_slice(), self.r.as_slice()) else {
+        for_each_part(parts, |_, (part, (mut q, share))| {
+            let mut rows: Vec<&mut [f64]> = q
+                .rows_mut()
+                .into_iter()
+                .filter_map(|row| row.into_slice())
+                .collect();
+            passes::q_and_sums((xs, n), f, theta, &p2, part * PASS_COLS, &mut rows, share);
+        });
+        self.a.fill(0.0);
+        self.c.fill(0.0);
+        for share in shares.chunks(per_part) {
+            for (t, s) in share.chunks(rr).enumerate() {
+                for (j, &(a, c)) in s.iter().enumerate() {
+                    self.a[[j, t]] += a;
+                    self.c[[j, t]] += c;
+                }
+            }
+        }
+    }
+
+    /// `p_ij²`, r rows of n.
+    fn p_squared(&self) -> Vec<Vec<f64>> {
+        (0..self.params.components)
+            .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
+            .collect()
+    }
+
+    /// The Θ step (docs/models.md §5.4, step 1): θ_1 … θ_r in turn by the exact weighted
+    /// simplex QP over the kept features, each with the freshest others in b, from a and c of
+    /// the current P and R (formed with q at the end of the previous iteration, or at the
+    /// start). Fails (state unchanged) when a coefficient is not finite.
+    fn theta_step(&mut self) -> Result<(), ModelError> {
+        if self.data.x.as_slice().is_none() {
             return Err(ModelError::BadData {
                 why: "X is not stored contiguously".into(),
             });
-        };
-        let n = x.ncols();
-        // Each (a, c) of a feature alone, in parts of PASS_ROWS kept features: the same bits
-        // for any split.
-        let mut sums = vec![(0.0, 0.0); self.kept.len() * rr];
-        let parts: Vec<_> = self
-            .kept
-            .chunks(PASS_ROWS)
-            .zip(sums.chunks_mut(PASS_ROWS * rr))
-            .collect();
-        for_each_part(parts, |_, (kept, out)| {
-            passes::theta_sums((xs, rs, n), kept, &p2, out);
-        });
-        for (&t, out) in self.kept.iter().zip(sums.chunks(rr)) {
-            for (j, &(a, c)) in out.iter().enumerate() {
-                self.a[[j, t]] = a;
-                self.c[[j, t]] = c;
-            }
         }
+        let rr = self.params.components;
         let lambda = self.params.lambda;
         let nk = self.kept.len();
         let mut sum = vec![0.0; nk];
@@ -310,7 +341,11 @@ impl Fnmf {
         }
         let (mut a, mut b, mut th) = (vec![0.0; nk], vec![0.0; nk], vec![0.0; nk]);
         for j in 0..rr {
-            let top = self.kept.iter().map(|&t| self.a[[j, t]]).fold(0.0, f64::max);
+            let top = self
+                .kept
+                .iter()
+                .map(|&t| self.a[[j, t]])
+                .fold(0.0, f64::max);
             let floor = (A_FLOOR * top).max(f64::MIN_POSITIVE);
             for (u, &t) in self.kept.iter().enumerate() {
                 a[u] = self.a[[j, t]].max(floor);
@@ -319,7 +354,10 @@ impl Fnmf {
             if weighted_simplex_qp(&a, &b, &mut th, &mut self.order).is_none() {
                 return Err(ModelError::Diverged {
                     iteration: self.iteration + 1,
-                    what: format!("the Θ step of component {} met a non-finite coefficient", j + 1),
+                    what: format!(
+                        "the Θ step of component {} met a non-finite coefficient",
+                        j + 1
+                    ),
                 });
             }
             for (u, &t) in self.kept.iter().enumerate() {
@@ -369,9 +407,7 @@ impl Fnmf {
         for i in 0..n {
             self.d[i] = (0..rr).map(|j| self.p[[i, j]] * self.p[[i, j]]).sum();
         }
-        let p2: Vec<Vec<f64>> = (0..rr)
-            .map(|j| self.p.column(j).iter().map(|v| v * v).collect())
-            .collect();
+        let p2 = self.p_squared();
         let (Some(xs), Some(theta)) = (self.data.x.as_slice(), self.theta.as_slice()) else {
             return;
         };
@@ -390,9 +426,11 @@ impl Fnmf {
     /// `W ← W ⊙ (Y Hᵀ) ⊘ max(W (H D Hᵀ), ε)` (docs/models.md §5.4, step 3).
     fn w_step(&mut self) {
         let n = self.h.ncols();
-        if let (Some(ys), Some(hs), Some(out)) =
-            (self.y.as_slice(), self.h.as_slice(), self.yht.as_slice_mut())
-        {
+        if let (Some(ys), Some(hs), Some(out)) = (
+            self.y.as_slice(),
+            self.h.as_slice(),
+            self.yht.as_slice_mut(),
+        ) {
             // The thin kernel by column blocks, its rows split over the fit's threads.
             self.xht.set_all_columns(ys, hs, n, YHT_BLOCK);
             self.xht.write_into(out);
@@ -498,9 +536,7 @@ fn dirichlet_start(x: &Array2<f64>, r: usize, seed: u64) -> (Array2<f64>, Array2
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(1);
     let mut draw = |rows: usize, cols: usize| {
-        let mut z = Array2::from_shape_simple_fn((rows, cols), || {
-            -(1.0 - rng.r#gen::<f64>()).ln()
-        });
+        let mut z = Array2::from_shape_simple_fn((rows, cols), || -(1.0 - rng.r#gen::<f64>()).ln());
         for mut row in z.rows_mut() {
             let s = row.sum();
             if s > 0.0 {
@@ -563,13 +599,22 @@ impl Model for Fnmf {
         if self.dropped.is_empty() {
             return Vec::new();
         }
-        let named: Vec<String> = self.dropped.iter().take(NAMED_MAX).map(|t| t.to_string()).collect();
+        let named: Vec<String> = self
+            .dropped
+            .iter()
+            .take(NAMED_MAX)
+            .map(|t| t.to_string())
+            .collect();
         let more = if self.dropped.len() > NAMED_MAX {
             format!(" … ({} in all)", self.dropped.len())
         } else {
             String::new()
         };
-        let (noun, verb) = if self.dropped.len() == 1 { ("feature", "is") } else { ("features", "are") };
+        let (noun, verb) = if self.dropped.len() == 1 {
+            ("feature", "is")
+        } else {
+            ("features", "are")
+        };
         vec![format!(
             "{noun} {}{more} {verb} zero in every sample and were left out of the feature \
              weights (their θ is 0; counted from 0, docs/models.md §5.3)",
@@ -581,24 +626,24 @@ impl Model for Fnmf {
     fn outputs(&self) -> Outputs {
         Outputs {
             values: {
-            let values = self
-                .p
-                .rows()
-                .into_iter()
-                .map(|row| {
-                    let mut best = 0;
-                    for (j, &v) in row.iter().enumerate() {
-                        if v > row[best] {
-                            best = j;
+                let values = self
+                    .p
+                    .rows()
+                    .into_iter()
+                    .map(|row| {
+                        let mut best = 0;
+                        for (j, &v) in row.iter().enumerate() {
+                            if v > row[best] {
+                                best = j;
+                            }
                         }
-                    }
-                    best as f64
+                        best as f64
+                    })
+                    .collect();
+                Some(SampleValues {
+                    name: DOMINANT_NAME,
+                    values,
                 })
-                .collect();
-            Some(SampleValues {
-                name: DOMINANT_NAME,
-                values,
-            })
             },
             graph: Some(Arc::clone(&self.graph)),
             feature_weights: Some(("Theta", self.theta.clone())),
@@ -618,7 +663,6 @@ impl Model for Fnmf {
             },
         ]
     }
-
 }
 
 #[path = "passes.rs"]

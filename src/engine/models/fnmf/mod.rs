@@ -36,16 +36,20 @@ pub mod params;
 pub use algorithm::Fnmf;
 pub use params::FnmfParams;
 
-use crate::engine::models::footprint::{Intermediate, Sizes};
 use super::bench::{On, against_nmf};
 use super::registry::{Build, Descriptor, ModelKind};
 use super::{Model, ModelError};
+use crate::engine::models::footprint::{Intermediate, Sizes};
 
 /// FNMF's large intermediates: the adaptive-neighbour graph's p-NN search and its two m×n
 /// working arrays (docs/models.md §2.2).
 fn memory(s: &Sizes<'_>) -> Vec<Intermediate> {
     vec![
-        s.knn("the adaptive-neighbour graph", s.m, s.count("neighbors", 5) + 1),
+        s.knn(
+            "the adaptive-neighbour graph",
+            s.m,
+            s.count("neighbors", 5) + 1,
+        ),
         s.like_x("the m×n working arrays", 2),
     ]
 }
@@ -71,7 +75,11 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
 /// The handle of FNMF.
 pub const KIND: ModelKind = ModelKind::of(&DESCRIPTOR);
 
-fn build(Build { spec, params, data, .. }: Build<'_>) -> Result<Box<dyn Model>, ModelError> {
+fn build(
+    Build {
+        spec, params, data, ..
+    }: Build<'_>,
+) -> Result<Box<dyn Model>, ModelError> {
     let params = FnmfParams::from_checked(params)?;
     Ok(Box::new(Fnmf::start(data, spec, params)?))
 }

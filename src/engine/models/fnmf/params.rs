@@ -1,8 +1,8 @@
 //! FNMF's hyperparameter table (docs/models.md §5.2) and its typed parameters, built once from
 //! the checked table.
 
-use crate::engine::models::{Checked, HyperParam, ModelError};
 use crate::engine::models::params::typed_params;
+use crate::engine::models::{Checked, HyperParam, ModelError};
 use serde::Deserialize;
 
 /// FNMF's hyperparameters, in the order the GUI shows them.

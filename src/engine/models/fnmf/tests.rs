@@ -85,7 +85,12 @@ struct Plain {
 
 /// argmin Σ a θ² + b θ on the simplex by bisection on η (θ_t = max(0, (η − b_t)/2a_t)).
 fn qp_by_bisection(a: &[f64], b: &[f64]) -> Vec<f64> {
-    let g = |eta: f64| -> f64 { a.iter().zip(b).map(|(&a, &b)| ((eta - b) / (2.0 * a)).max(0.0)).sum() };
+    let g = |eta: f64| -> f64 {
+        a.iter()
+            .zip(b)
+            .map(|(&a, &b)| ((eta - b) / (2.0 * a)).max(0.0))
+            .sum()
+    };
     let mut lo = b.iter().copied().fold(f64::INFINITY, f64::min);
     let mut hi = b.iter().copied().fold(f64::NEG_INFINITY, f64::max)
         + 2.0 * a.iter().copied().fold(0.0, f64::max);
@@ -97,7 +102,10 @@ fn qp_by_bisection(a: &[f64], b: &[f64]) -> Vec<f64> {
         if g(mid) < 1.0 { lo = mid } else { hi = mid }
     }
     let eta = 0.5 * (lo + hi);
-    a.iter().zip(b).map(|(&a, &b)| ((eta - b) / (2.0 * a)).max(0.0)).collect()
+    a.iter()
+        .zip(b)
+        .map(|(&a, &b)| ((eta - b) / (2.0 * a)).max(0.0))
+        .collect()
 }
 
 impl Plain {
@@ -106,7 +114,9 @@ impl Plain {
         let r = self.theta.nrows();
         let wh = self.w.dot(&self.h);
         Array2::from_shape_fn((n, r), |(i, j)| {
-            (0..m).map(|t| (self.theta[[j, t]] * self.x[[t, i]] - wh[[t, i]]).powi(2)).sum()
+            (0..m)
+                .map(|t| (self.theta[[j, t]] * self.x[[t, i]] - wh[[t, i]]).powi(2))
+                .sum()
         })
     }
 
@@ -130,16 +140,28 @@ impl Plain {
         let r = self.theta.nrows();
         let wh = self.w.dot(&self.h);
         for j in 0..r {
-            let a: Vec<f64> = self.kept.iter().map(|&t| {
-                (0..n).map(|i| self.p[[i, j]].powi(2) * self.x[[t, i]].powi(2)).sum::<f64>()
-            }).collect();
+            let a: Vec<f64> = self
+                .kept
+                .iter()
+                .map(|&t| {
+                    (0..n)
+                        .map(|i| self.p[[i, j]].powi(2) * self.x[[t, i]].powi(2))
+                        .sum::<f64>()
+                })
+                .collect();
             let top = a.iter().copied().fold(0.0, f64::max);
             let a: Vec<f64> = a.iter().map(|v| v.max(1e-12 * top)).collect();
-            let b: Vec<f64> = self.kept.iter().map(|&t| {
-                let others: f64 = (0..r).filter(|&l| l != j).map(|l| self.theta[[l, t]]).sum();
-                let c: f64 = (0..n).map(|i| self.p[[i, j]].powi(2) * self.x[[t, i]] * wh[[t, i]]).sum();
-                self.lambda * others - 2.0 * c
-            }).collect();
+            let b: Vec<f64> = self
+                .kept
+                .iter()
+                .map(|&t| {
+                    let others: f64 = (0..r).filter(|&l| l != j).map(|l| self.theta[[l, t]]).sum();
+                    let c: f64 = (0..n)
+                        .map(|i| self.p[[i, j]].powi(2) * self.x[[t, i]] * wh[[t, i]])
+                        .sum();
+                    self.lambda * others - 2.0 * c
+                })
+                .collect();
             let th = qp_by_bisection(&a, &b);
             for (u, &t) in self.kept.iter().enumerate() {
                 self.theta[[j, t]] = if th[u] < FLOOR { 0.0 } else { th[u] };
@@ -156,7 +178,9 @@ impl Plain {
         }
         let p2 = &self.p * &self.p;
         let y = Array2::from_shape_fn((m, n), |(t, i)| {
-            (0..r).map(|j| p2[[i, j]] * self.theta[[j, t]] * self.x[[t, i]]).sum::<f64>()
+            (0..r)
+                .map(|j| p2[[i, j]] * self.theta[[j, t]] * self.x[[t, i]])
+                .sum::<f64>()
         });
         let d = Array2::from_diag(&p2.sum_axis(ndarray::Axis(1)));
         let rule = |z: &mut Array2<f64>, num: Array2<f64>, den: Array2<f64>| {
@@ -206,7 +230,8 @@ fn a_warm_start_follows_the_plain_reference() {
     assert_eq!((&m.w, &m.h), (&w0, &h0), "used exactly as given");
     assert_eq!(m.dropped, [4]);
     let mut plain = plain_of(&m, &x);
-    let rel = |a: &Array2<f64>, b: &Array2<f64>| (a - b).mapv(f64::abs).sum() / b.mapv(f64::abs).sum();
+    let rel =
+        |a: &Array2<f64>, b: &Array2<f64>| (a - b).mapv(f64::abs).sum() / b.mapv(f64::abs).sum();
     for t in 0..4 {
         let f = m.step().unwrap();
         plain.step();
@@ -217,7 +242,10 @@ fn a_warm_start_follows_the_plain_reference() {
         let (fit, g, div) = plain.objective();
         assert!((f.terms[0].value - fit).abs() < 1e-9 * fit, "{t}");
         assert!((f.terms[1].value - g).abs() < 1e-9 * g, "{t}");
-        assert!((f.terms[2].value - div).abs() < 1e-9 * div.max(1e-300), "{t}");
+        assert!(
+            (f.terms[2].value - div).abs() < 1e-9 * div.max(1e-300),
+            "{t}"
+        );
         assert!(m.theta.column(4).iter().all(|&v| v == 0.0));
     }
 }
@@ -239,19 +267,39 @@ fn the_w_and_h_updates_split_the_gradient_of_the_objective() {
     let r = plain.theta.nrows();
     let p2 = &plain.p * &plain.p;
     let y = Array2::from_shape_fn((m_, n), |(t, i)| {
-        (0..r).map(|j| p2[[i, j]] * plain.theta[[j, t]] * x[[t, i]]).sum::<f64>()
+        (0..r)
+            .map(|j| p2[[i, j]] * plain.theta[[j, t]] * x[[t, i]])
+            .sum::<f64>()
     });
     let d = Array2::from_diag(&p2.sum_axis(ndarray::Axis(1)));
     let ds = Array2::from_diag(&plain.s.sum_axis(ndarray::Axis(1)));
     let (w, h, beta) = (plain.w.clone(), plain.h.clone(), plain.beta);
     let gw = 2.0 * (w.dot(&h.dot(&d).dot(&h.t())) - y.dot(&h.t()));
-    let numeric = fd::gradient(|w| total(&Plain { w: w.clone(), ..plain_of(&m, &x) }), &w, 1e-6);
+    let numeric = fd::gradient(
+        |w| {
+            total(&Plain {
+                w: w.clone(),
+                ..plain_of(&m, &x)
+            })
+        },
+        &w,
+        1e-6,
+    );
     assert!(fd::relative_error(&gw, &numeric) < 1e-6, "W");
     let gh = 2.0
         * (w.t().dot(&w).dot(&h).dot(&d) + beta * h.dot(&ds)
             - w.t().dot(&y)
             - beta * h.dot(&plain.s));
-    let numeric = fd::gradient(|h| total(&Plain { h: h.clone(), ..plain_of(&m, &x) }), &h, 1e-6);
+    let numeric = fd::gradient(
+        |h| {
+            total(&Plain {
+                h: h.clone(),
+                ..plain_of(&m, &x)
+            })
+        },
+        &h,
+        1e-6,
+    );
     assert!(fd::relative_error(&gh, &numeric) < 1e-6, "H");
     // And a wrong split is caught.
     assert!(fd::relative_error(&(&gh * 1.1), &numeric) > 1e-3);
@@ -266,29 +314,37 @@ fn the_theta_step_minimises_the_objective_over_the_simplex() {
     let x = random(6, 30, 21);
     let data = dataset(x.clone());
     for (lambda, first) in [(2.0, 2), (0.0, 0)] {
-    let mut m = fnmf(&data, &spec(2, 3).with("lambda", ParamValue::Number(lambda)));
-    m.step().unwrap();
-    m.theta_step().unwrap();
-    let base = plain_of(&m, &x);
-    let f0 = {
-        let (a, b, c) = base.objective();
-        a + b + c
-    };
-    for j in first..3 {
-        for s in 0..6 {
-            for t in 0..6 {
-                let eps = 1e-4_f64.min(base.theta[[j, s]]);
-                if s == t || eps <= 0.0 {
-                    continue;
+        let mut m = fnmf(
+            &data,
+            &spec(2, 3).with("lambda", ParamValue::Number(lambda)),
+        );
+        m.step().unwrap();
+        m.theta_step().unwrap();
+        let base = plain_of(&m, &x);
+        let f0 = {
+            let (a, b, c) = base.objective();
+            a + b + c
+        };
+        for j in first..3 {
+            for s in 0..6 {
+                for t in 0..6 {
+                    let eps = 1e-4_f64.min(base.theta[[j, s]]);
+                    if s == t || eps <= 0.0 {
+                        continue;
+                    }
+                    let mut p = plain_of(&m, &x);
+                    p.theta[[j, s]] -= eps;
+                    p.theta[[j, t]] += eps;
+                    let (a, b, c) = p.objective();
+                    assert!(
+                        a + b + c >= f0 - 1e-12 * f0,
+                        "λ {lambda} θ_{j}: {s} → {t}: {} vs {f0}, θ {}",
+                        a + b + c,
+                        base.theta
+                    );
                 }
-                let mut p = plain_of(&m, &x);
-                p.theta[[j, s]] -= eps;
-                p.theta[[j, t]] += eps;
-                let (a, b, c) = p.objective();
-                assert!(a + b + c >= f0 - 1e-12 * f0, "λ {lambda} θ_{j}: {s} → {t}: {} vs {f0}, θ {}", a + b + c, base.theta);
             }
         }
-    }
     }
 }
 
@@ -341,25 +397,37 @@ fn the_synthetic_check_finds_the_clusters_where_nmf_does_not() {
     }
     m.finish();
     let fnmf_acc = kmeans_acc(m.h.view(), &labels);
-    let informative = m.theta.columns().into_iter().take(2).map(|c| c.sum()).sum::<f64>() / 3.0;
+    let informative = m
+        .theta
+        .columns()
+        .into_iter()
+        .take(2)
+        .map(|c| c.sum())
+        .sum::<f64>()
+        / 3.0;
     let mut base = Nmf::new(Arc::clone(&data), &ModelSpec::new(nmf::KIND, 3, 1)).unwrap();
     for _ in 0..200 {
         base.step().unwrap();
     }
     base.finish();
     let nmf_acc = kmeans_acc(base.h(), &labels);
-    eprintln!("synthetic: FNMF ACC {fnmf_acc:.3} (θ mass on 2 informative {informative:.3}), NMF {nmf_acc:.3}");
+    eprintln!(
+        "synthetic: FNMF ACC {fnmf_acc:.3} (θ mass on 2 informative {informative:.3}), NMF {nmf_acc:.3}"
+    );
     assert!(fnmf_acc > 0.8, "FNMF ACC {fnmf_acc}");
-    assert!(informative > 0.9, "θ mass on the informative features {informative}");
+    assert!(
+        informative > 0.9,
+        "θ mass on the informative features {informative}"
+    );
     assert!(nmf_acc < 0.5, "NMF ACC {nmf_acc}");
 }
-
 
 /// ORL faces 32×32 (`../shared/data/orl_32x32`, unit-norm samples, k = 40): the objective never
 /// rises over 60 iterations.
 #[test]
 fn objective_never_increases_on_orl() {
-    let Some(data) = crate::engine::models::testkit::public_set("orl_32x32", &Default::default()) else {
+    let Some(data) = crate::engine::models::testkit::public_set("orl_32x32", &Default::default())
+    else {
         return;
     };
     assert_eq!((data.m(), data.n()), (1024, 400));
@@ -381,10 +449,15 @@ fn a_non_finite_iterate_stops_the_fit_with_a_message() {
         let mut m = fnmf(&data, &spec(2, 0));
         m.w[[1, 0]] = bad;
         m.refresh_reconstruction();
-        let err = fit(&mut m, &FitOptions::default(), |_, _, _| ControlFlow::Continue(()))
-            .expect_err("diverges");
+        let err = fit(&mut m, &FitOptions::default(), |_, _, _| {
+            ControlFlow::Continue(())
+        })
+        .expect_err("diverges");
         let msg = err.to_string();
-        assert!(msg.contains("diverged at iteration 1") && msg.contains("Θ step"), "{msg}");
+        assert!(
+            msg.contains("diverged at iteration 1") && msg.contains("Θ step"),
+            "{msg}"
+        );
     }
     // Data whose squared distances overflow is refused when the model is built.
     let data = dataset(random(4, 30, 15).mapv(|v| 1e155 * (1.0 + v)));
@@ -400,7 +473,11 @@ fn cancelling_stops_the_fit_after_the_current_iteration() {
     let out = crate::engine::jobs::experiment::fit_cancelled_at(&mut m, 3);
     assert_eq!(out.stop, StopReason::Cancelled);
     assert_eq!(m.iteration, 3);
-    assert!(m.w.columns().into_iter().all(|c| (c.dot(&c) - 1.0).abs() < 1e-12));
+    assert!(
+        m.w.columns()
+            .into_iter()
+            .all(|c| (c.dot(&c) - 1.0).abs() < 1e-12)
+    );
 }
 
 /// Through the worker (the app's path): Cancel ends a long run within a fraction of a second.
@@ -438,15 +515,24 @@ fn the_same_seed_repeats_bit_for_bit() {
     };
     let (h1, t1, p1) = run(8);
     let (h2, t2, p2) = run(8);
-    assert_eq!((bits(&h1), bits(&t1), bits(&p1)), (bits(&h2), bits(&t2), bits(&p2)));
+    assert_eq!(
+        (bits(&h1), bits(&t1), bits(&p1)),
+        (bits(&h2), bits(&t2), bits(&p2))
+    );
     let (h3, _, _) = run(9);
     assert_ne!(bits(&h1), bits(&h3));
     for j in 0..3 {
         for l in j + 1..3 {
-            assert!((&t1.row(j) - &t1.row(l)).mapv(f64::abs).sum() > 1e-3, "θ_{j} = θ_{l}");
+            assert!(
+                (&t1.row(j) - &t1.row(l)).mapv(f64::abs).sum() > 1e-3,
+                "θ_{j} = θ_{l}"
+            );
         }
     }
-    assert_eq!(crate::engine::models::ModelKind::from_name("fnmf"), Some(KIND));
+    assert_eq!(
+        crate::engine::models::ModelKind::from_name("fnmf"),
+        Some(KIND)
+    );
 }
 
 /// The hooks: exports Θ (r×m) and P (n×r), feature weights, the dominant component per
@@ -457,7 +543,10 @@ fn the_hooks_expose_theta_p_the_graph_and_the_dropped_features() {
     x.row_mut(2).fill(0.0);
     x.row_mut(5).fill(0.0);
     let data = dataset(x);
-    let mut m = fnmf(&data, &spec(2, 4).with("components", ParamValue::Number(4.0)));
+    let mut m = fnmf(
+        &data,
+        &spec(2, 4).with("components", ParamValue::Number(4.0)),
+    );
     for _ in 0..5 {
         m.step().unwrap();
     }
@@ -486,7 +575,10 @@ fn the_hooks_expose_theta_p_the_graph_and_the_dropped_features() {
     assert!(g.is_symmetric() && g.nnz() >= 5 * 30 && g.nnz() <= 10 * 30);
     let notes = m.notes();
     assert_eq!(notes.len(), 1);
-    assert!(notes[0].starts_with("features 2, 5 are zero in every sample"), "{notes:?}");
+    assert!(
+        notes[0].starts_with("features 2, 5 are zero in every sample"),
+        "{notes:?}"
+    );
     assert_eq!(m.dropped_features(), [2, 5]);
     // No zero feature: no note.
     let m = fnmf(&dataset(random(5, 12, 17)), &spec(2, 0));
@@ -494,7 +586,9 @@ fn the_hooks_expose_theta_p_the_graph_and_the_dropped_features() {
     // An all-zero X is refused with a message.
     let s = spec(1, 0);
     let p = FnmfParams::defaults().unwrap();
-    let e = Fnmf::start(dataset(Array2::zeros((3, 5))), &s, p).err().unwrap();
+    let e = Fnmf::start(dataset(Array2::zeros((3, 5))), &s, p)
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("all zeros"), "{e}");
 }
 
@@ -504,7 +598,16 @@ fn the_hooks_expose_theta_p_the_graph_and_the_dropped_features() {
 fn typed_parameters_read_the_table() {
     use crate::engine::models::fnmf::{FnmfParams, KIND};
     let p = FnmfParams::defaults().unwrap();
-    assert_eq!((p.beta, p.lambda, p.components, p.neighbors), (0.1, 1.0, 3, 5));
-    let spec = crate::engine::models::ModelSpec::new(KIND, 2, 0).with("components", crate::engine::models::ParamValue::Number(7.0));
-    assert_eq!(FnmfParams::from_checked(&spec.checked().unwrap()).unwrap().components, 7);
+    assert_eq!(
+        (p.beta, p.lambda, p.components, p.neighbors),
+        (0.1, 1.0, 3, 5)
+    );
+    let spec = crate::engine::models::ModelSpec::new(KIND, 2, 0)
+        .with("components", crate::engine::models::ParamValue::Number(7.0));
+    assert_eq!(
+        FnmfParams::from_checked(&spec.checked().unwrap())
+            .unwrap()
+            .components,
+        7
+    );
 }
