@@ -51,6 +51,21 @@ fn trim_zeros(s: &str) -> String {
 }
 
 /// A share in [0, 1] as a percentage with one decimal: "99.8 %".
+/// An iteration rate as people read it: whole iterations a second from 10 up, one decimal
+/// from 1, and seconds an iteration below (a 200,000-sample fit runs at 0.5 it/s, which
+/// rounded to "0 it/s").
+pub fn rate(per_second: f64) -> String {
+    if per_second >= 9.95 {
+        format!("{per_second:.0} it/s")
+    } else if per_second >= 0.995 {
+        format!("{per_second:.1} it/s")
+    } else if per_second > 0.0 {
+        format!("{} s/it", short_number(1.0 / per_second, 2))
+    } else {
+        "0 it/s".to_owned()
+    }
+}
+
 pub fn percent(share: f64) -> String {
     format!("{:.1} %", 100.0 * share)
 }
@@ -58,6 +73,15 @@ pub fn percent(share: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_keep_their_digits_at_every_speed() {
+        assert_eq!(rate(1234.4), "1234 it/s");
+        assert_eq!(rate(12.3), "12 it/s");
+        assert_eq!(rate(4.26), "4.3 it/s");
+        assert_eq!(rate(0.5), "2 s/it");
+        assert_eq!(rate(0.0), "0 it/s");
+    }
 
     #[test]
     fn short_numbers_have_no_noise_digits() {

@@ -621,7 +621,7 @@ fn progress_numbers(ui: &mut egui::Ui, session: &Session, run: &RunController) {
             });
             ui.end_row();
             ui.label("speed");
-            ui.label(p.rate().map_or_else(dash, |rate| format!("{rate:.0} it/s")));
+            ui.label(p.rate().map_or_else(dash, crate::gui::format::rate));
             ui.end_row();
             ui.label("ETA (at cap)");
             ui.label(

@@ -8,6 +8,7 @@
 //! colouring and the painted class, since the search, export, runs and constraints features
 //! read them too. `gui::point_image` stamps many points as one image (for the search too).
 
+mod lasso;
 mod panel;
 
 pub use panel::{

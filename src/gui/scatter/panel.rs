@@ -5,6 +5,7 @@
 use eframe::egui;
 
 use super::Scatter;
+use super::lasso::LassoTest;
 use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::Csr;
@@ -381,20 +382,6 @@ fn click_hint(me: &Scatter, view: &ViewState) -> String {
     }
 }
 
-/// Point-in-polygon (even-odd rule).
-fn inside(poly: &[PlotPoint], p: PlotPoint) -> bool {
-    let mut c = false;
-    let n = poly.len();
-    for a in 0..n {
-        let (pa, pb) = (poly[a], poly[(a + n - 1) % n]);
-        if (pa.y > p.y) != (pb.y > p.y) && p.x < (pb.x - pa.x) * (p.y - pa.y) / (pb.y - pa.y) + pa.x
-        {
-            c = !c;
-        }
-    }
-    c
-}
-
 pub fn segment(name: &str, a: PlotPoint, b: PlotPoint) -> Line<'static> {
     Line::new(name.to_owned(), vec![[a.x, a.y], [b.x, b.y]])
 }
@@ -413,10 +400,14 @@ pub fn show(
     };
     if view.scatter.groups.is_empty() {
         me.plot_transform = None;
-        placeholder(
-            ui,
-            RichText::new("Press Run (Space) to factorize").size(18.0),
-        );
+        // Before the first run the scatter shows the PCA-2D of X, which a background task
+        // computes after the load: say so rather than leave the user to wonder.
+        let text = if session.x_view.is_none() && run.snapshot.is_none() {
+            "Computing the PCA-2D of X to show the samples…\nor press Run (Space) to factorize"
+        } else {
+            "Press Run (Space) to factorize"
+        };
+        placeholder(ui, RichText::new(text).size(18.0));
         return;
     }
     toolbar(ui, session, run, me, view, &data);
@@ -1025,24 +1016,16 @@ fn lasso(
     if !resp.drag_stopped() {
         return None;
     }
-    let poly = std::mem::take(&mut me.lasso);
-    // The polygon test only for the points inside its bounding box (at 200,000 points the
-    // test on every point is most of a frame).
-    let (mut lo, mut hi) = ([f64::INFINITY; 2], [f64::NEG_INFINITY; 2]);
-    for p in &poly {
-        (lo[0], lo[1]) = (lo[0].min(p.x), lo[1].min(p.y));
-        (hi[0], hi[1]) = (hi[0].max(p.x), hi[1].max(p.y));
-    }
-    let in_box = |p: &PlotPoint| (lo[0]..=hi[0]).contains(&p.x) && (lo[1]..=hi[1]).contains(&p.y);
-    (poly.len() >= 3).then(|| {
+    let test = LassoTest::new(std::mem::take(&mut me.lasso))?;
+    Some(
         view.scatter
             .by_sample
             .iter()
             .enumerate()
-            .filter(|(_, p)| in_box(p) && inside(&poly, **p))
+            .filter(|(_, p)| test.contains(**p))
             .map(|(i, _)| i)
-            .collect()
-    })
+            .collect(),
+    )
 }
 
 #[cfg(test)]
