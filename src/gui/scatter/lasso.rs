@@ -123,4 +123,32 @@ mod tests {
         let flat = LassoTest::new((0..5).map(|i| PlotPoint::new(i as f64, 1.0)).collect()).unwrap();
         assert!(!flat.contains(PlotPoint::new(2.0, 1.0)));
     }
+
+    /// The closing frame's selection at 200,000 points: `cargo test --release --lib
+    /// gui::scatter::lasso -- --ignored --nocapture` prints the plain and the banded test's
+    /// time for a 600-vertex lasso around a quarter of the points (docs/performance.md).
+    #[test]
+    #[ignore = "a timing, not a check"]
+    fn time_at_200000_points() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let points: Vec<PlotPoint> = (0..200_000)
+            .map(|_| PlotPoint::new(rng.gen_range(-1.0..1.0), rng.gen_range(-1.0..1.0)))
+            .collect();
+        let poly: Vec<PlotPoint> = (0..600)
+            .map(|i| {
+                let angle = i as f64 / 600.0 * std::f64::consts::TAU;
+                let r = 0.55 + 0.05 * (7.0 * angle).sin();
+                PlotPoint::new(r * angle.cos(), r * angle.sin())
+            })
+            .collect();
+        let start = std::time::Instant::now();
+        let plain = points.iter().filter(|&&p| inside(&poly, p)).count();
+        let plain_ms = start.elapsed().as_secs_f64() * 1e3;
+        let start = std::time::Instant::now();
+        let test = LassoTest::new(poly).unwrap();
+        let banded = points.iter().filter(|&&p| test.contains(p)).count();
+        let banded_ms = start.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(plain, banded);
+        println!("{banded} of 200000 inside: plain {plain_ms:.1} ms, banded {banded_ms:.2} ms");
+    }
 }

@@ -34,6 +34,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
     update_rule: Some("H ← H ⊙ (WᵀX) ⊘ (WᵀWH)\nW ← W ⊙ (XHᵀ) ⊘ (WHHᵀ)\n\
                    minimising ‖X − WH‖²_F (docs/models.md §3.1)"),
     bench: Some(bench::cases),
+    objective_sees_h: true,
     ..Descriptor::new("nmf", "NMF", "docs/models.md §3.1", build)
 };
 

@@ -206,3 +206,31 @@ fn all_zero_data_is_refused() {
     let r = Nmf::new(dataset(Array2::zeros((3, 4))), &ModelSpec::new(KIND, 2, 0));
     assert!(matches!(r, Err(ModelError::BadData { .. })));
 }
+
+/// NMF's descriptor lets the fit loop skip its scan of H (`objective_sees_h`): an infinite or
+/// NaN entry of H must then show in the objective, by the trace identity between exact
+/// steps and by the exact residual every 50 iterations. (A step itself floors a NaN of its
+/// rule, ∞ · 0, to 2⁻³⁰⁰, so after it H is finite or the objective is not.)
+#[test]
+fn a_non_finite_h_shows_in_the_objective() {
+    assert!(KIND.descriptor().objective_sees_h);
+    let (x, w, h) = planted(12, 30, 3, 5);
+    for bad in [f64::INFINITY, f64::NAN] {
+        let mut start = h.clone();
+        start[[1, 7]] = bad;
+        let mut model = Nmf::with_factors(dataset(x.clone()), w.clone(), start);
+        assert!(!model.objective().is_finite(), "{bad} at the start");
+        let mut exact = start_exact(&x, &w, &h, bad);
+        assert!(!exact.exact_objective().is_finite(), "{bad}, exact residual");
+        let obj = model.step().unwrap();
+        let h_finite = model.h().iter().all(|v| v.is_finite());
+        assert!(h_finite || !obj.is_finite(), "{bad} after a step");
+    }
+}
+
+fn start_exact(x: &Array2<f64>, w: &Array2<f64>, h: &Array2<f64>, bad: f64) -> Nmf {
+    let mut h = h.clone();
+    h[[2, 0]] = bad;
+    Nmf::with_factors(dataset(x.clone()), w.clone(), h)
+}
+
