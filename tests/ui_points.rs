@@ -305,6 +305,12 @@ fn a_lasso_selects_the_samples_inside_and_isolate_shows_only_them() {
     h.run_steps(2);
     assert!(h.state().view().points.isolation.is_none());
     assert_eq!(shown(&h), (0..30).collect::<Vec<_>>());
+
+    // Clear selection empties it, and the status line no longer counts the old one.
+    h.get_by_label("Clear selection").click();
+    h.run_steps(2);
+    assert!(h.state().view().explore.selection.is_empty());
+    h.get_by_label("Selection cleared");
 }
 
 /// Brute force: the `p` nearest columns of `x` to column `i`, ties by index.

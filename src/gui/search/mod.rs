@@ -25,6 +25,8 @@ pub enum Command {
     Isolate,
     /// Leave the isolated view: every sample again.
     ShowAll,
+    /// Unselect every sample, and say so on the status line.
+    ClearSelection,
 }
 
 impl Addressed for Command {
@@ -51,6 +53,12 @@ impl Feature for PointSearch {
                 match *cmd {
                     Command::Isolate => self.isolate(app),
                     Command::ShowAll => self.show_all(app),
+                    Command::ClearSelection => {
+                        app.view.explore.selection.clear();
+                        app.view.explore.basis = None;
+                        // Not left saying "Selected N samples …" from the lasso.
+                        app.session.set_status("Selection cleared");
+                    }
                 }
                 return;
             }

@@ -141,8 +141,7 @@ fn selection_controls(ui: &mut egui::Ui, view: &mut ViewState, cmds: &mut Comman
                 .on_hover_text("Unselect every sample")
                 .clicked()
         {
-            view.explore.selection.clear();
-            view.explore.basis = None;
+            cmds.send(super::Command::ClearSelection);
         }
     }
 }
