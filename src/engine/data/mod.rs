@@ -490,11 +490,12 @@ fn features_by_samples(
     let (n, m) = samples.dim();
     let mut x = crate::engine::machine::sys::huge_page_buffer(m * n);
     // Rows that are each contiguous: a C-ordered array, or a column slice of one (`X[:, :-1]`).
-    let rows: Option<Vec<&[f64]>> = samples.rows().into_iter().map(|r| r.to_slice()).collect();
-    let tiled = samples.t().as_slice().is_none() && rows.is_some();
+    let rows =
+        || -> Option<Vec<&[f64]>> { samples.rows().into_iter().map(|r| r.to_slice()).collect() };
+    let mut strided = false;
     if let Some(src) = samples.t().as_slice() {
         x.copy_from_slice(src);
-    } else if let Some(rows) = rows {
+    } else if let Some(rows) = rows() {
         for (i0, tile) in rows.chunks(TILE).enumerate().map(|(t, r)| (t * TILE, r)) {
             for j0 in (0..m).step_by(TILE) {
                 for j in j0..(j0 + TILE).min(m) {
@@ -504,12 +505,14 @@ fn features_by_samples(
                 }
             }
         }
+    } else {
+        strided = true;
     }
     let mut out = Array2::from_shape_vec((m, n), x).map_err(|e| DataError::BadArray {
         path: path.to_path_buf(),
         why: format!("not a usable array: {e}"),
     })?;
-    if samples.t().as_slice().is_none() && !tiled {
+    if strided {
         out.assign(&samples.t());
     }
     Ok(out)
@@ -548,10 +551,7 @@ fn check_samples(
             Some(values) => values.iter().fold(false, |b, &v| b | bad(v)),
             None => row.iter().any(|&v| bad(v)),
         };
-        if let Some((j, &v)) = any_bad
-            .then(|| row.iter().enumerate().find(|(_, v)| bad(**v)))
-            .flatten()
-        {
+        if any_bad && let Some((j, &v)) = row.iter().enumerate().find(|(_, v)| bad(**v)) {
             return check_array_value(v, path, preprocess, i, j);
         }
     }

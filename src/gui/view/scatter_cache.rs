@@ -25,6 +25,19 @@ pub struct ScatterGroup {
     pub indices: Vec<usize>,
 }
 
+impl ScatterGroup {
+    /// A group without points yet.
+    fn empty(name: String, color: Color32, marker: MarkerShape) -> Self {
+        Self {
+            name,
+            color,
+            marker,
+            points: Vec::new(),
+            indices: Vec::new(),
+        }
+    }
+}
+
 /// Per-label point groups of the latest snapshot, built once per snapshot and borrowed by the
 /// plot every frame.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -295,7 +308,7 @@ impl ScatterCache {
             }
         };
         let c = pred.labels.iter().copied().max().map_or(0, |m| m + 1);
-        let mut groups: Vec<ScatterGroup> = (0..c * kinds)
+        let groups: Vec<ScatterGroup> = (0..c * kinds)
             .map(|g| {
                 let (class, kind) = (g / kinds, g % kinds);
                 let base = class_colour_of(class);
@@ -311,21 +324,13 @@ impl ScatterCache {
                         )
                     }
                 };
-                ScatterGroup {
-                    name: format!("{} · {what}", class_name(class)),
-                    color: Color32::from_rgba_unmultiplied(base.r(), base.g(), base.b(), alpha),
+                ScatterGroup::empty(
+                    format!("{} · {what}", class_name(class)),
+                    Color32::from_rgba_unmultiplied(base.r(), base.g(), base.b(), alpha),
                     marker,
-                    points: Vec::new(),
-                    indices: Vec::new(),
-                }
+                )
             })
             .collect();
-        for i in 0..n {
-            let g = &mut groups[pred.labels[i] * kinds + kind_of(i)];
-            g.points.push(point(i));
-            g.indices.push(i);
-        }
-        groups.retain(|g| !g.points.is_empty());
         let misassigned = match &data.labels {
             Some(truth) => (0..n)
                 .filter(|&i| {
@@ -336,13 +341,11 @@ impl ScatterCache {
             None => Vec::new(),
         };
         Self {
-            iteration: snapshot.iteration,
-            of_data: false,
-            subspace: None,
-            groups,
             index_axes: false,
-            by_sample: (0..n).map(point).collect(),
             misassigned,
+            ..Self::of_groups(snapshot, groups, n, point, |i| {
+                pred.labels[i] * kinds + kind_of(i)
+            })
         }
     }
 
@@ -353,29 +356,16 @@ impl ScatterCache {
         let proj = &snapshot.projection;
         let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
         let c = groups_of.iter().copied().max().map_or(0, |m| m + 1);
-        let mut groups: Vec<ScatterGroup> = (0..c)
-            .map(|g| ScatterGroup {
-                name: format!("{what} {}", g + 1),
-                color: class_colour_of(g),
-                marker: class_marker(g),
-                points: Vec::new(),
-                indices: Vec::new(),
+        let groups = (0..c)
+            .map(|g| {
+                ScatterGroup::empty(
+                    format!("{what} {}", g + 1),
+                    class_colour_of(g),
+                    class_marker(g),
+                )
             })
             .collect();
-        for (i, &g) in groups_of.iter().enumerate() {
-            groups[g].points.push(point(i));
-            groups[g].indices.push(i);
-        }
-        groups.retain(|g| !g.points.is_empty());
-        Self {
-            iteration: snapshot.iteration,
-            of_data: false,
-            subspace: None,
-            groups,
-            index_axes: snapshot.h.nrows() == 1,
-            by_sample: (0..groups_of.len()).map(point).collect(),
-            misassigned: Vec::new(),
-        }
+        Self::of_groups(snapshot, groups, groups_of.len(), point, |i| groups_of[i])
     }
 
     /// Group the snapshot's projection into [`VALUE_RAMP`]'s bins of the model's value per
@@ -406,36 +396,20 @@ impl ScatterCache {
                 (((v - lo) / width) as usize).min(bins - 1)
             }
         };
-        let mut groups: Vec<ScatterGroup> = (0..bins)
-            .map(|b| ScatterGroup {
-                marker: MarkerShape::Circle,
-                name: format!(
+        let groups = (0..bins)
+            .map(|b| {
+                let name = format!(
                     "{} {}–{}",
                     values.name,
                     short(lo + width.max(0.0) * b as f64),
                     short(lo + width.max(0.0) * (b + 1) as f64)
-                ),
-                color: VALUE_RAMP[b],
-                points: Vec::new(),
-                indices: Vec::new(),
+                );
+                ScatterGroup::empty(name, VALUE_RAMP[b], MarkerShape::Circle)
             })
             .collect();
         let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
-        for (i, &v) in values.values.iter().enumerate().take(n) {
-            let g = &mut groups[bin_of(v)];
-            g.points.push(point(i));
-            g.indices.push(i);
-        }
-        groups.retain(|g| !g.points.is_empty());
-        Self {
-            iteration: snapshot.iteration,
-            of_data: false,
-            subspace: None,
-            groups,
-            index_axes: snapshot.h.nrows() == 1,
-            by_sample: (0..n).map(point).collect(),
-            misassigned: Vec::new(),
-        }
+        // `values` has a value per sample (checked above).
+        Self::of_groups(snapshot, groups, n, point, |i| bin_of(values.values[i]))
     }
 
     fn build_by_label(data: &Dataset, snapshot: &Snapshot) -> Self {
@@ -445,14 +419,10 @@ impl ScatterCache {
         }
         let n = proj.nrows().min(data.n());
         let point = |i: usize| PlotPoint::new(proj[[i, 0]], proj[[i, 1]]);
-        let group = |name: &str, color: Color32, marker: MarkerShape| ScatterGroup {
-            name: name.to_owned(),
-            color,
-            marker,
-            points: Vec::new(),
-            indices: Vec::new(),
+        let group = |name: &str, color: Color32, marker: MarkerShape| {
+            ScatterGroup::empty(name.to_owned(), color, marker)
         };
-        let mut groups: Vec<ScatterGroup> = match &data.labels {
+        let groups: Vec<ScatterGroup> = match &data.labels {
             Some(_) => data
                 .class_names
                 .iter()
@@ -467,13 +437,25 @@ impl ScatterCache {
             None => vec![group("samples", PALETTE[0], MarkerShape::Circle)],
         };
         let last = groups.len() - 1;
+        Self::of_groups(snapshot, groups, n, point, |i| match &data.labels {
+            Some(labels) => labels.get(i).copied().unwrap_or(last).min(last),
+            None => 0,
+        })
+    }
+
+    /// The cache of `groups` with samples 0..n (sample i at `point(i)`) in group `group_of(i)`,
+    /// the empty groups dropped: what every way of colouring ends with.
+    fn of_groups(
+        snapshot: &Snapshot,
+        mut groups: Vec<ScatterGroup>,
+        n: usize,
+        point: impl Fn(usize) -> PlotPoint,
+        group_of: impl Fn(usize) -> usize,
+    ) -> Self {
         for i in 0..n {
-            let g = match &data.labels {
-                Some(labels) => labels.get(i).copied().unwrap_or(last).min(last),
-                None => 0,
-            };
-            groups[g].points.push(point(i));
-            groups[g].indices.push(i);
+            let g = &mut groups[group_of(i)];
+            g.points.push(point(i));
+            g.indices.push(i);
         }
         groups.retain(|g| !g.points.is_empty());
         Self {
