@@ -11,7 +11,8 @@ Problems: the public digits set (1,797 × 64, k = 10, 200 iterations) and a seed
 10000 samples × 4096 features), k = 20, 50 iterations. Both start from their own random draw
 and do no early stop (tol = 0); ours gets `preprocess="none"` so both factorize the same X.
 The whole `fit` call is timed (input checks and copies included), min and median of the
-repeats; the ratio is scikit-learn's time over ours.
+repeats (the digits get eight times `--repeats`, being short); the ratio is scikit-learn's
+time over ours.
 """
 
 import argparse
@@ -65,7 +66,8 @@ def main():
     digits = pathlib.Path(args.digits)
     if digits.exists():
         X = np.loadtxt(digits, delimiter=",", skiprows=1)[:, :-1]
-        compare("digits", X, 10, 200, args.repeats)
+        # A fit of 27 ms is at the mercy of one descheduling: eight times the repeats.
+        compare("digits", X, 10, 200, 8 * args.repeats)
     else:
         print(f"{digits} absent: digits skipped")
     X = np.random.default_rng(0).random((10000, 4096))
