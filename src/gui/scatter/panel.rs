@@ -840,6 +840,9 @@ pub fn sample_card(
     pos: PlotPoint,
     texture: Option<&egui::TextureHandle>,
 ) {
+    // One line each, whatever width the tooltip is laid out at (a sample's name such as
+    // "row 147078" was seen broken over two lines).
+    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
     ui.label(RichText::new(format!("#{i}")).strong());
     if let Some(name) = data.sample_names.get(i)
         && *name != format!("#{i}")
