@@ -16,7 +16,6 @@ use super::command::{Addressed, PathAnswer, PathAsk, UiCommand};
 use super::feature::{Event, Feature, Place, Shared, TaskPanicked};
 use super::state::{DataSource, OpeningSession, Pending};
 use crate::engine::data::samples::Sample;
-use crate::engine::files::recovery::Journal;
 use crate::engine::files::session::SessionFile;
 use crate::engine::models::ModelKind;
 use std::any::Any;
@@ -61,7 +60,7 @@ pub struct Sessions {
     /// `NMF_PLAYGROUND_RECOVERY_DIR`).
     recovery_dir: Option<PathBuf>,
     /// The journal of the current store.
-    journal: Option<Journal>,
+    journal: journal::Journalled,
 }
 
 impl Sessions {
@@ -78,7 +77,7 @@ impl Sessions {
     pub fn new(recovery_dir: Option<PathBuf>) -> Self {
         Self {
             recovery_dir,
-            journal: None,
+            journal: journal::Journalled::default(),
         }
     }
 
@@ -165,9 +164,7 @@ impl Feature for Sessions {
         // A clean quit: the journal is removed when nothing is unsaved, and otherwise holds
         // the last edit (the user chose to quit without saving only through "Discard",
         // which marks the store saved).
-        if let (Some(j), Some(store)) = (self.journal.as_mut(), &app.session.store) {
-            let _ = j.flush(store);
-        }
+        self.flush_journal(app);
     }
 
     crate::feature_any!();
