@@ -57,8 +57,9 @@ pub trait Feature: Any {
     /// Something happened to the shared state.
     fn on_event(&mut self, _event: Event, _app: &mut Shared<'_>) {}
 
-    /// One of the shared commands ([`UiCommand`]: what panels, shortcuts and tests ask for):
-    /// carry it out and return `None`, or hand it back when it is not this feature's.
+    /// One of the shared commands ([`UiCommand`]: what concerns several features, such as
+    /// the path window's answer): carry it out and return `None`, or hand it back when it
+    /// is not this feature's.
     fn on_command(&mut self, cmd: UiCommand, _app: &mut Shared<'_>) -> Option<UiCommand> {
         Some(cmd)
     }
