@@ -10,7 +10,7 @@ use eframe::egui;
 use egui_kittest::Harness;
 use ndarray::Array2;
 use nmf_playground::engine::data::Dataset;
-use nmf_playground::gui::{App, UiCommand, WorkerState};
+use nmf_playground::gui::{App, WorkerState, runs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant};
@@ -71,7 +71,7 @@ fn frame_times_while_snapshots_stream(data: Dataset, p95_ms: f64) {
         s.max_iter = 1_000_000;
         s.tol = 0.0;
     }
-    h.state_mut().push_command(UiCommand::Run);
+    h.state_mut().send(runs::Command::Run);
     // Wait for the first snapshot (the run started and the scatter has points).
     let t0 = Instant::now();
     while h.state().run().snapshot.is_none() && t0.elapsed() < Duration::from_secs(60) {

@@ -18,7 +18,7 @@ use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::ProtocolOptions;
 use nmf_playground::engine::data::samples::Sample;
 use nmf_playground::gui::compare::{Command, CompareView, Pane};
-use nmf_playground::gui::{App, UiCommand, WorkerState};
+use nmf_playground::gui::{App, WorkerState, constraints, data, runs};
 use pointer::click_at;
 
 /// The comparison feature's state.
@@ -36,7 +36,7 @@ fn loaded() -> Harness<'static, App> {
 /// Run the selected `model`, wait for the run and its evaluation (run number `run`).
 fn run_and_evaluate(h: &mut Harness<'static, App>, model: &str, run: u64) {
     h.state_mut().settings_mut().model = model.to_owned();
-    h.state_mut().push_command(UiCommand::Run);
+    h.state_mut().send(runs::Command::Run);
     step_until(h, "the run and its evaluation", MAX_STEPS, |a| {
         matches!(a.run().worker, WorkerState::Finished(_))
             && a.session().history.len() as u64 == run
@@ -85,7 +85,7 @@ fn isolated(h: &Harness<'static, App>, pane: Pane) -> usize {
 #[test]
 fn two_runs_compared_side_by_side_with_linked_hover_and_a_morph() {
     let mut h = loaded();
-    h.state_mut().push_command(UiCommand::GenerateTriplets {
+    h.state_mut().send(constraints::Command::Generate {
         opts: ProtocolOptions {
             anchor_fraction: 0.1,
             per_anchor: 6,
@@ -205,8 +205,7 @@ fn two_runs_compared_side_by_side_with_linked_hover_and_a_morph() {
 fn runs_on_different_datasets_are_not_compared() {
     let mut h = loaded();
     run_and_evaluate(&mut h, "nmf", 1);
-    h.state_mut()
-        .push_command(UiCommand::LoadSample(Sample::Blobs));
+    h.state_mut().send(data::Command::LoadSample(Sample::Blobs));
     step_until(&mut h, "the other sample", MAX_STEPS, |a| {
         a.session()
             .dataset

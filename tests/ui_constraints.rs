@@ -16,7 +16,7 @@ use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::{ProtocolOptions, Triplet};
-use nmf_playground::gui::{App, Tool, UiCommand, WorkerState};
+use nmf_playground::gui::{App, Tool, UiCommand, WorkerState, constraints, data};
 use pointer::click_at;
 
 /// The bundled sample loaded and factorized once, so the scatter is drawn.
@@ -183,7 +183,7 @@ fn save_then_load_round_trips() {
     let mut h = with_scatter();
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("constraints.json");
-    h.state_mut().push_command(UiCommand::GenerateTriplets {
+    h.state_mut().send(constraints::Command::Generate {
         opts: ProtocolOptions {
             anchor_fraction: 0.05,
             per_anchor: 4,
@@ -197,7 +197,7 @@ fn save_then_load_round_trips() {
             .as_ref()
             .is_some_and(|s| !s.triplets().is_empty())
     });
-    h.state_mut().push_command(UiCommand::RevealLabels {
+    h.state_mut().send(constraints::Command::Reveal {
         fraction: 0.1,
         seed: 3,
     });
@@ -214,7 +214,7 @@ fn save_then_load_round_trips() {
     assert!(labelled.n_labelled() > 0);
 
     h.state_mut()
-        .push_command(UiCommand::SaveConstraints(Some(path.clone())));
+        .send(constraints::Command::Save(Some(path.clone())));
     h.run_steps(2);
     assert!(path.exists(), "{:?}", h.state().session().status);
     assert!(
@@ -227,12 +227,11 @@ fn save_then_load_round_trips() {
     );
 
     // Change everything, then load the file back.
-    h.state_mut().push_command(UiCommand::Undo);
-    h.state_mut().push_command(UiCommand::Undo);
+    h.state_mut().send(constraints::Command::Undo);
+    h.state_mut().send(constraints::Command::Undo);
     h.run_steps(2);
     assert!(triplets(&h).is_empty());
-    h.state_mut()
-        .push_command(UiCommand::LoadConstraints(path.clone()));
+    h.state_mut().send(constraints::Command::Load(path.clone()));
     h.run_steps(2);
     let s = h.state().session();
     assert!(!s.status.is_error, "{:?}", s.status);
@@ -255,7 +254,7 @@ fn rpnmf_without_triplets_explains_and_with_generated_ones_runs() {
     );
     assert!(!h.state().run().worker.is_active());
 
-    h.state_mut().push_command(UiCommand::GenerateTriplets {
+    h.state_mut().send(constraints::Command::Generate {
         opts: ProtocolOptions::default(),
         from_truth: true,
     });
@@ -411,13 +410,12 @@ fn unsaved_constraints_modal_cancel_save_discard() {
     let mut h = with_scatter();
     let n0 = h.state().session().dataset.as_ref().expect("data").n();
     let t = Triplet::new(0, 1, 2);
-    h.state_mut().push_command(UiCommand::AddTriplet(t));
+    h.state_mut().send(constraints::Command::AddTriplet(t));
     h.run_steps(2);
     assert!(h.state().session().has_unsaved_constraints());
 
     let ask = |h: &mut Harness<'static, App>| {
-        h.state_mut()
-            .push_command(UiCommand::LoadSample(Sample::Blobs));
+        h.state_mut().send(data::Command::LoadSample(Sample::Blobs));
         h.run_steps(3);
         assert!(h.state().session().pending.is_some());
         h.get_by_label("Unsaved constraints");
@@ -449,11 +447,11 @@ fn unsaved_constraints_modal_cancel_save_discard() {
 
     // Discard: back to the glyphs, add a triplet, load blobs again and throw it away.
     h.state_mut()
-        .push_command(UiCommand::LoadSample(Sample::Glyphs));
+        .send(data::Command::LoadSample(Sample::Glyphs));
     step_until(&mut h, "the glyphs to load", MAX_STEPS, |a| {
         a.session().dataset.as_ref().is_some_and(|d| d.n() == n0)
     });
-    h.state_mut().push_command(UiCommand::AddTriplet(t));
+    h.state_mut().send(constraints::Command::AddTriplet(t));
     h.run_steps(2);
     ask(&mut h);
     h.get_by_label("Discard").click();
@@ -464,7 +462,7 @@ fn unsaved_constraints_modal_cancel_save_discard() {
     assert!(!h.state().session().has_unsaved_constraints());
 
     // Quitting with unsaved constraints asks the same question; Cancel keeps the window.
-    h.state_mut().push_command(UiCommand::AddTriplet(t));
+    h.state_mut().send(constraints::Command::AddTriplet(t));
     h.state_mut().push_command(UiCommand::Quit);
     h.run_steps(3);
     h.get_by_label_contains("Quitting loses them");
@@ -481,7 +479,7 @@ fn csv_export_and_import_through_the_panel() {
     let mut h = with_scatter();
     let ts = [Triplet::new(0, 1, 2), Triplet::new(3, 4, 5)];
     for t in ts {
-        h.state_mut().push_command(UiCommand::AddTriplet(t));
+        h.state_mut().send(constraints::Command::AddTriplet(t));
     }
     h.run_steps(2);
     let dir = tempfile::tempdir().expect("temp dir");
@@ -496,8 +494,8 @@ fn csv_export_and_import_through_the_panel() {
     let rows: Vec<&str> = text.lines().filter(|l| !l.starts_with('i')).collect();
     assert_eq!(rows, vec!["0,1,2", "3,4,5"], "{text}");
 
-    h.state_mut().push_command(UiCommand::Undo);
-    h.state_mut().push_command(UiCommand::Undo);
+    h.state_mut().send(constraints::Command::Undo);
+    h.state_mut().send(constraints::Command::Undo);
     h.run_steps(2);
     assert!(triplets(&h).is_empty());
     let undo_before = h
@@ -520,7 +518,7 @@ fn csv_export_and_import_through_the_panel() {
 
     std::fs::write(&path, "i,j,q\n0,1,2\n7,7\n").expect("write");
     h.state_mut()
-        .push_command(UiCommand::ImportTripletsCsv(path.clone()));
+        .send(constraints::Command::ImportCsv(path.clone()));
     h.run_steps(2);
     let s = h.state().session();
     assert!(s.status.is_error, "{:?}", s.status);

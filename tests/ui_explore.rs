@@ -14,7 +14,7 @@ use nmf_playground::engine::constraints::Triplet;
 use nmf_playground::gui::gallery::BasisGallery;
 use nmf_playground::gui::suggest::Suggest;
 use nmf_playground::gui::tour::Tour;
-use nmf_playground::gui::{App, Settings, UiCommand, WorkerState};
+use nmf_playground::gui::{App, Settings, WorkerState, data};
 use std::time::Duration;
 
 /// Settings for a run that lasts long enough to be stepped.
@@ -100,7 +100,7 @@ fn the_gallery_of_a_table_names_its_features_under_the_heat_map() {
     }
     std::fs::write(&path, text).unwrap();
     let mut h = loaded();
-    h.state_mut().push_command(UiCommand::LoadPath(path));
+    h.state_mut().send(data::Command::LoadPath(path));
     step_until(&mut h, "the table to load", MAX_STEPS, |a| {
         a.session().dataset.as_ref().is_some_and(|d| d.n() == 30)
     });

@@ -16,13 +16,14 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::data::{self, LoadOptions};
 use nmf_playground::engine::models::ModelKind;
+use nmf_playground::gui::data as gui_data;
 use nmf_playground::gui::export::{Command as ExportCommand, Exports};
 use nmf_playground::gui::runs::ModelGroup;
-use nmf_playground::gui::{App, PathAsk, UiCommand, WorkerState};
+use nmf_playground::gui::{Addressed, App, PathAsk, WorkerState, constraints, runs, sessions};
 use std::path::Path;
 
-fn push(h: &mut Harness<'static, App>, cmd: UiCommand) {
-    h.state_mut().push_command(cmd);
+fn push<M: Addressed>(h: &mut Harness<'static, App>, cmd: M) {
+    h.state_mut().send(cmd);
     h.step();
 }
 
@@ -37,7 +38,7 @@ fn run_model(h: &mut Harness<'static, App>, model: &str, iterations: usize) {
         s.tol = 0.0;
         s.kmeans_restarts = 3;
     }
-    push(h, UiCommand::Run);
+    push(h, runs::Command::Run);
     step_until(h, "the run and its evaluation", MAX_STEPS, |a| {
         matches!(a.run().worker, WorkerState::Finished(_))
             && a.session().history.len() == runs + 1
@@ -120,7 +121,7 @@ fn write_matrix(path: &Path) {
 }
 
 fn load(h: &mut Harness<'static, App>, path: &Path) {
-    push(h, UiCommand::LoadPath(path.to_path_buf()));
+    push(h, gui_data::Command::LoadPath(path.to_path_buf()));
     let shown = path.display().to_string();
     step_until(h, "the data to load", MAX_STEPS, |a| {
         a.session().loading.is_none()
@@ -235,10 +236,12 @@ fn file_actions_take_typed_paths_and_create_missing_folders() {
     let mut h = loaded();
     push(
         &mut h,
-        UiCommand::AddTriplet(nmf_playground::engine::constraints::Triplet::new(0, 1, 2)),
+        constraints::Command::AddTriplet(nmf_playground::engine::constraints::Triplet::new(
+            0, 1, 2,
+        )),
     );
     // No session file yet: Save session asks, with a name made from the dataset's.
-    push(&mut h, UiCommand::SaveSession(None));
+    push(&mut h, sessions::Command::Save(None));
     let prompt = h
         .state()
         .view()
@@ -263,7 +266,7 @@ fn file_actions_take_typed_paths_and_create_missing_folders() {
     let constraints = dir.path().join("missing/c.json");
     push(
         &mut h,
-        UiCommand::SaveConstraints(Some(constraints.clone())),
+        constraints::Command::Save(Some(constraints.clone())),
     );
     assert!(constraints.is_file(), "{:?}", h.state().session().status);
     assert!(!h.state().session().has_unsaved_constraints());
@@ -385,7 +388,7 @@ fn an_out_of_range_k_is_refused_with_the_clis_message() {
             .to_string();
         assert!(msg.contains(rule), "{msg}");
         h.get_by_label(&msg);
-        push(&mut h, UiCommand::Run);
+        push(&mut h, runs::Command::Run);
         let status = &h.state().session().status;
         assert!(status.is_error && status.text.contains(&msg), "{status:?}");
         assert!(!h.state().run().worker.is_active());
@@ -428,7 +431,7 @@ fn overlays_clear_on_a_new_dataset_and_curves_normalise() {
     // Another dataset: the overlay of the old one's runs is cleared, and said so.
     push(
         &mut h,
-        UiCommand::LoadSample(nmf_playground::engine::data::samples::Sample::Blobs),
+        gui_data::Command::LoadSample(nmf_playground::engine::data::samples::Sample::Blobs),
     );
     step_until(&mut h, "blobs to load", MAX_STEPS, |a| {
         a.session().loading.is_none()

@@ -18,7 +18,7 @@ use egui_kittest::kittest::Queryable;
 use ndarray::Array2;
 use nmf_playground::engine::data::Dataset;
 use nmf_playground::gui::kscan::{Command, KScan};
-use nmf_playground::gui::{App, UiCommand};
+use nmf_playground::gui::{App, runs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -137,7 +137,7 @@ fn cancel_stops_a_scan_and_a_running_job_refuses_one() {
     let _ = h.get_by_label("Start scan");
 
     // A run is active: Start is refused.
-    h.state_mut().push_command(UiCommand::Run);
+    h.state_mut().send(runs::Command::Run);
     h.run_steps(2);
     assert!(h.state().run().worker.is_active());
     h.state_mut().send(Command::Start);
@@ -149,6 +149,6 @@ fn cancel_stops_a_scan_and_a_running_job_refuses_one() {
         "{:?}",
         scan.outcome
     );
-    h.state_mut().push_command(UiCommand::Stop);
+    h.state_mut().send(runs::Command::Stop);
     h.run_steps(2);
 }

@@ -68,14 +68,14 @@ fn the_data_panel_shows_the_resolved_preprocessing_and_an_explicit_choice_replac
 #[test]
 fn picking_a_model_that_compares_samples_prepares_a_compositional_table_for_it() {
     use nmf_playground::engine::constraints::Triplet;
-    use nmf_playground::gui::{UiCommand, WorkerState};
+    use nmf_playground::gui::{WorkerState, constraints, data, runs};
 
     let dir = tempfile::tempdir().expect("tempdir");
     let csv = dir.path().join("shares.csv");
     write_compositional(&csv).expect("write csv");
     let mut h = loaded();
     h.state_mut().settings_mut().model = "nmf".into();
-    h.state_mut().push_command(UiCommand::LoadPath(csv.clone()));
+    h.state_mut().send(data::Command::LoadPath(csv.clone()));
     step_until(&mut h, "the table to load", MAX_STEPS, |a| {
         a.session()
             .dataset
@@ -98,10 +98,10 @@ fn picking_a_model_that_compares_samples_prepares_a_compositional_table_for_it()
     );
     // The user's triplet and painted labels, which must survive the model switch.
     h.state_mut()
-        .push_command(UiCommand::AddTriplet(Triplet::new(0, 2, 1)));
+        .send(constraints::Command::AddTriplet(Triplet::new(0, 2, 1)));
     h.state_mut().view_mut().paint_class = "y".into();
     h.state_mut()
-        .push_command(UiCommand::PaintLabels(vec![1, 3]));
+        .send(constraints::Command::PaintLabels(vec![1, 3]));
     h.run_steps(2);
     let constraints = |h: &egui_kittest::Harness<'static, nmf_playground::gui::App>| {
         let store = h.state().session().store.as_ref().expect("store");
@@ -154,7 +154,7 @@ fn picking_a_model_that_compares_samples_prepares_a_compositional_table_for_it()
     // Back to NMF, and Run at once: refused until X is prepared for NMF (scaled per feature
     // again); an explicit choice is never replaced.
     h.state_mut().settings_mut().model = "nmf".into();
-    h.state_mut().push_command(UiCommand::Run);
+    h.state_mut().send(runs::Command::Run);
     h.step();
     let s = h.state().session();
     assert!(
@@ -173,7 +173,7 @@ fn picking_a_model_that_compares_samples_prepares_a_compositional_table_for_it()
             .is_some_and(|d| d.preprocess == Preprocess::MinMaxL2)
     });
     h.state_mut().settings_mut().preprocess = Preprocess::L2;
-    h.state_mut().push_command(UiCommand::Reload);
+    h.state_mut().send(data::Command::Reload);
     step_until(&mut h, "the reload with L2", MAX_STEPS, |a| {
         a.session().loading.is_none()
             && a.session()

@@ -17,7 +17,7 @@ use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::ProtocolOptions;
 use nmf_playground::gui::export::Exports;
 use nmf_playground::gui::results::{Results, metric_lines};
-use nmf_playground::gui::{App, ColorBy, EvalInput, UiCommand, WorkerState, evaluate};
+use nmf_playground::gui::{App, ColorBy, EvalInput, WorkerState, constraints, data, evaluate};
 
 fn loaded() -> Harness<'static, App> {
     let mut h = common::loaded();
@@ -122,7 +122,7 @@ fn evaluation_history_overlay_colour_and_export() {
     );
 
     // A second run, with triplets this time: two rows, triplets kept reported.
-    h.state_mut().push_command(UiCommand::GenerateTriplets {
+    h.state_mut().send(constraints::Command::Generate {
         opts: ProtocolOptions {
             anchor_fraction: 0.05,
             per_anchor: 4,
@@ -320,7 +320,7 @@ fn continue_from_a_run_starts_the_next_run_from_its_factors() {
 fn each_baseline_is_picked_from_the_menu_runs_and_lands_in_the_history() {
     use egui::accesskit::Role;
     let mut h = loaded();
-    h.state_mut().push_command(UiCommand::GenerateTriplets {
+    h.state_mut().send(constraints::Command::Generate {
         opts: ProtocolOptions::default(),
         from_truth: true,
     });
@@ -368,7 +368,7 @@ fn forty_classes_get_forty_colours_and_a_legend_that_highlights() {
         return;
     }
     let mut h = loaded();
-    h.state_mut().push_command(UiCommand::LoadPath(path));
+    h.state_mut().send(data::Command::LoadPath(path));
     step_until(&mut h, "ORL to load", MAX_STEPS, |a| {
         a.session().dataset.as_ref().is_some_and(|d| d.n() == 400)
     });
@@ -451,7 +451,7 @@ fn export_run_writes_the_factors_and_labels_which_read_back() {
     use ndarray_npy::ReadNpyExt;
     let mut h = loaded();
     // Painted labels: a fifth of the true labels revealed.
-    h.state_mut().push_command(UiCommand::RevealLabels {
+    h.state_mut().send(constraints::Command::Reveal {
         fraction: 0.2,
         seed: 3,
     });

@@ -14,7 +14,7 @@ use common::{MAX_STEPS, loaded, step_until};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::models::LabelOrigin;
-use nmf_playground::gui::{App, UiCommand, WorkerState};
+use nmf_playground::gui::{App, WorkerState, constraints};
 use pointer::click_at;
 
 /// Run the current model and wait for the run and its evaluation.
@@ -49,7 +49,7 @@ fn reveal_run_paint_a_correction_undo_it_and_run_again() {
         .and_then(|d| d.labels.clone())
         .expect("the bundled sample has labels");
     let classes = truth.iter().max().map_or(0, |c| c + 1);
-    h.state_mut().push_command(UiCommand::RevealLabels {
+    h.state_mut().send(constraints::Command::Reveal {
         fraction: 0.1,
         seed: 0,
     });
@@ -141,7 +141,7 @@ fn reveal_run_paint_a_correction_undo_it_and_run_again() {
     };
     if crowded {
         h.state_mut()
-            .push_command(UiCommand::PaintLabels(vec![target]));
+            .send(constraints::Command::PaintLabels(vec![target]));
         h.run_steps(2);
     } else {
         click_at(&mut h, pos);
@@ -154,7 +154,7 @@ fn reveal_run_paint_a_correction_undo_it_and_run_again() {
         assert_eq!(store.labels().n_labelled(), given + 1);
     }
     // Undo takes exactly that edit back; redo restores it.
-    h.state_mut().push_command(UiCommand::Undo);
+    h.state_mut().send(constraints::Command::Undo);
     h.run_steps(2);
     assert_eq!(
         h.state()
@@ -166,7 +166,7 @@ fn reveal_run_paint_a_correction_undo_it_and_run_again() {
             .get(target),
         None
     );
-    h.state_mut().push_command(UiCommand::Redo);
+    h.state_mut().send(constraints::Command::Redo);
     h.run_steps(2);
 
     // Run again: the correction is part of the training set and scored as given.

@@ -15,7 +15,7 @@ use egui_kittest::kittest::Queryable;
 use nmf_playground::engine::constraints::Triplet;
 use nmf_playground::engine::data::samples::Sample;
 use nmf_playground::engine::files::recovery;
-use nmf_playground::gui::{App, UiCommand, WorkerState};
+use nmf_playground::gui::{Addressed, App, WorkerState, constraints, data, runs, sessions};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -32,8 +32,8 @@ fn app_with_recovery(dir: &Path) -> Harness<'static, App> {
     h
 }
 
-fn push(h: &mut Harness<'static, App>, cmd: UiCommand) {
-    h.state_mut().push_command(cmd);
+fn push<M: Addressed>(h: &mut Harness<'static, App>, cmd: M) {
+    h.state_mut().send(cmd);
     h.step();
 }
 
@@ -65,7 +65,7 @@ fn write_csv(path: &Path, bump: f64) {
 }
 
 fn open_csv(h: &mut Harness<'static, App>, path: &Path) {
-    push(h, UiCommand::LoadPath(path.to_path_buf()));
+    push(h, data::Command::LoadPath(path.to_path_buf()));
     let shown = path.display().to_string();
     step_until(h, "the CSV to load", MAX_STEPS, |a| {
         a.session()
@@ -98,8 +98,14 @@ fn a_saved_session_opens_with_its_data_constraints_settings_and_runs() {
     write_csv(&csv, 0.0);
     let mut h = loaded();
     open_csv(&mut h, &csv);
-    push(&mut h, UiCommand::AddTriplet(Triplet::new(0, 3, 1)));
-    push(&mut h, UiCommand::AddTriplet(Triplet::new(4, 7, 5)));
+    push(
+        &mut h,
+        constraints::Command::AddTriplet(Triplet::new(0, 3, 1)),
+    );
+    push(
+        &mut h,
+        constraints::Command::AddTriplet(Triplet::new(4, 7, 5)),
+    );
     h.state_mut().settings_mut().seed = 99;
     finish_a_run(&mut h);
     // The File menu's checkbox turns on saving H and W.
@@ -118,7 +124,7 @@ fn a_saved_session_opens_with_its_data_constraints_settings_and_runs() {
 
     let mut g = loaded();
     g.state_mut().settings_mut().seed = 0;
-    push(&mut g, UiCommand::OpenSession(session.clone()));
+    push(&mut g, sessions::Command::Open(session.clone()));
     let shown = csv.display().to_string();
     step_until(
         &mut g,
@@ -140,7 +146,7 @@ fn a_saved_session_opens_with_its_data_constraints_settings_and_runs() {
     assert!(!g.state().session().has_unsaved_constraints());
     assert_eq!(g.state().settings().seed, 99);
     assert_eq!(
-        g.state().view().path_input,
+        g.state().feature::<data::Data>().expect("data").path_input,
         shown,
         "the Data panel's Path shows the data that was opened"
     );
@@ -167,14 +173,17 @@ fn a_session_on_changed_data_asks_before_opening_its_constraints() {
     write_csv(&csv, 0.0);
     let mut h = loaded();
     open_csv(&mut h, &csv);
-    push(&mut h, UiCommand::AddTriplet(Triplet::new(0, 3, 1)));
+    push(
+        &mut h,
+        constraints::Command::AddTriplet(Triplet::new(0, 3, 1)),
+    );
     let session = dir.path().join("s.json");
     h.state_mut().save_session(&session).expect("save");
     write_csv(&csv, 0.5); // the data file changes after the save
 
     for open_anyway in [false, true] {
         let mut g = loaded();
-        push(&mut g, UiCommand::OpenSession(session.clone()));
+        push(&mut g, sessions::Command::Open(session.clone()));
         step_until(&mut g, "the question", MAX_STEPS, |a| {
             a.session()
                 .opening
@@ -205,8 +214,14 @@ fn unsaved_edits_are_offered_back_after_an_unclean_end() {
     let rec = tempfile::tempdir().expect("tempdir");
     let mut h = app_with_recovery(rec.path());
     assert!(h.state().session().recovery_offer.is_none());
-    push(&mut h, UiCommand::AddTriplet(Triplet::new(0, 1, 2)));
-    push(&mut h, UiCommand::AddTriplet(Triplet::new(3, 4, 5)));
+    push(
+        &mut h,
+        constraints::Command::AddTriplet(Triplet::new(0, 1, 2)),
+    );
+    push(
+        &mut h,
+        constraints::Command::AddTriplet(Triplet::new(3, 4, 5)),
+    );
     let fp = h
         .state()
         .session()
@@ -247,13 +262,16 @@ fn unsaved_edits_are_offered_back_after_an_unclean_end() {
     );
     // A clean save removes the journal.
     let saved = rec.path().join("c.json");
-    push(&mut g, UiCommand::SaveConstraints(Some(saved)));
+    push(&mut g, constraints::Command::Save(Some(saved)));
     g.run_steps(2);
     assert!(!file.exists(), "the journal outlived a clean save");
 
     // Discard removes the offer's file.
     let mut k = app_with_recovery(rec.path());
-    push(&mut k, UiCommand::AddTriplet(Triplet::new(6, 7, 8)));
+    push(
+        &mut k,
+        constraints::Command::AddTriplet(Triplet::new(6, 7, 8)),
+    );
     for _ in 0..100 {
         k.step();
         if file.exists() {
@@ -293,7 +311,7 @@ fn loading_another_dataset_during_a_run_cancels_it_cleanly() {
         .as_ref()
         .expect("data")
         .fingerprint;
-    push(&mut h, UiCommand::LoadSample(Sample::Blobs));
+    push(&mut h, data::Command::LoadSample(Sample::Blobs));
     step_until(&mut h, "the other sample", MAX_STEPS, |a| {
         a.session()
             .dataset
@@ -353,9 +371,9 @@ fn two_quick_runs_leave_exactly_one_job() {
     assert_eq!(h.state().run().job_id, Some(second));
     assert_eq!(h.state().run().worker, WorkerState::Running);
     // Two Runs in one frame: still one job.
-    push(&mut h, UiCommand::Run);
-    h.state_mut().push_command(UiCommand::Run);
-    h.state_mut().push_command(UiCommand::Run);
+    push(&mut h, runs::Command::Run);
+    h.state_mut().send(runs::Command::Run);
+    h.state_mut().send(runs::Command::Run);
     h.step();
     step_until(&mut h, "one live job again", MAX_STEPS, |a| {
         a.run().live_jobs() == 1
@@ -372,7 +390,10 @@ fn ctrl_shift_s_saves_the_session_where_it_was_opened() {
     let session: PathBuf = dir.path().join("s.json");
     let mut h = loaded();
     h.state_mut().save_session(&session).expect("first save");
-    push(&mut h, UiCommand::AddTriplet(Triplet::new(0, 1, 2)));
+    push(
+        &mut h,
+        constraints::Command::AddTriplet(Triplet::new(0, 1, 2)),
+    );
     assert!(h.state().session().has_unsaved_constraints());
     h.key_press_modifiers(
         egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,

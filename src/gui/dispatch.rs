@@ -1,10 +1,12 @@
-//! Routing what the frame produced: each shared [`UiCommand`] is offered to the features in
-//! turn (the one it belongs to carries it out); the few that are the window's own (theme,
-//! quit, the path prompt) are applied here. Messages addressed to one feature go to it, and
-//! the events the features raised meanwhile are told to all of them.
+//! Routing what the frame produced, in the order it was asked for: a message addressed to
+//! one feature goes to it; a shared [`UiCommand`] is offered to the features in turn (the
+//! one it concerns carries it out), and the few that are the window's own (theme, quit, the
+//! path prompt) are applied here. The events the features raised meanwhile are told to all
+//! of them.
 
 use eframe::egui;
 
+use super::command::Queued;
 use super::state::Pending;
 use super::{App, UiCommand};
 
@@ -13,25 +15,24 @@ use super::{App, UiCommand};
 const MAX_ROUNDS: usize = 8;
 
 impl App {
-    /// Apply every command pushed this frame, in order, and those they push in turn; then
-    /// deliver the messages addressed to one feature.
+    /// Carry out every command pushed and every message sent this frame, in order, and
+    /// those they push in turn.
     pub(super) fn apply_commands(&mut self) {
         for _ in 0..MAX_ROUNDS {
-            let cmds = self.commands.take();
-            let routed = self.commands.take_routed();
-            if cmds.is_empty() && routed.is_empty() {
+            let queued = self.commands.take();
+            if queued.is_empty() {
                 break;
             }
-            for cmd in cmds {
+            for q in queued {
                 let (features, mut app) = self.parts();
-                if let Some(cmd) = features.command(cmd, &mut app) {
-                    self.apply(cmd);
+                match q {
+                    Queued::Shared(cmd) => {
+                        if let Some(cmd) = features.command(cmd, &mut app) {
+                            self.apply(cmd);
+                        }
+                    }
+                    Queued::Routed(msg) => features.deliver(msg, &mut app),
                 }
-                self.tell_events();
-            }
-            for msg in routed {
-                let (features, mut app) = self.parts();
-                features.deliver(msg, &mut app);
                 self.tell_events();
             }
         }

@@ -18,7 +18,8 @@ pub use super::shared::{Event, Shared};
 /// Where in the window a feature draws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Place {
-    /// The left panel, under data and constraints.
+    /// The left panel, from its top: data, constraints, suggestions (in the features'
+    /// order).
     Left,
     /// The right panel's upper part, which scrolls: the model's controls, teaching, the
     /// model's feature weights, the scores (in the features' order).
@@ -29,6 +30,10 @@ pub enum Place {
     Foot,
     /// Under the menu bar, the window's whole width.
     TopStrip,
+    /// The top bar's File menu, before Quit.
+    FileMenu,
+    /// The menu bar between File and View: a feature's own menus.
+    Menus,
     /// The top bar's View menu.
     ViewMenu,
     /// The top bar's Help menu, after its own items.
@@ -52,8 +57,9 @@ pub trait Feature: Any {
     /// Something happened to the shared state.
     fn on_event(&mut self, _event: Event, _app: &mut Shared<'_>) {}
 
-    /// One of the shared commands ([`UiCommand`]: what panels, shortcuts and tests ask for):
-    /// carry it out and return `None`, or hand it back when it is not this feature's.
+    /// One of the shared commands ([`UiCommand`]: what concerns several features, such as
+    /// the path window's answer): carry it out and return `None`, or hand it back when it
+    /// is not this feature's.
     fn on_command(&mut self, cmd: UiCommand, _app: &mut Shared<'_>) -> Option<UiCommand> {
         Some(cmd)
     }

@@ -1,9 +1,10 @@
 //! Keyboard and window input that is not a widget's: shortcuts, the close request and
-//! dropped files. Everything becomes a [`UiCommand`], applied at the end of the frame.
+//! dropped files. Everything becomes a command, applied at the end of the frame.
 
 use eframe::egui;
 
-use super::{App, Pending, UiCommand, WorkerState};
+use super::{App, PathAsk, Pending, UiCommand, WorkerState};
+use super::{constraints, data, runs, sessions};
 
 impl App {
     /// Keyboard shortcuts (undo/redo/save, Space run/pause/resume, Esc cancel), the close
@@ -30,20 +31,19 @@ impl App {
                 (redo, undo, save, save_session, open_session)
             });
             if save_session {
-                self.commands.push(UiCommand::SaveSession(None));
+                self.commands.send(sessions::Command::Save(None));
             }
             if open_session {
-                self.commands
-                    .push(UiCommand::AskPath(super::PathAsk::OpenSession));
+                self.commands.push(UiCommand::AskPath(PathAsk::OpenSession));
             }
             if redo {
-                self.commands.push(UiCommand::Redo);
+                self.commands.send(constraints::Command::Redo);
             }
             if undo {
-                self.commands.push(UiCommand::Undo);
+                self.commands.send(constraints::Command::Undo);
             }
             if save {
-                self.commands.push(UiCommand::SaveConstraints(None));
+                self.commands.send(constraints::Command::Save(None));
             }
             // Esc while a triplet is being built was taken by the scatter.
             let active = self.run.worker.is_active();
@@ -53,22 +53,22 @@ impl App {
                 (space, esc)
             });
             if esc {
-                self.commands.push(UiCommand::Stop);
+                self.commands.send(runs::Command::Stop);
             }
             if space {
-                self.commands.push(match self.run.worker {
-                    WorkerState::Running => UiCommand::Pause,
-                    WorkerState::Paused => UiCommand::Resume,
+                self.commands.send(match self.run.worker {
+                    WorkerState::Running => runs::Command::Pause,
+                    WorkerState::Paused => runs::Command::Resume,
                     WorkerState::Idle
                     | WorkerState::Finished(_)
                     | WorkerState::Failed
-                    | WorkerState::Cancelled => UiCommand::Run,
+                    | WorkerState::Cancelled => runs::Command::Run,
                 });
             }
         }
         let dropped = ctx.input(|i| i.raw.dropped_files.first().map(|f| f.path().to_path_buf()));
         if let Some(p) = dropped {
-            self.commands.push(UiCommand::LoadPath(p));
+            self.commands.send(data::Command::LoadPath(p));
         }
     }
 }

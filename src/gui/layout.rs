@@ -7,7 +7,7 @@ use eframe::egui;
 use super::feature::Place;
 use super::state::Settings;
 use super::view::ViewState;
-use super::{App, panels};
+use super::{App, chrome, file_prompt};
 
 /// The narrowest a side panel gets (its widgets wrap or scroll below that).
 const SIDE_MIN: f32 = 170.0;
@@ -62,10 +62,10 @@ impl App {
     pub(super) fn draw_panels(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
         let (features, mut app) = self.parts();
-        panels::top_bar(ui, &mut app, features);
+        chrome::top_bar(ui, &mut app, features);
         let (features, mut app) = self.parts();
         features.ui(Place::TopStrip, ui, &mut app);
-        panels::status_line(
+        chrome::status_line(
             ui,
             &self.session,
             &self.run,
@@ -97,7 +97,7 @@ impl App {
         self.windows(ui);
     }
 
-    /// The left panel: data, then what the features draw there (constraints, suggestions).
+    /// The left panel: what the features draw there (data, constraints, suggestions).
     fn left_panel(
         &mut self,
         ui: &mut egui::Ui,
@@ -116,13 +116,6 @@ impl App {
                         // Room for the longest choice ("min-max, then L2") in the panel's
                         // combo boxes, which otherwise cut it short.
                         ui.spacing_mut().combo_width = COMBO_WIDTH.min(ui.available_width() * 0.6);
-                        panels::data::show(
-                            ui,
-                            &mut self.settings,
-                            &self.session,
-                            &mut self.view,
-                            &mut self.commands,
-                        );
                         let (features, mut app) = self.parts();
                         features.ui(Place::Left, ui, &mut app);
                     });
@@ -196,12 +189,11 @@ impl App {
     /// Floating windows and modals: the panels' and the features'.
     fn windows(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
-        panels::windows(&ctx, &self.settings, &mut self.view);
+        chrome::windows(&ctx, &self.settings, &mut self.view);
         let (features, mut app) = self.parts();
         features.ui(Place::Windows, ui, &mut app);
-        panels::session_modals(&ctx, &self.session, &mut self.commands);
-        panels::file_prompt::window(&ctx, &mut self.view, &mut self.commands);
-        panels::drop_overlay(&ctx);
+        file_prompt::window(&ctx, &mut self.view.file_prompt, &mut self.commands);
+        chrome::drop_overlay(&ctx);
     }
 }
 

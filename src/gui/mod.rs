@@ -19,11 +19,12 @@
 use eframe::egui;
 
 mod background;
+mod chrome;
 mod command;
 pub mod compare;
-mod constraints;
+pub mod constraints;
 pub mod convergence;
-mod data;
+pub mod data;
 mod dispatch;
 mod evaluation;
 mod exit_plan;
@@ -38,14 +39,13 @@ mod input;
 pub mod kscan;
 mod layout;
 mod model_docs;
-pub mod panels;
 mod point_image;
 pub mod results;
 mod run_controller;
 pub mod runs;
 pub mod scatter;
 mod search;
-mod sessions;
+pub mod sessions;
 mod shared;
 mod state;
 mod style;
@@ -56,7 +56,7 @@ pub mod tour;
 mod view;
 mod weights;
 
-pub use command::{FileAction, PathAsk, Resolution, UiCommand};
+pub use command::{Addressed, FileAction, PathAnswer, PathAsk, UiCommand};
 pub use evaluation::{EvalInput, evaluate, history_csv};
 pub use exit_plan::ExitPlan;
 pub use file_prompt::FilePrompt;
@@ -72,7 +72,7 @@ pub use view::scatter_cache::{PALETTE, ScatterCache, ScatterGroup};
 
 use crate::engine::data::Dataset;
 use crate::engine::data::samples::Sample;
-use command::{Addressed, Commands};
+use command::Commands;
 use feature::{Feature, Features};
 use shared::Shared;
 use std::path::PathBuf;
@@ -122,7 +122,7 @@ pub fn run(path: Option<PathBuf>, session: Option<PathBuf>, exit: ExitPlan) -> a
                 crate::engine::files::recovery::default_dir(),
             );
             if let Some(s) = session {
-                app.push_command(UiCommand::OpenSession(s));
+                app.send(sessions::Command::Open(s));
             }
             app.exit = exit;
             Ok(Box::new(app))
@@ -201,7 +201,8 @@ impl App {
     ) -> Self {
         style::set_theme(ctx, settings.dark);
         let mut app = Self {
-            view: ViewState::new(settings.last_path.as_deref()),
+            features: features(settings.last_path.as_deref(), recovery_dir),
+            view: ViewState::new(),
             settings,
             session: Session::default(),
             run: RunController::new(ctx),
@@ -210,7 +211,6 @@ impl App {
             frame_start: None,
             frame_cpu_start: None,
             ctx: ctx.clone(),
-            features: features(recovery_dir),
             tasks: shared::Tasks::new(ctx),
             events: Vec::new(),
         };
@@ -321,9 +321,9 @@ impl App {
 }
 
 /// The features, in drawing order: one line each.
-fn features(recovery_dir: Option<PathBuf>) -> Features {
+fn features(last_path: Option<&std::path::Path>, recovery_dir: Option<PathBuf>) -> Features {
     Features::new(vec![
-        Box::new(data::Data::default()),
+        Box::new(data::Data::new(last_path)),
         Box::new(runs::Runs),
         Box::new(teaching::Teaching::default()),
         Box::new(weights::FeatureWeights::default()),

@@ -45,3 +45,29 @@ pub fn set_theme(ctx: &egui::Context, dark: bool) {
 /// At most this many triplets are drawn (keeps frames fast): the scatter, the comparison
 /// and the exported figures.
 pub const MAX_DRAWN: usize = 300;
+
+/// `text` with every character the loaded fonts cannot draw replaced by a close ASCII
+/// stand-in (engine texts are written for Markdown, with math symbols such as ‖).
+pub fn displayable(ctx: &egui::Context, text: &str) -> String {
+    let font = egui::FontId::proportional(14.0);
+    ctx.fonts_mut(|f| {
+        text.chars()
+            .map(|c| {
+                if c.is_control() || f.has_glyph(&font, c) {
+                    c.to_string()
+                } else {
+                    match c {
+                        '‖' => "||".to_owned(),
+                        '→' => "->".to_owned(),
+                        '←' => "<-".to_owned(),
+                        '⊘' => "/".to_owned(),
+                        'ᵀ' => "^T".to_owned(),
+                        '⊙' => "*".to_owned(),
+                        '√' => "sqrt".to_owned(),
+                        _ => "?".to_owned(),
+                    }
+                }
+            })
+            .collect()
+    })
+}

@@ -8,10 +8,10 @@ mod files;
 mod generate;
 mod panel;
 
-use super::command::{Addressed, FileAction, PathAsk, Resolution, UiCommand};
+use super::command::{Addressed, FileAction, PathAnswer, PathAsk, UiCommand};
 use super::feature::{Feature, Place, Shared, TaskPanicked};
 use super::state::{DataSource, KeptCache, Pending};
-use crate::engine::constraints::{ConstraintError, Store, Triplet};
+use crate::engine::constraints::{ConstraintError, ProtocolOptions, Store, Triplet};
 use crate::engine::eval::triplets_satisfied;
 use std::any::Any;
 use std::path::PathBuf;
@@ -32,13 +32,46 @@ impl Addressed for Done {
     const FEATURE: &'static str = NAME;
 }
 
-/// What the constraints panel and the scatter ask for, that nothing else does.
+/// What the constraints panel, the scatter, the suggestions and the shortcuts ask of the
+/// constraints.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
+    /// Add a triplet through the store (refusals go to the status line).
+    AddTriplet(Triplet),
     /// Delete a triplet.
     RemoveTriplet(Triplet),
+    /// Paint these samples with the selected class (one undo step).
+    PaintLabels(Vec<usize>),
     /// Clear the painted labels of these samples (one undo step).
     ClearLabels(Vec<usize>),
+    Undo,
+    Redo,
+    /// Save the constraints to this path, or to the last one (asking when there is none).
+    Save(Option<PathBuf>),
+    Load(PathBuf),
+    ImportCsv(PathBuf),
+    ExportCsv(PathBuf),
+    /// Generate triplets by the protocol on a background thread; from the ground truth or
+    /// from the painted labels.
+    Generate {
+        opts: ProtocolOptions,
+        from_truth: bool,
+    },
+    /// Reveal the true labels of this fraction of samples (seeded), as painted labels.
+    Reveal {
+        fraction: f64,
+        seed: u64,
+    },
+    /// The answer to "unsaved constraints": save, discard or cancel the held-back action.
+    Resolve(Resolution),
+}
+
+/// How the user answered the unsaved-constraints question.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    Save,
+    Discard,
+    Cancel,
 }
 
 impl Addressed for Command {
@@ -80,31 +113,10 @@ impl Feature for Constraints {
 
     fn on_command(&mut self, cmd: UiCommand, app: &mut Shared<'_>) -> Option<UiCommand> {
         match cmd {
-            UiCommand::AddTriplet(t) => {
-                edit(app, |st| {
-                    st.add_triplet(t).map(|()| format!("Added triplet {t}"))
-                });
-            }
-            UiCommand::PaintLabels(samples) => paint_labels(&samples, app),
-            UiCommand::Undo => undo_redo(app, Store::undo, "Undid", "Nothing to undo"),
-            UiCommand::Redo => undo_redo(app, Store::redo, "Redid", "Nothing to redo"),
-            UiCommand::SaveConstraints(path) => {
-                match path.or_else(|| app.session.constraints_path.clone()) {
-                    Some(p) => self.file(FileAction::Save, p, app),
-                    None => app
-                        .view
-                        .ask_path(PathAsk::Constraints(FileAction::Save), app.session),
-                }
-            }
-            UiCommand::LoadConstraints(p) => self.file(FileAction::Load, p, app),
-            UiCommand::ImportTripletsCsv(p) => self.file(FileAction::ImportCsv, p, app),
-            UiCommand::ExportTripletsCsv(p) => self.file(FileAction::ExportCsv, p, app),
-            UiCommand::ConstraintsDialog(action) => files::open_dialog(action, app),
-            UiCommand::GenerateTriplets { opts, from_truth } => {
-                generate::start(opts, from_truth, app);
-            }
-            UiCommand::RevealLabels { fraction, seed } => generate::reveal(fraction, seed, app),
-            UiCommand::ResolvePending(r) => self.resolve_pending(r, app),
+            UiCommand::PathGiven(PathAsk::Constraints(action), answer) => match answer {
+                PathAnswer::Typed(p) => self.file(action, p, app),
+                PathAnswer::Browse => files::open_dialog(action, app),
+            },
             other => return Some(other),
         }
         None
@@ -112,18 +124,7 @@ impl Feature for Constraints {
 
     fn on_message(&mut self, msg: Box<dyn Any + Send>, app: &mut Shared<'_>) {
         let msg = match msg.downcast::<Command>() {
-            Ok(cmd) => {
-                return match *cmd {
-                    Command::RemoveTriplet(t) => edit(app, |st| {
-                        st.remove_triplet(t)
-                            .map(|()| format!("Removed triplet {t}"))
-                    }),
-                    Command::ClearLabels(samples) => edit(app, |st| {
-                        st.set_labels(&samples, None)
-                            .map(|()| format!("Cleared the labels of {} samples", samples.len()))
-                    }),
-                };
-            }
+            Ok(cmd) => return self.command(*cmd, app),
             Err(msg) => msg,
         };
         let msg = match msg.downcast::<Done>() {
@@ -155,6 +156,37 @@ impl Feature for Constraints {
 }
 
 impl Constraints {
+    fn command(&mut self, cmd: Command, app: &mut Shared<'_>) {
+        match cmd {
+            Command::AddTriplet(t) => edit(app, |st| {
+                st.add_triplet(t).map(|()| format!("Added triplet {t}"))
+            }),
+            Command::RemoveTriplet(t) => edit(app, |st| {
+                st.remove_triplet(t)
+                    .map(|()| format!("Removed triplet {t}"))
+            }),
+            Command::PaintLabels(samples) => paint_labels(&samples, app),
+            Command::ClearLabels(samples) => edit(app, |st| {
+                st.set_labels(&samples, None)
+                    .map(|()| format!("Cleared the labels of {} samples", samples.len()))
+            }),
+            Command::Undo => undo_redo(app, Store::undo, "Undid", "Nothing to undo"),
+            Command::Redo => undo_redo(app, Store::redo, "Redid", "Nothing to redo"),
+            Command::Save(path) => match path.or_else(|| app.session.constraints_path.clone()) {
+                Some(p) => self.file(FileAction::Save, p, app),
+                None => app
+                    .view
+                    .ask_path(PathAsk::Constraints(FileAction::Save), app.session),
+            },
+            Command::Load(p) => self.file(FileAction::Load, p, app),
+            Command::ImportCsv(p) => self.file(FileAction::ImportCsv, p, app),
+            Command::ExportCsv(p) => self.file(FileAction::ExportCsv, p, app),
+            Command::Generate { opts, from_truth } => generate::start(opts, from_truth, app),
+            Command::Reveal { fraction, seed } => generate::reveal(fraction, seed, app),
+            Command::Resolve(r) => self.resolve_pending(r, app),
+        }
+    }
+
     /// The answer to "unsaved constraints": save (then go on), discard (then go on) or
     /// cancel.
     fn resolve_pending(&mut self, r: Resolution, app: &mut Shared<'_>) {
@@ -218,14 +250,15 @@ impl Constraints {
 /// Carry out the held-back action (the constraints are saved or discarded by now, so the
 /// command passes the question this time).
 fn resume_pending(app: &mut Shared<'_>) {
-    let cmd = match app.session.pending.take() {
-        Some(Pending::Load(DataSource::Sample(s))) => UiCommand::LoadSample(s),
-        Some(Pending::Load(DataSource::Path(p))) => UiCommand::LoadPath(p),
-        Some(Pending::Session(path)) => UiCommand::OpenSession(path),
-        Some(Pending::Quit) => UiCommand::Quit,
-        None => return,
-    };
-    app.commands.push(cmd);
+    use super::{data, sessions};
+    let cmds = &mut *app.commands;
+    match app.session.pending.take() {
+        Some(Pending::Load(DataSource::Sample(s))) => cmds.send(data::Command::LoadSample(s)),
+        Some(Pending::Load(DataSource::Path(p))) => cmds.send(data::Command::LoadPath(p)),
+        Some(Pending::Session(path)) => cmds.send(sessions::Command::Open(path)),
+        Some(Pending::Quit) => cmds.push(UiCommand::Quit),
+        None => {}
+    }
 }
 
 /// Recompute which triplets H keeps when the snapshot or the triplets changed (once per

@@ -4,9 +4,9 @@
 
 use eframe::egui;
 
+use super::{Command, Resolution};
 use crate::engine::constraints::AnchorPool;
-use crate::gui::command::UiCommand;
-use crate::gui::command::{Commands, FileAction, Resolution};
+use crate::gui::command::{Commands, FileAction, PathAsk, UiCommand};
 use crate::gui::state::{Pending, Session};
 use crate::gui::view::ViewState;
 use egui::{DragValue, RichText};
@@ -117,14 +117,14 @@ fn edit_buttons(
             .on_hover_text(undo_tip)
             .clicked()
         {
-            cmds.push(UiCommand::Undo);
+            cmds.send(Command::Undo);
         }
         if ui
             .add_enabled(can_redo, egui::Button::new("Redo"))
             .on_hover_text(redo_tip)
             .clicked()
         {
-            cmds.push(UiCommand::Redo);
+            cmds.send(Command::Redo);
         }
         let gen_text = if session.generating {
             "Generating…"
@@ -151,7 +151,7 @@ fn reveal_row(ui: &mut egui::Ui, has_truth: bool, view: &mut ViewState, cmds: &m
             .on_hover_text("Paint the true labels of this share of every class, chosen at random (seeded; as `run --reveal`)")
             .clicked()
         {
-            cmds.push(UiCommand::RevealLabels {
+            cmds.send(Command::Reveal {
                 fraction: view.reveal_percent / 100.0,
                 seed: view.reveal_seed,
             });
@@ -179,44 +179,29 @@ fn file_buttons(ui: &mut egui::Ui, view: &mut ViewState, cmds: &mut Commands) {
     ui.add(edit).labelled_by(file_label.id);
     let typed = view.constraints_path_input.trim().to_owned();
     let path = (!typed.is_empty()).then(|| PathBuf::from(&typed));
+    // At the typed path, or in the path window when the field is empty.
+    let mut at = |action: FileAction, cmd: fn(PathBuf) -> Command| match &path {
+        Some(p) => cmds.send(cmd(p.clone())),
+        None => cmds.push(UiCommand::AskPath(PathAsk::Constraints(action))),
+    };
     ui.horizontal_wrapped(|ui| {
         let file_button =
             |ui: &mut egui::Ui, text: &str, tip: &str| ui.button(text).on_hover_text(tip).clicked();
         if file_button(ui, "Save…", "Save triplets and labels as JSON (Ctrl+S)") {
-            cmds.push(match &path {
-                Some(p) => UiCommand::SaveConstraints(Some(p.clone())),
-                None => {
-                    UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(FileAction::Save))
-                }
-            });
+            at(FileAction::Save, |p| Command::Save(Some(p)));
         }
         if file_button(ui, "Load…", "Load a constraints JSON made for this dataset") {
-            cmds.push(match &path {
-                Some(p) => UiCommand::LoadConstraints(p.clone()),
-                None => {
-                    UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(FileAction::Load))
-                }
-            });
+            at(FileAction::Load, Command::Load);
         }
         if file_button(
             ui,
             "Import CSV…",
             "Add triplets from a CSV of i,j,q (0-based or names)",
         ) {
-            cmds.push(match &path {
-                Some(p) => UiCommand::ImportTripletsCsv(p.clone()),
-                None => UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(
-                    FileAction::ImportCsv,
-                )),
-            });
+            at(FileAction::ImportCsv, Command::ImportCsv);
         }
         if file_button(ui, "Export CSV…", "Write the triplets as i,j,q") {
-            cmds.push(match &path {
-                Some(p) => UiCommand::ExportTripletsCsv(p.clone()),
-                None => UiCommand::AskPath(crate::gui::command::PathAsk::Constraints(
-                    FileAction::ExportCsv,
-                )),
-            });
+            at(FileAction::ExportCsv, Command::ExportCsv);
         }
     });
 }
@@ -365,7 +350,7 @@ pub(super) fn generate_window(
             }
         });
     if go {
-        cmds.push(UiCommand::GenerateTriplets {
+        cmds.send(Command::Generate {
             opts: view.generate,
             // Without ground truth the painted labels are the only source.
             from_truth: view.generate_from_truth && has_truth,
@@ -424,17 +409,17 @@ pub(super) fn unsaved_modal(
         }
         ui.horizontal(|ui| {
             if ui.button("Save").clicked() {
-                cmds.push(UiCommand::ResolvePending(Resolution::Save));
+                cmds.send(Command::Resolve(Resolution::Save));
             }
             if ui.button("Discard").clicked() {
-                cmds.push(UiCommand::ResolvePending(Resolution::Discard));
+                cmds.send(Command::Resolve(Resolution::Discard));
             }
             if ui.button("Cancel").clicked() {
-                cmds.push(UiCommand::ResolvePending(Resolution::Cancel));
+                cmds.send(Command::Resolve(Resolution::Cancel));
             }
         });
     });
     if resp.should_close() {
-        cmds.push(UiCommand::ResolvePending(Resolution::Cancel));
+        cmds.send(Command::Resolve(Resolution::Cancel));
     }
 }

@@ -4,19 +4,23 @@
 //! later one. Loading another dataset over unsaved constraints first asks
 //! ([`crate::gui::state::Pending`]).
 //!
-//! Other features ask for a load by sending [`Open`] (a session's data with its loader
-//! options). `auto` preprocessing resolves for the selected model, and X is prepared again
-//! when another model needs another choice ([`prepare`]).
+//! Other features ask for a load by sending [`Command`] or [`Open`] (a session's data with
+//! its loader options). `auto` preprocessing resolves for the selected model, and X is
+//! prepared again when another model needs another choice ([`prepare`]). It draws the Data
+//! panel at the top of the left panel ([`panel`], with the labels picker of [`labels`]), the
+//! File menu's open items and the Samples menu.
 
 mod install;
+mod labels;
+mod panel;
 mod prepare;
 
 pub use prepare::needed_for_model;
 
 use super::command::{Addressed, UiCommand};
-use super::feature::{Feature, Shared, TaskPanicked};
+use super::feature::{Feature, Place, Shared, TaskPanicked};
 use super::state::{DataSource, LabelChoice, Pending};
-use crate::engine::data::samples;
+use crate::engine::data::samples::{self, Sample};
 use crate::engine::data::{self, Dataset, Fingerprint};
 use std::any::Any;
 use std::path::{Path, PathBuf};
@@ -24,6 +28,29 @@ use std::time::Instant;
 
 /// The name its messages are addressed to.
 const NAME: &str = "data";
+
+/// What the Data panel, the menus, dropped files and the unsaved-constraints question ask
+/// for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Load a dataset from a file or folder (background thread).
+    LoadPath(PathBuf),
+    /// Load a bundled sample.
+    LoadSample(Sample),
+    /// Load the current source again (new preprocessing or resize).
+    Reload,
+    /// Load the current source again with its labels from this choice (a labels file, a CSV
+    /// column; the default choice: the file's own labels).
+    SetLabels(LabelChoice),
+    /// Show the native "open file" dialog (background thread).
+    OpenFileDialog,
+    /// Show the native "open folder" dialog (background thread).
+    OpenFolderDialog,
+}
+
+impl Addressed for Command {
+    const FEATURE: &'static str = NAME;
+}
 
 /// Load `source` with these loader options (a session's data).
 pub struct Open {
@@ -57,10 +84,16 @@ impl Addressed for Done {
     const FEATURE: &'static str = NAME;
 }
 
-/// The feature's own state: the ticket of the newest load, and the preparation of X for
-/// the selected model in flight or refused.
+/// The feature's own state: the ticket of the newest load, the preparation of X for the
+/// selected model in flight or refused, and the Data panel's text fields.
 #[derive(Debug, Default)]
 pub struct Data {
+    /// Text of the typed dataset path field (what is loaded, however it was chosen).
+    pub path_input: String,
+    /// Text of the labels file field.
+    pub labels_path_input: String,
+    /// Text of the CSV label column field.
+    pub label_column_input: String,
     ticket: u64,
     preparing: Option<prepare::Preparing>,
     /// A preparation that failed (the data and the kind of model): not tried again.
@@ -83,22 +116,27 @@ impl Feature for Data {
     fn on_command(&mut self, cmd: UiCommand, app: &mut Shared<'_>) -> Option<UiCommand> {
         match cmd {
             UiCommand::PrepareForModel => self.prepare_for_model(app),
-            UiCommand::LoadPath(p) => self.load_typed_path(p, app),
-            UiCommand::LoadSample(s) => self.request_load(DataSource::Sample(s), app),
-            UiCommand::Reload => {
-                if let Some(source) = app.session.source.clone() {
-                    self.start_load(source, app);
-                }
-            }
-            UiCommand::SetLabels(choice) => self.set_labels(choice, app),
-            UiCommand::OpenFileDialog => open_dialog(false, app),
-            UiCommand::OpenFolderDialog => open_dialog(true, app),
             other => return Some(other),
         }
         None
     }
 
+    fn ui(&mut self, place: Place, ui: &mut eframe::egui::Ui, app: &mut Shared<'_>) {
+        match place {
+            Place::Left => panel::show(ui, self, app),
+            Place::FileMenu => panel::open_items(ui, app.commands),
+            Place::Menus => {
+                ui.menu_button("Samples", |ui| panel::sample_items(ui, app.commands));
+            }
+            _ => {}
+        }
+    }
+
     fn on_message(&mut self, msg: Box<dyn Any + Send>, app: &mut Shared<'_>) {
+        let msg = match msg.downcast::<Command>() {
+            Ok(cmd) => return self.command(*cmd, app),
+            Err(msg) => msg,
+        };
         let msg = match msg.downcast::<Open>() {
             Ok(open) => return self.start_load_with(open.source, open.opts, app),
             Err(msg) => msg,
@@ -143,6 +181,31 @@ impl Feature for Data {
 }
 
 impl Data {
+    /// The feature with the path field showing the last dataset opened.
+    pub fn new(last_path: Option<&Path>) -> Self {
+        Self {
+            path_input: last_path
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+            ..Self::default()
+        }
+    }
+
+    fn command(&mut self, cmd: Command, app: &mut Shared<'_>) {
+        match cmd {
+            Command::LoadPath(p) => self.load_typed_path(p, app),
+            Command::LoadSample(s) => self.request_load(DataSource::Sample(s), app),
+            Command::Reload => {
+                if let Some(source) = app.session.source.clone() {
+                    self.start_load(source, app);
+                }
+            }
+            Command::SetLabels(choice) => self.set_labels(choice, app),
+            Command::OpenFileDialog => open_dialog(false, app),
+            Command::OpenFolderDialog => open_dialog(true, app),
+        }
+    }
+
     /// Load `source` on a background thread, with the settings' loader options (and the
     /// label choice made for the current dataset when `source` is it again).
     pub fn start_load(&mut self, source: DataSource, app: &mut Shared<'_>) {
@@ -198,7 +261,7 @@ impl Data {
         if let DataSource::Path(p) = &source {
             // The Path field shows what is loaded, however it was chosen (typed, picked,
             // dropped, a session's or the command line's).
-            app.view.path_input = p.display().to_string();
+            self.path_input = p.display().to_string();
         }
         let spawned = app.tasks.spawn("loader", move || {
             let t0 = Instant::now();
@@ -290,7 +353,7 @@ impl Data {
             app.session.load_error = Some(msg.clone());
             app.session.set_error(msg);
         } else {
-            app.view.path_input = path.display().to_string();
+            self.path_input = path.display().to_string();
             self.request_load(DataSource::Path(path), app);
         }
     }
@@ -300,7 +363,7 @@ impl Data {
         app.view.dialog_open = false;
         match path {
             Some(p) => {
-                app.view.path_input = p.display().to_string();
+                self.path_input = p.display().to_string();
                 self.request_load(DataSource::Path(p), app);
             }
             None => app

@@ -6,8 +6,8 @@ use eframe::egui;
 
 use crate::engine::data::Dataset;
 use crate::engine::eval::{ClusterMethod, ConfusionMatrix, MeanStd, SvmScaling};
-use crate::gui::panels::{ERROR_RED, displayable};
 use crate::gui::state::{Evaluation, Session, Settings};
+use crate::gui::style::{ERROR_RED, displayable};
 use crate::gui::view::scatter_cache::PALETTE;
 use egui::{Color32, DragValue, RichText};
 use std::sync::Arc;

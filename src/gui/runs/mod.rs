@@ -9,7 +9,7 @@ mod panel;
 
 pub use panel::{MAX_ITER_CAP, ModelGroup, ParamEdit, hyperparameter_row};
 
-use super::command::{Addressed, UiCommand};
+use super::command::Addressed;
 use super::feature::{Feature, Place, Shared, TaskPanicked};
 use super::state::{ColorBy, Convergence, Evaluation, Status, WorkerState};
 use std::any::Any;
@@ -29,9 +29,15 @@ impl Addressed for Evaluated {
     const FEATURE: &'static str = NAME;
 }
 
-/// What the history table and the teaching controls ask of the run.
+/// What the model's controls, the shortcuts, the history table and the teaching controls
+/// ask of the run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
+    /// Start a run with the current settings, replacing any running one.
+    Run,
+    Pause,
+    Resume,
+    Stop,
     /// Bring a history row's scatter and scores back (when no run is active).
     Show(u64),
     /// Start a run of the selected model from this history run's factors (its rank, its W
@@ -59,26 +65,6 @@ impl Feature for Runs {
     fn logic(&mut self, app: &mut Shared<'_>) {
         finish::drain(app, Instant::now() + DRAIN_BUDGET);
         app.run.reap();
-    }
-
-    fn on_command(&mut self, cmd: UiCommand, app: &mut Shared<'_>) -> Option<UiCommand> {
-        match cmd {
-            UiCommand::Run => start_run(None, app),
-            UiCommand::Pause => {
-                let status = app.run.pause();
-                show(status, app);
-            }
-            UiCommand::Resume => {
-                let status = app.run.resume();
-                show(status, app);
-            }
-            UiCommand::Stop => {
-                let status = app.run.stop();
-                show(status, app);
-            }
-            other => return Some(other),
-        }
-        None
     }
 
     fn on_message(&mut self, msg: Box<dyn Any + Send>, app: &mut Shared<'_>) {
@@ -118,6 +104,19 @@ impl Feature for Runs {
 /// Carry out one of its own commands.
 fn command(cmd: Command, app: &mut Shared<'_>) {
     match cmd {
+        Command::Run => start_run(None, app),
+        Command::Pause => {
+            let status = app.run.pause();
+            show(status, app);
+        }
+        Command::Resume => {
+            let status = app.run.resume();
+            show(status, app);
+        }
+        Command::Stop => {
+            let status = app.run.stop();
+            show(status, app);
+        }
         Command::Show(id) => show_run(id, app),
         Command::Continue(id) => start_run(Some(id), app),
         Command::Step => {

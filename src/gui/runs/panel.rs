@@ -5,7 +5,6 @@ use eframe::egui;
 
 use crate::engine::models::{HyperParam, ModelKind, ParamKind, ParamValue};
 use crate::gui::command::Commands;
-use crate::gui::command::UiCommand;
 use crate::gui::run_controller::RunController;
 use crate::gui::state::{Session, Settings, WorkerState};
 use crate::gui::view::ViewState;
@@ -124,7 +123,7 @@ fn fit_options(ui: &mut egui::Ui, settings: &mut Settings, session: &Session) {
             if let Some(e) = &rank_error {
                 ui.label("");
                 ui.add(
-                    egui::Label::new(RichText::new(e).color(crate::gui::panels::ERROR_RED)).wrap(),
+                    egui::Label::new(RichText::new(e).color(crate::gui::style::ERROR_RED)).wrap(),
                 );
                 ui.end_row();
             }
@@ -225,7 +224,7 @@ fn hyperparameters(ui: &mut egui::Ui, settings: &mut Settings, kind: ModelKind) 
             let b = ui
                 .small_button(preset.name)
                 .accessible_name(format!("preset {}", preset.name))
-                .on_hover_text(crate::gui::panels::displayable(ui.ctx(), preset.help));
+                .on_hover_text(crate::gui::style::displayable(ui.ctx(), preset.help));
             if b.clicked() {
                 for &(name, v) in preset.values {
                     settings.set_param(kind.name(), name, v);
@@ -283,7 +282,7 @@ pub fn hyperparameter_row(
     section: &str,
     edited: Option<ParamValue>,
 ) -> Option<ParamEdit> {
-    let tip = crate::gui::panels::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, section));
+    let tip = crate::gui::style::displayable(ui.ctx(), &format!("{}\n\n{}", hp.help, section));
     let l = ui.label(hp.name).on_hover_text(&tip);
     let current = edited.unwrap_or(hp.default_value());
     let row = (l.id, tip.as_str());
@@ -517,7 +516,7 @@ fn buttons(ui: &mut egui::Ui, session: &Session, run: &RunController, cmds: &mut
             .add_enabled(has_data, egui::Button::new("Run"))
             .on_hover_text("Fit from scratch with these settings (Space); replaces a running fit");
         if run.clicked() {
-            cmds.push(UiCommand::Run);
+            cmds.send(super::Command::Run);
         }
         if state == WorkerState::Paused {
             if ui
@@ -525,21 +524,21 @@ fn buttons(ui: &mut egui::Ui, session: &Session, run: &RunController, cmds: &mut
                 .on_hover_text("Continue (Space)")
                 .clicked()
             {
-                cmds.push(UiCommand::Resume);
+                cmds.send(super::Command::Resume);
             }
         } else if ui
             .add_enabled(state == WorkerState::Running, egui::Button::new("Pause"))
             .on_hover_text("Pause the fit (Space)")
             .clicked()
         {
-            cmds.push(UiCommand::Pause);
+            cmds.send(super::Command::Pause);
         }
         if ui
             .add_enabled(state.is_active(), egui::Button::new("Stop"))
             .on_hover_text("Cancel the fit (Esc)")
             .clicked()
         {
-            cmds.push(UiCommand::Stop);
+            cmds.send(super::Command::Stop);
         }
     });
 }
@@ -551,7 +550,7 @@ fn progress(ui: &mut egui::Ui, session: &Session, run: &RunController, planned_m
         && let Some(result) = &run.result
     {
         for note in &result.notes {
-            let text = crate::gui::panels::displayable(ui.ctx(), &format!("note: {note}"));
+            let text = crate::gui::style::displayable(ui.ctx(), &format!("note: {note}"));
             ui.label(RichText::new(text).color(NOTE_COLOUR));
         }
     }

@@ -10,7 +10,7 @@ use crate::engine::constraints::Triplet;
 use crate::engine::data::Dataset;
 use crate::engine::linalg::Csr;
 use crate::gui::command::Commands;
-use crate::gui::command::UiCommand;
+use crate::gui::constraints;
 use crate::gui::point_image::{IMAGE_FROM, Mark, add_points};
 use crate::gui::run_controller::RunController;
 use crate::gui::state::{ColorBy, Session, Tool};
@@ -467,7 +467,7 @@ fn caption_row(ui: &mut egui::Ui, me: &mut Scatter, view: &ViewState, side: bool
         }
         ui.add(
             egui::Label::new(
-                RichText::new(crate::gui::panels::displayable(ui.ctx(), &caption)).weak(),
+                RichText::new(crate::gui::style::displayable(ui.ctx(), &caption)).weak(),
             )
             .truncate(),
         );
@@ -680,7 +680,7 @@ impl<'a> Layers<'a> {
     fn draw_rings(&self, plot_ui: &mut egui_plot::PlotUi<'a>) {
         if !self.cache.misassigned.is_empty() {
             let mark = Mark {
-                color: crate::gui::panels::ERROR_RED,
+                color: crate::gui::style::ERROR_RED,
                 radius: self.radius + 2.0,
                 marker: MarkerShape::Cross,
                 filled: false,
@@ -736,7 +736,7 @@ impl<'a> Layers<'a> {
                     "violated",
                     "violated",
                     *t,
-                    crate::gui::panels::ERROR_RED,
+                    crate::gui::style::ERROR_RED,
                     2.0,
                 );
             }
@@ -840,6 +840,9 @@ pub fn sample_card(
     pos: PlotPoint,
     texture: Option<&egui::TextureHandle>,
 ) {
+    // One line each, whatever width the tooltip is laid out at (a sample's name such as
+    // "row 147078" was seen broken over two lines).
+    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
     ui.label(RichText::new(format!("#{i}")).strong());
     if let Some(name) = data.sample_names.get(i)
         && *name != format!("#{i}")
@@ -930,7 +933,7 @@ fn interact(
             }
             me.partial.push(i);
             if let [a, b, c] = me.partial[..] {
-                cmds.push(UiCommand::AddTriplet(Triplet::new(a, b, c)));
+                cmds.send(constraints::Command::AddTriplet(Triplet::new(a, b, c)));
                 me.partial.clear();
             }
         }
@@ -941,16 +944,16 @@ fn interact(
                     && let Some(i) = view.scatter.nearest(transform, pos, PICK_PX)
                 {
                     if secondary {
-                        cmds.send(crate::gui::constraints::Command::ClearLabels(vec![i]));
+                        cmds.send(constraints::Command::ClearLabels(vec![i]));
                     } else {
-                        cmds.push(UiCommand::PaintLabels(vec![i]));
+                        cmds.send(constraints::Command::PaintLabels(vec![i]));
                     }
                 }
                 return;
             }
             match lasso(me, view, resp, transform) {
                 Some(ids) if ids.is_empty() => session.set_status("Lasso: no sample inside"),
-                Some(ids) => cmds.push(UiCommand::PaintLabels(ids)),
+                Some(ids) => cmds.send(constraints::Command::PaintLabels(ids)),
                 None => {}
             }
         }

@@ -9,13 +9,13 @@
 
 mod apply;
 mod journal;
+mod panel;
 mod save;
 
-use super::command::{Addressed, PathAsk, UiCommand};
-use super::feature::{Event, Feature, Shared, TaskPanicked};
+use super::command::{Addressed, PathAnswer, PathAsk, UiCommand};
+use super::feature::{Event, Feature, Place, Shared, TaskPanicked};
 use super::state::{DataSource, OpeningSession, Pending};
 use crate::engine::data::samples::Sample;
-use crate::engine::files::recovery::Journal;
 use crate::engine::files::session::SessionFile;
 use crate::engine::models::ModelKind;
 use std::any::Any;
@@ -34,9 +34,15 @@ impl Addressed for Picked {
     const FEATURE: &'static str = NAME;
 }
 
-/// The answers to the session questions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Save and open a session (the File menu, Ctrl+Shift+S, `--session FILE`, a held-back
+/// open), and the answers to the session questions.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Command {
+    /// Save the session to this path, or to the last session file (asking when there is
+    /// none).
+    Save(Option<PathBuf>),
+    /// Open a session file (asks first about unsaved constraints).
+    Open(PathBuf),
     /// "The session's data changed": open its constraints anyway (`true`) or stop.
     DataChanged(bool),
     /// "Recover N unsaved edits": recover (`true`) or discard.
@@ -54,15 +60,24 @@ pub struct Sessions {
     /// `NMF_PLAYGROUND_RECOVERY_DIR`).
     recovery_dir: Option<PathBuf>,
     /// The journal of the current store.
-    journal: Option<Journal>,
+    journal: journal::Journalled,
 }
 
 impl Sessions {
+    /// Open a session file, first asking about unsaved constraints.
+    fn open(&mut self, path: PathBuf, app: &mut Shared<'_>) {
+        if app.session.has_unsaved_constraints() {
+            app.session.pending = Some(Pending::Session(path));
+        } else {
+            self.file(false, path, app);
+        }
+    }
+
     /// Sessions journalling unsaved edits to `recovery_dir`.
     pub fn new(recovery_dir: Option<PathBuf>) -> Self {
         Self {
             recovery_dir,
-            journal: None,
+            journal: journal::Journalled::default(),
         }
     }
 
@@ -94,23 +109,25 @@ impl Feature for Sessions {
 
     fn on_command(&mut self, cmd: UiCommand, app: &mut Shared<'_>) -> Option<UiCommand> {
         match cmd {
-            UiCommand::SaveSession(path) => {
-                match path.or_else(|| app.session.session_path.clone()) {
-                    Some(p) => self.file(true, p, app),
-                    None => app.view.ask_path(PathAsk::SaveSession, app.session),
+            UiCommand::PathGiven(ask @ (PathAsk::SaveSession | PathAsk::OpenSession), answer) => {
+                let save = ask == PathAsk::SaveSession;
+                match answer {
+                    PathAnswer::Typed(p) if save => self.file(true, p, app),
+                    PathAnswer::Typed(p) => self.open(p, app),
+                    PathAnswer::Browse => open_dialog(save, app),
                 }
             }
-            UiCommand::OpenSession(p) => {
-                if app.session.has_unsaved_constraints() {
-                    app.session.pending = Some(Pending::Session(p));
-                } else {
-                    self.file(false, p, app);
-                }
-            }
-            UiCommand::SessionDialog(save) => open_dialog(save, app),
             other => return Some(other),
         }
         None
+    }
+
+    fn ui(&mut self, place: Place, ui: &mut eframe::egui::Ui, app: &mut Shared<'_>) {
+        match place {
+            Place::FileMenu => panel::file_items(ui, app.settings, app.commands),
+            Place::Windows => panel::modals(ui.ctx(), app.session, app.commands),
+            _ => {}
+        }
     }
 
     fn on_message(&mut self, msg: Box<dyn Any + Send>, app: &mut Shared<'_>) {
@@ -121,6 +138,13 @@ impl Feature for Sessions {
         let msg = match msg.downcast::<Command>() {
             Ok(cmd) => {
                 return match *cmd {
+                    Command::Save(path) => {
+                        match path.or_else(|| app.session.session_path.clone()) {
+                            Some(p) => self.file(true, p, app),
+                            None => app.view.ask_path(PathAsk::SaveSession, app.session),
+                        }
+                    }
+                    Command::Open(p) => self.open(p, app),
                     Command::DataChanged(open) => apply::resolve_data_changed(open, app),
                     Command::Recover(recover) => self.resolve_recovery(recover, app),
                 };
@@ -140,9 +164,7 @@ impl Feature for Sessions {
         // A clean quit: the journal is removed when nothing is unsaved, and otherwise holds
         // the last edit (the user chose to quit without saving only through "Discard",
         // which marks the store saved).
-        if let (Some(j), Some(store)) = (self.journal.as_mut(), &app.session.store) {
-            let _ = j.flush(store);
-        }
+        self.flush_journal(app);
     }
 
     crate::feature_any!();

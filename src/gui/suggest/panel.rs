@@ -10,7 +10,6 @@ use eframe::egui;
 use super::{Command, Suggest};
 use crate::engine::constraints::Triplet;
 use crate::engine::data::{Dataset, Fingerprint};
-use crate::gui::command::UiCommand;
 use crate::gui::feature::Shared;
 use crate::gui::state::HistoryRow;
 use egui::RichText;
@@ -74,7 +73,9 @@ pub fn show(ui: &mut egui::Ui, me: &mut Suggest, app: &mut Shared<'_>) {
             if let Some(a) = answer {
                 view.explore.suggestion = None;
                 match a {
-                    Some(triplet) => cmds.push(UiCommand::AddTriplet(triplet)),
+                    Some(triplet) => {
+                        cmds.send(crate::gui::constraints::Command::AddTriplet(triplet))
+                    }
                     None => {
                         me.skipped.insert(t);
                     }

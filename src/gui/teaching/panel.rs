@@ -83,7 +83,7 @@ fn body(
     // Large enough to read from the back of a room.
     ui.add(
         egui::Label::new(
-            RichText::new(crate::gui::panels::displayable(ui.ctx(), &rule))
+            RichText::new(crate::gui::style::displayable(ui.ctx(), &rule))
                 .monospace()
                 .size(RULE_SIZE),
         )

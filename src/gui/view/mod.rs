@@ -9,7 +9,6 @@ use crate::engine::constraints::ProtocolOptions;
 use crate::engine::data::Dataset;
 use crate::engine::jobs::worker::Snapshot;
 use eframe::egui;
-use std::path::Path;
 
 pub mod points;
 pub mod scatter_cache;
@@ -54,14 +53,8 @@ pub struct ViewState {
     /// History ids selected in the table (at most two; two overlay their curves).
     pub selected_runs: Vec<u64>,
     // ----- text fields and windows
-    /// Text of the typed dataset path field.
-    pub path_input: String,
     /// Text of the constraint file path field.
     pub constraints_path_input: String,
-    /// Text of the Data panel's labels file field.
-    pub labels_path_input: String,
-    /// Text of the Data panel's CSV label column field.
-    pub label_column_input: String,
     pub show_model_help: bool,
     pub show_about: bool,
     /// The "Generate triplets" window is open.
@@ -87,6 +80,12 @@ pub struct ViewState {
     pub was_narrow: Option<bool>,
 }
 
+impl Default for ViewState {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl ViewState {
     /// Open the path window for `ask`, prefilled from the session (see
     /// [`FilePrompt::for_ask`](super::file_prompt::FilePrompt::for_ask)).
@@ -94,8 +93,8 @@ impl ViewState {
         self.file_prompt = Some(super::file_prompt::FilePrompt::for_ask(ask, session));
     }
 
-    /// The view of a fresh app; the path field shows the last dataset opened.
-    pub fn new(last_path: Option<&Path>) -> Self {
+    /// The view of a fresh app.
+    pub fn new() -> Self {
         Self {
             dialog_open: false,
             paint_class: String::new(),
@@ -110,12 +109,7 @@ impl ViewState {
             explore: ExploreView::default(),
             points: PointsView::default(),
             selected_runs: Vec::new(),
-            path_input: last_path
-                .map(|p| p.display().to_string())
-                .unwrap_or_default(),
             constraints_path_input: String::new(),
-            labels_path_input: String::new(),
-            label_column_input: String::new(),
             show_model_help: false,
             show_about: false,
             show_generate: false,

@@ -1,6 +1,6 @@
-//! State of "explore the points" (issue 21 point 4): the sample search, the isolated
-//! selection, the pinned sample and the cache of nearest neighbours in X and in H. The
-//! drawing is in `panels/points.rs`, the background tasks in `points_actions.rs`.
+//! State of "explore the points": the sample search, the isolated selection, the pinned
+//! sample and the cache of nearest neighbours in X and in H. The search feature draws it
+//! (`search/panel.rs`) and runs its background tasks (`search/actions.rs`).
 //!
 //! Costs, per the house rule (nothing heavier than O(n) per frame on the UI thread):
 //! - search: O(n) substring tests on names lower-cased once per dataset, run only when the

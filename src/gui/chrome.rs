@@ -1,59 +1,28 @@
-//! One file per panel; the small bars and windows live here.
+//! The window's frame around the features: the menu bar, the status line, the About
+//! windows and the drop overlay. The features draw their own menu items and panes.
 
 use eframe::egui;
 
-pub mod data;
-pub mod file_prompt;
-pub mod labels;
-
-use super::command::Commands;
 use super::command::UiCommand;
 use super::feature::{Features, Place, Shared};
-use super::format::counted;
 use super::run_controller::RunController;
 use super::state::{Session, Settings, WorkerState};
+use super::style::{ERROR_RED, displayable};
 use super::view::ViewState;
-use crate::engine::data::samples::Sample;
 use egui::{Color32, RichText};
-
-pub use super::style::ERROR_RED;
 
 /// Menu bar; on the right: dataset · n × m · k.
 pub fn top_bar(ui: &mut egui::Ui, app: &mut Shared<'_>, features: &mut Features) {
     egui::Panel::top("top_bar").show(ui, |ui| {
         egui::MenuBar::new().ui(ui, |ui| {
             ui.menu_button("File", |ui| {
-                if ui.button("Open file…").clicked() {
-                    app.commands.push(UiCommand::OpenFileDialog);
-                }
-                if ui.button("Open folder…").clicked() {
-                    app.commands.push(UiCommand::OpenFolderDialog);
-                }
-                ui.separator();
-                if ui.button("Open session… (Ctrl+O)").clicked() {
-                    app.commands.push(UiCommand::AskPath(
-                        crate::gui::command::PathAsk::OpenSession,
-                    ));
-                }
-                if ui.button("Save session (Ctrl+Shift+S)").clicked() {
-                    app.commands.push(UiCommand::SaveSession(None));
-                }
-                if ui.button("Save session as…").clicked() {
-                    app.commands.push(UiCommand::AskPath(
-                        crate::gui::command::PathAsk::SaveSession,
-                    ));
-                }
-                ui.checkbox(
-                    &mut app.settings.session_factors,
-                    "Include H and W in sessions",
-                )
-                .on_hover_text("Save each run's H and W as .npy files beside the session");
+                features.ui(Place::FileMenu, ui, app);
                 ui.separator();
                 if ui.button("Quit").clicked() {
                     app.commands.push(UiCommand::Quit);
                 }
             });
-            ui.menu_button("Samples", |ui| sample_items(ui, app.commands));
+            features.ui(Place::Menus, ui, app);
             ui.menu_button("View", |ui| {
                 let mut dark = app.settings.dark;
                 if ui.checkbox(&mut dark, "Dark theme").changed() {
@@ -108,15 +77,6 @@ pub fn top_bar(ui: &mut egui::Ui, app: &mut Shared<'_>, features: &mut Features)
             });
         });
     });
-}
-
-/// One button per bundled sample.
-pub fn sample_items(ui: &mut egui::Ui, cmds: &mut Commands) {
-    for &s in Sample::ALL {
-        if ui.button(s.name()).clicked() {
-            cmds.push(UiCommand::LoadSample(s));
-        }
-    }
 }
 
 /// Bottom status line: worker state, last message (errors in red), the last frame's time and
@@ -175,32 +135,6 @@ pub fn status_line(
     });
 }
 
-/// `text` with every character the loaded fonts cannot draw replaced by a close ASCII
-/// stand-in (engine texts are written for Markdown, with math symbols such as ‖).
-pub fn displayable(ctx: &egui::Context, text: &str) -> String {
-    let font = egui::FontId::proportional(14.0);
-    ctx.fonts_mut(|f| {
-        text.chars()
-            .map(|c| {
-                if c.is_control() || f.has_glyph(&font, c) {
-                    c.to_string()
-                } else {
-                    match c {
-                        '‖' => "||".to_owned(),
-                        '→' => "->".to_owned(),
-                        '←' => "<-".to_owned(),
-                        '⊘' => "/".to_owned(),
-                        'ᵀ' => "^T".to_owned(),
-                        '⊙' => "*".to_owned(),
-                        '√' => "sqrt".to_owned(),
-                        _ => "?".to_owned(),
-                    }
-                }
-            })
-            .collect()
-    })
-}
-
 /// Floating windows: model explanation and about.
 pub fn windows(ctx: &egui::Context, settings: &Settings, view: &mut ViewState) {
     if let Some(kind) = settings.model_kind() {
@@ -241,65 +175,6 @@ pub fn windows(ctx: &egui::Context, settings: &Settings, view: &mut ViewState) {
                  Every figure can be reproduced headless: `nmf-playground run --help`.",
             );
         });
-}
-
-/// The recovery offer ("Recover N unsaved edits from <time>") and the question about a
-/// session whose data changed; at most one shows at a time.
-pub fn session_modals(ctx: &egui::Context, session: &Session, cmds: &mut Commands) {
-    if let Some(found) = &session.recovery_offer {
-        // Only the buttons answer: a click beside the modal or Esc must not discard an
-        // hour of edits.
-        egui::Modal::new(egui::Id::unique("recovery_offer")).show(ctx, |ui| {
-            ui.set_max_width(440.0);
-            ui.heading("Unsaved edits found");
-            ui.label(format!(
-                "Recover {} from {}? ({}, {}; the app was closed without saving them.)",
-                counted(found.edits as usize, "unsaved edit", "unsaved edits"),
-                found.time_text(),
-                counted(found.store.triplets().len(), "triplet", "triplets"),
-                counted(
-                    found.store.labels().n_labelled(),
-                    "painted label",
-                    "painted labels"
-                )
-            ));
-            ui.horizontal(|ui| {
-                if ui.button("Recover").clicked() {
-                    cmds.send(crate::gui::sessions::Command::Recover(true));
-                }
-                if ui.button("Discard").clicked() {
-                    cmds.send(crate::gui::sessions::Command::Recover(false));
-                }
-            });
-        });
-        return;
-    }
-    let Some(open) = &session.opening else {
-        return;
-    };
-    let Some(why) = &open.changed else {
-        return;
-    };
-    let resp = egui::Modal::new(egui::Id::unique("session_data_changed")).show(ctx, |ui| {
-        ui.set_max_width(440.0);
-        ui.heading("The data changed");
-        ui.label(format!(
-            "{} was saved on other data: {why}. Its triplets and labels may not mean the same \
-             samples any more.",
-            open.path.display()
-        ));
-        ui.horizontal(|ui| {
-            if ui.button("Open the constraints anyway").clicked() {
-                cmds.send(crate::gui::sessions::Command::DataChanged(true));
-            }
-            if ui.button("Stop: do not open them").clicked() {
-                cmds.send(crate::gui::sessions::Command::DataChanged(false));
-            }
-        });
-    });
-    if resp.should_close() {
-        cmds.send(crate::gui::sessions::Command::DataChanged(false));
-    }
 }
 
 /// While files are dragged over the window: a dimmed overlay naming what would open.

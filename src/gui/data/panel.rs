@@ -1,13 +1,15 @@
-//! Data panel: open a file / folder / sample, typed path, preprocessing, summary, errors.
+//! Data panel: open a file / folder / sample, typed path, preprocessing, summary, errors;
+//! and the menu items that open data.
 
 use eframe::egui;
 
-use super::{ERROR_RED, sample_items};
+use super::{Command, Data};
 use crate::engine::data::Preprocess;
+use crate::engine::data::samples::Sample;
 use crate::gui::command::Commands;
-use crate::gui::command::UiCommand;
+use crate::gui::feature::Shared;
 use crate::gui::state::{Session, Settings};
-use crate::gui::view::ViewState;
+use crate::gui::style::ERROR_RED;
 use egui::{Color32, RichText};
 use std::path::PathBuf;
 
@@ -63,21 +65,34 @@ fn preprocess_label(p: Preprocess) -> &'static str {
 }
 
 /// The panel: where the data comes from, how it is read, and what was loaded.
-pub fn show(
-    ui: &mut egui::Ui,
-    settings: &mut Settings,
-    session: &Session,
-    view: &mut ViewState,
-    cmds: &mut Commands,
-) {
+pub(super) fn show(ui: &mut egui::Ui, data: &mut Data, app: &mut Shared<'_>) {
     ui.heading("Data");
-    open_buttons(ui, cmds);
+    open_buttons(ui, app.commands);
     ui.add_space(4.0);
-    path_row(ui, view, cmds);
+    path_row(ui, &mut data.path_input, app.commands);
     ui.add_space(4.0);
-    options(ui, settings, session, cmds);
+    options(ui, app.settings, app.session, app.commands);
     ui.separator();
-    summary(ui, settings, session, view, cmds);
+    summary(ui, data, app);
+}
+
+/// The File menu's items that open data.
+pub(super) fn open_items(ui: &mut egui::Ui, cmds: &mut Commands) {
+    if ui.button("Open file…").clicked() {
+        cmds.send(Command::OpenFileDialog);
+    }
+    if ui.button("Open folder…").clicked() {
+        cmds.send(Command::OpenFolderDialog);
+    }
+}
+
+/// One button per bundled sample.
+pub(super) fn sample_items(ui: &mut egui::Ui, cmds: &mut Commands) {
+    for &s in Sample::ALL {
+        if ui.button(s.name()).clicked() {
+            cmds.send(Command::LoadSample(s));
+        }
+    }
 }
 
 /// Open file / folder / sample.
@@ -88,14 +103,14 @@ fn open_buttons(ui: &mut egui::Ui, cmds: &mut Commands) {
             .on_hover_text("A .csv table, a .npy matrix or a MATLAB .mat file (fea, gnd)")
             .clicked()
         {
-            cmds.push(UiCommand::OpenFileDialog);
+            cmds.send(Command::OpenFileDialog);
         }
         if ui
             .button("Open folder…")
             .on_hover_text("A folder of images; class subfolders become labels")
             .clicked()
         {
-            cmds.push(UiCommand::OpenFolderDialog);
+            cmds.send(Command::OpenFolderDialog);
         }
         ui.menu_button("Open sample", |ui| sample_items(ui, cmds))
             .response
@@ -109,7 +124,7 @@ fn open_buttons(ui: &mut egui::Ui, cmds: &mut Commands) {
 }
 
 /// The typed path and its Load button (Enter loads too).
-fn path_row(ui: &mut egui::Ui, view: &mut ViewState, cmds: &mut Commands) {
+fn path_row(ui: &mut egui::Ui, path_input: &mut String, cmds: &mut Commands) {
     let path_label = ui.label("Path");
     let row = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
     ui.allocate_ui_with_layout(
@@ -120,13 +135,13 @@ fn path_row(ui: &mut egui::Ui, view: &mut ViewState, cmds: &mut Commands) {
             let load = ui
                 .button("Load")
                 .on_hover_text("Load the typed path (Enter)");
-            let edit = egui::TextEdit::singleline(&mut view.path_input)
+            let edit = egui::TextEdit::singleline(path_input)
                 .hint_text("file or folder")
                 .desired_width(ui.available_width());
             let resp = ui.add(edit).labelled_by(path_label.id);
             let enter = resp.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             if load.clicked() || enter {
-                cmds.push(UiCommand::LoadPath(PathBuf::from(view.path_input.trim())));
+                cmds.send(Command::LoadPath(PathBuf::from(path_input.trim())));
             }
         },
     );
@@ -150,7 +165,7 @@ fn options(ui: &mut egui::Ui, settings: &mut Settings, session: &Session, cmds: 
                 });
             combo.response.labelled_by(pre_label.id);
             if settings.preprocess != before {
-                cmds.push(UiCommand::Reload);
+                cmds.send(Command::Reload);
             }
             ui.end_row();
 
@@ -171,7 +186,7 @@ fn options(ui: &mut egui::Ui, settings: &mut Settings, session: &Session, cmds: 
                         .add_enabled(session.source.is_some(), egui::Button::new("Reload"))
                         .clicked()
                     {
-                        cmds.push(UiCommand::Reload);
+                        cmds.send(Command::Reload);
                     }
                 });
             });
@@ -181,13 +196,8 @@ fn options(ui: &mut egui::Ui, settings: &mut Settings, session: &Session, cmds: 
 
 /// The loading spinner, the load error, and the loaded dataset's summary with its labels
 /// picker.
-fn summary(
-    ui: &mut egui::Ui,
-    settings: &Settings,
-    session: &Session,
-    view: &mut ViewState,
-    cmds: &mut Commands,
-) {
+fn summary(ui: &mut egui::Ui, data: &mut Data, app: &mut Shared<'_>) {
+    let (settings, session) = (&*app.settings, &*app.session);
     if let Some(what) = &session.loading {
         ui.horizontal(|ui| {
             ui.spinner();
@@ -216,16 +226,13 @@ fn summary(
     if let Some((w, h)) = d.image_shape {
         ui.label(format!("images {w} × {h} px"));
     }
-    super::labels::show(ui, session, view, cmds);
+    super::labels::show(ui, session, data, app.commands);
     let line = match &d.preprocess_reason {
         Some(why) => format!("preprocessing: {why}"),
         None => format!("preprocessing: {}", preprocess_label(d.preprocess)),
     };
     ui.label(line);
-    if let (Some(need), None) = (
-        crate::gui::data::needed_for_model(settings, Some(d)),
-        &session.loading,
-    ) {
+    if let (Some(need), None) = (super::needed_for_model(settings, Some(d)), &session.loading) {
         let model = settings
             .model_kind()
             .map_or("the selected model", |k| k.label());

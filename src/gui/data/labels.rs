@@ -6,16 +6,15 @@
 
 use eframe::egui;
 
+use super::{Command, Data};
 use crate::engine::data::LabelColumn;
 use crate::gui::command::Commands;
-use crate::gui::command::UiCommand;
 use crate::gui::state::{LabelChoice, Session};
-use crate::gui::view::ViewState;
 use egui::RichText;
 use std::path::PathBuf;
 
 /// Draw the picker for the loaded dataset.
-pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &mut Commands) {
+pub(super) fn show(ui: &mut egui::Ui, session: &Session, data: &mut Data, cmds: &mut Commands) {
     let Some(source) = &session.source else {
         return;
     };
@@ -32,14 +31,14 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
     );
     let attach = path_row(
         ui,
-        &mut view.labels_path_input,
+        &mut data.labels_path_input,
         "labels.npy or labels.txt",
         "Attach",
         l.id,
     );
     if attach {
-        let typed = view.labels_path_input.trim().to_owned();
-        cmds.push(UiCommand::SetLabels(LabelChoice {
+        let typed = data.labels_path_input.trim().to_owned();
+        cmds.send(Command::SetLabels(LabelChoice {
             file: (!typed.is_empty()).then(|| PathBuf::from(&typed)),
             column: current.column.clone(),
         }));
@@ -49,8 +48,8 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
             "The column holding the labels, by header name or 0-based index; \"none\" for \
                  no labels; empty: a column named label or class (as run --label-col)",
         );
-        if path_row(ui, &mut view.label_column_input, "label", "Use", l.id) {
-            let typed = view.label_column_input.trim().to_owned();
+        if path_row(ui, &mut data.label_column_input, "label", "Use", l.id) {
+            let typed = data.label_column_input.trim().to_owned();
             let column = match typed.as_str() {
                 "" => None,
                 s if s.eq_ignore_ascii_case("none") => Some(LabelColumn::None),
@@ -59,7 +58,7 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
                         .map_or_else(|_| LabelColumn::Name(s.to_owned()), LabelColumn::Index),
                 ),
             };
-            cmds.push(UiCommand::SetLabels(LabelChoice {
+            cmds.send(Command::SetLabels(LabelChoice {
                 file: current.file.clone(),
                 column,
             }));
@@ -77,7 +76,7 @@ pub fn show(ui: &mut egui::Ui, session: &Session, view: &mut ViewState, cmds: &m
                 .on_hover_text("Reload with the file's own labels")
                 .clicked()
             {
-                cmds.push(UiCommand::SetLabels(LabelChoice {
+                cmds.send(Command::SetLabels(LabelChoice {
                     file: None,
                     column: current.column.clone(),
                 }));
