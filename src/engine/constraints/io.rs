@@ -46,8 +46,9 @@ pub enum ConstraintIoError {
     },
 }
 
+/// A constraint file's content (version 1), as written.
 #[derive(Serialize, Deserialize)]
-struct FileV1 {
+pub(crate) struct FileV1 {
     version: u32,
     fingerprint: Fingerprint,
     triplets: Vec<[usize; 3]>,
@@ -76,17 +77,21 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), ConstraintIoError> 
     crate::engine::machine::fsutil::write_atomic(path, bytes).map_err(io_err(path))
 }
 
-/// The JSON text of a store (version 1).
-pub fn to_json(store: &Store) -> Result<String, serde_json::Error> {
+/// The content of a store as a constraint file (version 1), ready to serialize.
+pub(crate) fn file_of(store: &Store) -> FileV1 {
     let labels = store.labels();
-    let file = FileV1 {
+    FileV1 {
         version: VERSION,
         fingerprint: store.fingerprint(),
         triplets: store.triplets().iter().map(|t| [t.i, t.j, t.q]).collect(),
         labels: labels.as_slice().to_vec(),
         class_names: labels.class_names().to_vec(),
-    };
-    serde_json::to_string_pretty(&file)
+    }
+}
+
+/// The JSON text of a store (version 1).
+pub fn to_json(store: &Store) -> Result<String, serde_json::Error> {
+    serde_json::to_string_pretty(&file_of(store))
 }
 
 /// Save the store as JSON (atomically) and mark it saved.

@@ -46,7 +46,9 @@ pub fn file_for(dir: &Path, fp: &Fingerprint) -> PathBuf {
     dir.join(format!("{:016x}-{}x{}.json", fp.hash, fp.n, fp.m))
 }
 
-#[derive(Serialize, Deserialize)]
+/// A recovery file as read. `constraints` stays a JSON value, so that the constraint
+/// reader checks its version and fingerprint as it checks a constraint file.
+#[derive(Deserialize)]
 struct JournalFile {
     /// Unix seconds of the write.
     saved_at: u64,
@@ -54,6 +56,15 @@ struct JournalFile {
     edits: u64,
     /// The constraint file's JSON (version, fingerprint, triplets, labels).
     constraints: serde_json::Value,
+}
+
+/// A recovery file as written: the same fields, the constraints serialized once, straight
+/// from the store.
+#[derive(Serialize)]
+struct JournalOut {
+    saved_at: u64,
+    edits: u64,
+    constraints: cio::FileV1,
 }
 
 /// A recovery file found for a dataset.
@@ -217,16 +228,12 @@ impl Journal {
     }
 
     fn write(&mut self, store: &Store, now: Instant) -> std::io::Result<()> {
-        let constraints: serde_json::Value = serde_json::from_str(
-            &cio::to_json(store).map_err(|e| std::io::Error::other(e.to_string()))?,
-        )
-        .map_err(|e| std::io::Error::other(e.to_string()))?;
-        let file = JournalFile {
+        let file = JournalOut {
             saved_at: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
             edits: self.edits.max(1),
-            constraints,
+            constraints: cio::file_of(store),
         };
         let text =
             serde_json::to_string(&file).map_err(|e| std::io::Error::other(e.to_string()))?;
