@@ -484,6 +484,24 @@ impl Store {
         self.state
     }
 
+    /// The same content, revision and saved state without the undo and redo logs: what a
+    /// reader of the content alone (the recovery journal's writer thread) needs. A clone
+    /// would copy the logs too, up to [`UNDO_CAP`] steps of edits (at 200,000 samples, ten
+    /// lassos painting half of them are a million logged ops).
+    pub fn content(&self) -> Store {
+        Store {
+            fingerprint: self.fingerprint,
+            triplets: self.triplets.clone(),
+            labels: self.labels.clone(),
+            undo: VecDeque::new(),
+            redo: Vec::new(),
+            cap: self.cap,
+            state: self.state,
+            next_state: self.next_state,
+            saved_state: self.saved_state,
+        }
+    }
+
     /// Record that the current content was saved.
     pub fn mark_saved(&mut self) {
         self.saved_state = self.state;
@@ -523,6 +541,32 @@ mod tests {
 
     fn t(i: usize, j: usize, q: usize) -> Triplet {
         Triplet::new(i, j, q)
+    }
+
+    #[test]
+    fn content_keeps_what_the_journal_reads_and_drops_the_logs() {
+        let mut s = Store::new(fp(200_000));
+        let half: Vec<usize> = (0..200_000).step_by(2).collect();
+        let rest: Vec<usize> = (1..200_000).step_by(2).collect();
+        for round in 0..10 {
+            let (a, b) = if round % 2 == 0 {
+                (&half, &rest)
+            } else {
+                (&rest, &half)
+            };
+            s.label_as(a, "a").unwrap();
+            s.label_as(b, "b").unwrap();
+        }
+        s.add_triplet(Triplet::new(0, 1, 2)).unwrap();
+        s.undo();
+        assert_eq!((s.undo_len(), s.redo_len()), (20, 1));
+        let c = s.content();
+        assert_eq!(c.labels().as_slice(), s.labels().as_slice());
+        assert_eq!(c.triplets(), s.triplets());
+        assert_eq!(c.revision(), s.revision());
+        assert_eq!(c.is_dirty(), s.is_dirty());
+        assert_eq!(c.fingerprint(), s.fingerprint());
+        assert_eq!((c.undo_len(), c.redo_len()), (0, 0));
     }
 
     #[test]

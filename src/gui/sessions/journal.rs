@@ -4,9 +4,10 @@
 //!
 //! A write serializes the whole store and syncs the file: at 200,000 samples with half of
 //! them painted, 16–32 ms, which on the UI thread was the frame after a lasso. So a write
-//! runs on a thread of its own with a copy of the store ([`Journalled`]); only removing
-//! the file of a clean store stays on the UI thread (it waits for a write in flight first,
-//! so the file goes at once).
+//! runs on a thread of its own with a copy of the store's content ([`Store::content`]: not
+//! its undo log, which a clone would copy too) ([`Journalled`]); only removing the file of a
+//! clean store stays on the UI thread (it waits for a write in flight first, so the file
+//! goes at once).
 
 use super::Sessions;
 use crate::engine::constraints::Store;
@@ -104,7 +105,7 @@ impl Journalled {
         if !fresh && self.due.is_none_or(|d| now < d) {
             return Ok(());
         }
-        self.lend(store.clone(), now, ctx)
+        self.lend(store.content(), now, ctx)
     }
 
     /// Sync the journal with `store` on the writer thread.
