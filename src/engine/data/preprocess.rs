@@ -291,7 +291,7 @@ pub const AUTO_COMPOSITIONAL_SPREAD: f64 = 0.05;
 /// `l2` (PSMF 52.6 against 40.1 % ACC, CAN 51.4 / 44.4, GNMF 47.9 / 43.7, 2-STGINMF 50.7 / 39.5 %
 /// accuracy with 10 % of the labels), while NMF needs the scaling (42.9 against 28.5).
 pub fn resolve_auto_for(x: &Array2<f64>, is_image: bool, for_model: AutoFor) -> AutoChoice {
-    AutoChoices::of(x, is_image).take(for_model)
+    AutoChoices::of(x, is_image).get(for_model).clone()
 }
 
 /// What `auto` resolves to for each kind of model ([`resolve_auto_for`]), taken from the raw
@@ -335,14 +335,6 @@ impl AutoChoices {
         match kind {
             AutoFor::Factorisation => &self.factorisation,
             AutoFor::SampleGraph => &self.sample_graph,
-        }
-    }
-
-    /// [`Self::get`], by value.
-    pub fn take(self, kind: AutoFor) -> AutoChoice {
-        match kind {
-            AutoFor::Factorisation => self.factorisation,
-            AutoFor::SampleGraph => self.sample_graph,
         }
     }
 }

@@ -5,6 +5,7 @@ use crate::engine::data::Dataset;
 use crate::engine::linalg::graph::graph_pass;
 use crate::engine::linalg::thin::{ChunkRows, XhtAccumulator, wt_x_into};
 use crate::engine::linalg::{
+    argmax_rows,
     Csr, Op, adaptive_graph, for_each_part, gemm_into, gram_of_columns, weighted_simplex_qp,
 };
 use crate::engine::models::mu::{FLOOR, gram_times, mu_update, normalize_w_columns, start_wh};
@@ -625,26 +626,13 @@ impl Model for Fnmf {
     /// The dominant component of each sample: the argmax of its row of P (first on ties).
     fn outputs(&self) -> Outputs {
         Outputs {
-            values: {
-                let values = self
-                    .p
-                    .rows()
+            values: Some(SampleValues {
+                name: DOMINANT_NAME,
+                values: argmax_rows(self.p.view())
                     .into_iter()
-                    .map(|row| {
-                        let mut best = 0;
-                        for (j, &v) in row.iter().enumerate() {
-                            if v > row[best] {
-                                best = j;
-                            }
-                        }
-                        best as f64
-                    })
-                    .collect();
-                Some(SampleValues {
-                    name: DOMINANT_NAME,
-                    values,
-                })
-            },
+                    .map(|j| j as f64)
+                    .collect(),
+            }),
             graph: Some(Arc::clone(&self.graph)),
             feature_weights: Some(("Theta", self.theta.clone())),
             ..Outputs::default()
